@@ -1,0 +1,1 @@
+// Gives a layer without sources of its own one translation unit; deliberately empty.

@@ -1,0 +1,65 @@
+// Tack's one exception hierarchy. The Python binding maps each class to the built-in exception
+// of the same name (tack::CompileError to tack.CompileError), so both front doors agree.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tack {
+
+// Base of every error Tack raises on purpose. Messages say what was wrong, with the values,
+// and what to do instead.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class TypeError : public Error {
+ public:
+  using Error::Error;
+};
+
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+class RuntimeError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A kernel that is outside the language. Carries the kernel's name and the 1-based line and
+// column of the offending construct; what() holds the full formatted diagnostic.
+class CompileError : public Error {
+ public:
+  CompileError(std::string kernel, int line, int column, std::string message,
+               std::string source_line);
+
+  const std::string& kernel() const { return kernel_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  // The message without the location prefix and source excerpt.
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string kernel_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+// A broken invariant inside Tack itself, never a user error. Mapped to RuntimeError in Python,
+// with a message that starts "internal error".
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace tack
