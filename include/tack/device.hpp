@@ -1,0 +1,41 @@
+// Devices: the CPU always, other backends where their runtime answers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tack {
+
+namespace detail {
+class Backend;
+}
+
+// A device is a value: copies name the same backend, which stays alive while any array or
+// Device refers to it.
+class Device {
+ public:
+  explicit Device(std::shared_ptr<detail::Backend> backend);
+  std::string name() const;  // "cpu", "opencl:0"
+  std::string kind() const;  // "cpu", "opencl"
+  const std::shared_ptr<detail::Backend>& backend() const { return backend_; }
+  // Waits for every launch queued on this device.
+  void synchronize() const;
+  friend bool operator==(const Device& a, const Device& b) { return a.backend_ == b.backend_; }
+
+ private:
+  std::shared_ptr<detail::Backend> backend_;
+};
+
+// tack::device("cpu"), tack::device("opencl:1"); ValueError naming the devices present.
+Device device(const std::string& name);
+std::vector<Device> devices();
+Device default_device();
+void set_default_device(const Device& d);
+// Waits for everything queued on every device.
+void sync();
+
+// The memory space an address belongs to on a device ("cpu" on the CPU backend).
+std::string memory_space(std::uintptr_t address, const Device& d = default_device());
+
+}  // namespace tack

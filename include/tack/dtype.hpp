@@ -1,0 +1,82 @@
+// Scalar types, vector dtypes (`tack.vec(n, dtype)`) and host scalar values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tack {
+
+// The ten scalar types, each with the NumPy type of the same width and kind.
+enum class ScalarType : std::uint8_t { i8, i16, i32, i64, u8, u16, u32, u64, f32, f64 };
+
+inline constexpr int kScalarTypeCount = 10;
+
+std::size_t itemsize(ScalarType t);
+std::string_view name(ScalarType t);  // "f32", ...
+std::string_view numpy_name(ScalarType t);  // "float32", ...
+bool is_float(ScalarType t);
+bool is_signed(ScalarType t);
+// "f32" or "float32" -> f32; nullopt for anything else.
+std::optional<ScalarType> scalar_type_from_name(std::string_view name);
+// The scalar type of host data whose NumPy dtype is `numpy_name`; TypeError naming the ten
+// supported types otherwise (bool, float16, complex, object, ... have no Tack dtype).
+ScalarType scalar_type_for_host(std::string_view numpy_name);
+
+// An array's element type: a scalar, or a small vector of `vector_n` scalars (tack.vec(n, t)).
+// Vector arrays are stored flat; the vector-ness is metadata that kernels use.
+struct DType {
+  ScalarType scalar = ScalarType::f32;
+  int vector_n = 0;  // 0: scalar elements; n >= 1: vectors of n components
+
+  constexpr DType() = default;
+  constexpr DType(ScalarType s) : scalar(s) {}  // NOLINT: a scalar type is a dtype
+  constexpr DType(ScalarType s, int n) : scalar(s), vector_n(n) {}
+
+  bool is_vector() const { return vector_n > 0; }
+  int components() const { return vector_n > 0 ? vector_n : 1; }
+  std::size_t itemsize() const { return tack::itemsize(scalar) * components(); }
+  std::string str() const;  // "f32" or "vec(3, f32)"
+  friend bool operator==(const DType&, const DType&) = default;
+};
+
+inline constexpr DType i8{ScalarType::i8};
+inline constexpr DType i16{ScalarType::i16};
+inline constexpr DType i32{ScalarType::i32};
+inline constexpr DType i64{ScalarType::i64};
+inline constexpr DType u8{ScalarType::u8};
+inline constexpr DType u16{ScalarType::u16};
+inline constexpr DType u32{ScalarType::u32};
+inline constexpr DType u64{ScalarType::u64};
+inline constexpr DType f32{ScalarType::f32};
+inline constexpr DType f64{ScalarType::f64};
+
+// tack::vec(3, tack::f32): vectors of 3 f32. n must be in [1, 16]; ValueError otherwise.
+DType vec(int n, DType scalar);
+
+// A host value of any kind, as Python hands it over (int, float, bool).
+struct Scalar {
+  enum class Kind : std::uint8_t { Int, UInt, Float, Bool };
+  Kind kind = Kind::Int;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double f = 0.0;
+
+  static Scalar from(std::int64_t v) { return Scalar{Kind::Int, v, 0, 0.0}; }
+  static Scalar from_unsigned(std::uint64_t v) { return Scalar{Kind::UInt, 0, v, 0.0}; }
+  static Scalar from(double v) { return Scalar{Kind::Float, 0, 0, v}; }
+  static Scalar from_bool(bool v) { return Scalar{Kind::Bool, v ? 1 : 0, 0, 0.0}; }
+  double as_double() const;
+  std::string str() const;
+};
+
+// Writes `value` converted to `t` into `out` (itemsize(t) bytes). Integers must fit the type
+// (ValueError naming the range otherwise); floats convert to integers toward zero and must be
+// finite and in range.
+void convert_scalar(const Scalar& value, ScalarType t, void* out);
+// Reads one element of type `t` as a Scalar of the matching kind.
+Scalar load_scalar(ScalarType t, const void* in);
+
+}  // namespace tack

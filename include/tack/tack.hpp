@@ -1,0 +1,8 @@
+// Tack's public C++ API in one include.
+#pragma once
+
+#include "tack/array.hpp"
+#include "tack/device.hpp"
+#include "tack/dlpack.hpp"
+#include "tack/dtype.hpp"
+#include "tack/error.hpp"

@@ -1,0 +1,88 @@
+// DeviceBuffer: the one interface through which every memory operation on an array goes.
+// A buffer is a root (it owns or wraps an allocation) or a view (a stretch of a root's bytes).
+// What concerns the allocation -- the write counter, being shared outside Tack, the producer
+// hold of an import, freeing -- lives in the root's AllocationState, which views share.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace tack::detail {
+
+class Backend;
+
+// State of one allocation, shared by its root buffer and every view of it.
+struct AllocationState {
+  std::atomic<std::uint64_t> version{0};  // bumped by every write (host or kernel)
+  std::atomic<bool> shared{false};        // handed outside Tack (DLPack export, wrapped pointer)
+  bool owned = true;                      // false: wrapped or imported, never freed by Tack
+  std::shared_ptr<void> hold;             // a DLPack producer or host owner kept alive
+};
+
+// A half-open host byte range [begin, end) for the CPU's disjointness check.
+struct ByteSpan {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+};
+
+class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
+ public:
+  virtual ~DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::size_t nbytes() const { return nbytes_; }
+  // The address kernels bind: host address on the CPU, device address on devices.
+  virtual std::uintptr_t address() const = 0;
+  // Host-visible byte range, where the backend has one (CPU); nullopt otherwise.
+  virtual std::optional<ByteSpan> span() const { return std::nullopt; }
+
+  // Host <-> buffer transfers of `count` bytes at byte `offset` within this buffer.
+  // Writes are queued behind launches on queued backends; reads wait for them.
+  virtual void from_host(const void* src, std::size_t offset, std::size_t count) = 0;
+  virtual void to_host(void* dst, std::size_t offset, std::size_t count) const = 0;
+  // Reads bytes [start, start + count), checking the range against the buffer first.
+  void read_range(std::size_t start, std::size_t count, void* dst) const;
+  // Fills the whole buffer with a repeated pattern of `pattern_size` bytes (1, 2, 4, 8, ...).
+  virtual void fill(const void* pattern, std::size_t pattern_size) = 0;
+  // Waits for every queued launch that uses this buffer. The CPU has none.
+  virtual void synchronize() const {}
+  // Marks the allocation as handed outside Tack and waits for queued launches.
+  void share();
+
+  virtual bool starts_zeroed() const { return false; }
+  virtual std::string_view backend_name() const = 0;
+  virtual std::shared_ptr<Backend> backend() const = 0;
+
+  // A buffer over bytes [offset, offset + count) of this buffer's root, freeing nothing.
+  std::shared_ptr<DeviceBuffer> make_view(std::size_t offset, std::size_t count);
+  bool is_view() const { return root_ != nullptr; }
+  // The root buffer: this one, or the one a view was made from.
+  std::shared_ptr<const DeviceBuffer> root() const;
+  std::size_t offset_in_root() const { return offset_; }
+
+  AllocationState& state() const { return *state_; }
+  std::uint64_t version() const { return state_->version.load(std::memory_order_relaxed); }
+  void bump_version() { state_->version.fetch_add(1, std::memory_order_relaxed); }
+  bool shared() const { return state_->shared.load(std::memory_order_acquire); }
+  bool owned() const { return state_->owned; }
+
+ protected:
+  DeviceBuffer(std::size_t nbytes, std::shared_ptr<AllocationState> state)
+      : nbytes_(nbytes), state_(std::move(state)) {}
+  // Each backend makes its own view class: the root's kind of buffer at a shifted address.
+  virtual std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) = 0;
+  void check_range(std::size_t offset, std::size_t count, const char* what) const;
+
+  std::size_t nbytes_;
+  std::shared_ptr<AllocationState> state_;
+  std::shared_ptr<DeviceBuffer> root_;  // set on views: keeps the root, and its memory, alive
+  std::size_t offset_ = 0;              // byte offset of a view within its root
+};
+
+}  // namespace tack::detail

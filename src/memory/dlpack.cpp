@@ -1,0 +1,206 @@
+// DLPack import and export. An import wraps the producer's memory and holds the managed
+// tensor in the allocation state, so the deleter runs after the last view is gone.
+#include "tack/dlpack.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memory/device_buffer.hpp"
+#include "runtime/backend.hpp"
+#include "support/error.hpp"
+
+namespace tack {
+namespace {
+
+std::optional<ScalarType> scalar_from_dlpack(const dlpack::DataType& t) {
+  if (t.lanes != 1) return std::nullopt;
+  switch (t.code) {
+    case dlpack::kInt:
+      switch (t.bits) {
+        case 8: return ScalarType::i8;
+        case 16: return ScalarType::i16;
+        case 32: return ScalarType::i32;
+        case 64: return ScalarType::i64;
+      }
+      break;
+    case dlpack::kUInt:
+      switch (t.bits) {
+        case 8: return ScalarType::u8;
+        case 16: return ScalarType::u16;
+        case 32: return ScalarType::u32;
+        case 64: return ScalarType::u64;
+      }
+      break;
+    case dlpack::kFloat:
+      if (t.bits == 32) return ScalarType::f32;
+      if (t.bits == 64) return ScalarType::f64;
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+dlpack::DataType dlpack_from_scalar(ScalarType t) {
+  const auto bits = static_cast<std::uint8_t>(itemsize(t) * 8);
+  if (is_float(t)) return {dlpack::kFloat, bits, 1};
+  return {is_signed(t) ? dlpack::kInt : dlpack::kUInt, bits, 1};
+}
+
+bool device_accepts(const Device& device, dlpack::DeviceType type) {
+  if (device.kind() == "cpu") return type == dlpack::kCPU || type == dlpack::kCUDAHost ||
+                                       type == dlpack::kROCMHost;
+  return false;
+}
+
+// The import path both managed-tensor forms share: validate, then wrap or copy.
+Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool> copy,
+                    const Device& device) {
+  const auto scalar = scalar_from_dlpack(t.dtype);
+  if (!scalar) {
+    throw TypeError("DLPack tensor of type code " + std::to_string(t.dtype.code) + ", " +
+                    std::to_string(t.dtype.bits) + " bits, " + std::to_string(t.dtype.lanes) +
+                    " lanes has no Tack dtype; Tack imports i8-i64, u8-u64, f32 and f64 with one "
+                    "lane (convert the tensor first, e.g. with .astype)");
+  }
+  if (!device_accepts(device, t.device.device_type)) {
+    throw ValueError("DLPack tensor lives on device type " +
+                     std::to_string(static_cast<int>(t.device.device_type)) + " (id " +
+                     std::to_string(t.device.device_id) + "), which device '" + device.name() +
+                     "' cannot address; import it on its own device or copy it to the host first");
+  }
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
+    throw ValueError("DLPack tensor with ndim " + std::to_string(t.ndim) + " and no shape");
+  }
+  Shape shape(t.shape, t.shape + t.ndim);
+  const std::int64_t n = detail::element_count(shape, "tack.from_dlpack");
+  bool contiguous = true;
+  std::vector<std::int64_t> byte_strides;
+  if (t.strides != nullptr) {
+    std::int64_t expected = 1;
+    for (int k = t.ndim - 1; k >= 0; --k) {
+      if (shape[static_cast<std::size_t>(k)] != 1 && t.strides[k] != expected) contiguous = false;
+      expected *= shape[static_cast<std::size_t>(k)];
+    }
+    for (int k = 0; k < t.ndim; ++k) {
+      byte_strides.push_back(t.strides[k] * static_cast<std::int64_t>(itemsize(*scalar)));
+    }
+  }
+  const auto address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+  if (n == 0 || copy.value_or(false)) {
+    HostView v{reinterpret_cast<const void*>(address), *scalar, shape, byte_strides};
+    return array(v, std::nullopt, device);
+  }
+  if (!contiguous) {
+    throw ValueError("DLPack tensor of shape " + detail::shape_str(shape) +
+                     " is not C-contiguous, and Tack arrays are; pass copy=True to import a "
+                     "contiguous copy");
+  }
+  return array_from_ptr(address, DType(*scalar), shape, !read_only, device, nullptr,
+                        "a DLPack tensor");
+}
+
+// Owns what an exported tensor points at: the shape, strides and the buffer itself.
+template <class Managed>
+struct ExportContext {
+  Managed managed{};
+  std::vector<std::int64_t> shape;
+  std::shared_ptr<detail::DeviceBuffer> buffer;
+};
+
+template <class Managed>
+Managed* export_tensor(const Array& source, bool copy) {
+  Array a = source;
+  if (copy) {
+    a = empty_like(source);
+    std::vector<std::byte> staging(source.nbytes());
+    source.to_host(staging.data(), staging.size());
+    a.buffer()->from_host(staging.data(), 0, staging.size());
+  }
+  auto ctx = std::make_unique<ExportContext<Managed>>();
+  ctx->shape = a.numpy_shape();
+  ctx->buffer = a.buffer();
+  // Handed outside Tack: every launch that binds this allocation now completes before returning.
+  ctx->buffer->share();
+  dlpack::Tensor& t = ctx->managed.dl_tensor;
+  t.data = reinterpret_cast<void*>(a.address());
+  t.device = dlpack_device(a);
+  t.ndim = static_cast<std::int32_t>(ctx->shape.size());
+  t.dtype = dlpack_from_scalar(a.dtype().scalar);
+  t.shape = ctx->shape.empty() ? nullptr : ctx->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  ctx->managed.manager_ctx = ctx.get();
+  ctx->managed.deleter = [](Managed* self) {
+    delete static_cast<ExportContext<Managed>*>(self->manager_ctx);
+  };
+  if constexpr (std::is_same_v<Managed, dlpack::ManagedTensorVersioned>) {
+    ctx->managed.version = dlpack::kVersion;
+    ctx->managed.flags = (a.writable() || copy ? 0 : dlpack::kFlagReadOnly) |
+                         (copy ? dlpack::kFlagIsCopied : 0);
+  }
+  return &ctx.release()->managed;
+}
+
+}  // namespace
+
+dlpack::Device dlpack_device(const Array& a) {
+  if (a.device().kind() == "cpu") return {dlpack::kCPU, 0};
+  throw RuntimeError("DLPack export is not available for device '" + a.device().name() + "'");
+}
+
+Array from_dlpack(dlpack::ManagedTensorVersioned* m, std::optional<bool> copy,
+                  const Device& device) {
+  TACK_INTERNAL_ASSERT(m != nullptr, "null DLPack tensor");
+  if (m->version.major != dlpack::kVersion.major) {
+    throw ValueError("DLPack tensor of ABI version " + std::to_string(m->version.major) + "." +
+                     std::to_string(m->version.minor) + "; Tack reads major version " +
+                     std::to_string(dlpack::kVersion.major) +
+                     " (ask the producer for max_version=(1, 0))");
+  }
+  const bool read_only = (m->flags & dlpack::kFlagReadOnly) != 0;
+  // Validation first: a failure leaves ownership with the caller. Then the hold, which calls
+  // the deleter when the array and every view of it are gone, goes to the allocation state.
+  Array result = import_tensor(m->dl_tensor, read_only, copy, device);
+  auto release = [](dlpack::ManagedTensorVersioned* t) {
+    if (t->deleter) t->deleter(t);
+  };
+  if (result.buffer()->owned()) {
+    release(m);  // copied: the producer's memory is no longer needed
+  } else {
+    result.buffer()->state().hold = std::shared_ptr<void>(
+        static_cast<void*>(m),
+        [release](void* p) { release(static_cast<dlpack::ManagedTensorVersioned*>(p)); });
+  }
+  return result;
+}
+
+Array from_dlpack(dlpack::ManagedTensor* m, std::optional<bool> copy, const Device& device) {
+  TACK_INTERNAL_ASSERT(m != nullptr, "null DLPack tensor");
+  Array result = import_tensor(m->dl_tensor, false, copy, device);
+  auto release = [](dlpack::ManagedTensor* t) {
+    if (t->deleter) t->deleter(t);
+  };
+  if (result.buffer()->owned()) {
+    release(m);
+  } else {
+    result.buffer()->state().hold = std::shared_ptr<void>(
+        static_cast<void*>(m), [release](void* p) { release(static_cast<dlpack::ManagedTensor*>(p)); });
+  }
+  return result;
+}
+
+dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy) {
+  return export_tensor<dlpack::ManagedTensorVersioned>(a, copy);
+}
+
+dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy) {
+  if (!a.writable() && !copy) {
+    throw ValueError("this array is read-only and the legacy DLPack form cannot mark a tensor "
+                     "read-only; ask for a versioned capsule (max_version=(1, 0)) or copy=True");
+  }
+  return export_tensor<dlpack::ManagedTensor>(a, copy);
+}
+
+}  // namespace tack

@@ -1,0 +1,185 @@
+// Scalar type tables, vector dtypes and checked host-scalar conversion.
+#include "tack/dtype.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "support/error.hpp"
+
+namespace tack {
+namespace {
+
+struct TypeInfo {
+  std::string_view name;
+  std::string_view numpy;
+  std::size_t size;
+  bool is_float;
+  bool is_signed;
+};
+
+constexpr TypeInfo kInfo[kScalarTypeCount] = {
+    {"i8", "int8", 1, false, true},      {"i16", "int16", 2, false, true},
+    {"i32", "int32", 4, false, true},    {"i64", "int64", 8, false, true},
+    {"u8", "uint8", 1, false, false},    {"u16", "uint16", 2, false, false},
+    {"u32", "uint32", 4, false, false},  {"u64", "uint64", 8, false, false},
+    {"f32", "float32", 4, true, true},   {"f64", "float64", 8, true, true},
+};
+
+const TypeInfo& info(ScalarType t) { return kInfo[static_cast<int>(t)]; }
+
+template <class T>
+void store_int(const Scalar& v, ScalarType t, void* out) {
+  T r{};
+  auto range_error = [&](const std::string& shown) {
+    std::ostringstream m;
+    m << "value " << shown << " does not fit in " << name(t) << " (range "
+      << +std::numeric_limits<T>::min() << " to " << +std::numeric_limits<T>::max()
+      << "); pass a value in range or use a wider dtype";
+    throw ValueError(m.str());
+  };
+  switch (v.kind) {
+    case Scalar::Kind::Int:
+    case Scalar::Kind::Bool:
+      if constexpr (std::is_signed_v<T>) {
+        if (v.i < std::numeric_limits<T>::min() || v.i > std::numeric_limits<T>::max())
+          range_error(std::to_string(v.i));
+      } else {
+        if (v.i < 0 || static_cast<std::uint64_t>(v.i) > std::numeric_limits<T>::max())
+          range_error(std::to_string(v.i));
+      }
+      r = static_cast<T>(v.i);
+      break;
+    case Scalar::Kind::UInt:
+      if (v.u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        range_error(std::to_string(v.u));
+      r = static_cast<T>(v.u);
+      break;
+    case Scalar::Kind::Float: {
+      double t0 = std::trunc(v.f);
+      // The bounds are exact powers of two, so the comparisons are exact in double.
+      double lo = static_cast<double>(std::numeric_limits<T>::min());
+      double hi_excl = std::ldexp(1.0, std::numeric_limits<T>::digits);
+      if (!std::isfinite(v.f) || t0 < lo || t0 >= hi_excl) range_error(v.str());
+      r = static_cast<T>(t0);
+      break;
+    }
+  }
+  std::memcpy(out, &r, sizeof(T));
+}
+
+}  // namespace
+
+std::size_t itemsize(ScalarType t) { return info(t).size; }
+std::string_view name(ScalarType t) { return info(t).name; }
+std::string_view numpy_name(ScalarType t) { return info(t).numpy; }
+bool is_float(ScalarType t) { return info(t).is_float; }
+bool is_signed(ScalarType t) { return info(t).is_signed; }
+
+std::optional<ScalarType> scalar_type_from_name(std::string_view n) {
+  for (int i = 0; i < kScalarTypeCount; ++i) {
+    if (kInfo[i].name == n || kInfo[i].numpy == n) return static_cast<ScalarType>(i);
+  }
+  return std::nullopt;
+}
+
+ScalarType scalar_type_for_host(std::string_view numpy_name) {
+  if (auto t = scalar_type_from_name(numpy_name)) return *t;
+  throw TypeError("host data of dtype " + std::string(numpy_name) +
+                  " has no Tack dtype; Tack arrays hold int8-int64, uint8-uint64, float32 and "
+                  "float64 (convert first, e.g. data.astype(numpy.float32))");
+}
+
+std::string DType::str() const {
+  if (vector_n == 0) return std::string(name(scalar));
+  return "vec(" + std::to_string(vector_n) + ", " + std::string(name(scalar)) + ")";
+}
+
+DType vec(int n, DType scalar) {
+  if (scalar.is_vector())
+    throw TypeError("tack.vec(n, dtype) needs a scalar dtype, got " + scalar.str() +
+                    "; nest vectors by using a larger n");
+  if (n < 1 || n > 16)
+    throw ValueError("tack.vec(n, dtype) needs 1 <= n <= 16, got n=" + std::to_string(n) +
+                     "; use a structure-of-arrays array for wider records");
+  return DType(scalar.scalar, n);
+}
+
+double Scalar::as_double() const {
+  switch (kind) {
+    case Kind::Int:
+    case Kind::Bool:
+      return static_cast<double>(i);
+    case Kind::UInt:
+      return static_cast<double>(u);
+    case Kind::Float:
+      return f;
+  }
+  return 0.0;
+}
+
+std::string Scalar::str() const {
+  std::ostringstream o;
+  switch (kind) {
+    case Kind::Int:
+      o << i;
+      break;
+    case Kind::UInt:
+      o << u;
+      break;
+    case Kind::Bool:
+      o << (i ? "True" : "False");
+      break;
+    case Kind::Float:
+      o << f;
+      break;
+  }
+  return o.str();
+}
+
+void convert_scalar(const Scalar& v, ScalarType t, void* out) {
+  switch (t) {
+    case ScalarType::i8: return store_int<std::int8_t>(v, t, out);
+    case ScalarType::i16: return store_int<std::int16_t>(v, t, out);
+    case ScalarType::i32: return store_int<std::int32_t>(v, t, out);
+    case ScalarType::i64: return store_int<std::int64_t>(v, t, out);
+    case ScalarType::u8: return store_int<std::uint8_t>(v, t, out);
+    case ScalarType::u16: return store_int<std::uint16_t>(v, t, out);
+    case ScalarType::u32: return store_int<std::uint32_t>(v, t, out);
+    case ScalarType::u64: return store_int<std::uint64_t>(v, t, out);
+    case ScalarType::f32: {
+      float f = static_cast<float>(v.as_double());
+      std::memcpy(out, &f, 4);
+      return;
+    }
+    case ScalarType::f64: {
+      double d = v.as_double();
+      std::memcpy(out, &d, 8);
+      return;
+    }
+  }
+}
+
+Scalar load_scalar(ScalarType t, const void* in) {
+  auto get = [&](auto zero) {
+    decltype(zero) x;
+    std::memcpy(&x, in, sizeof(x));
+    return x;
+  };
+  switch (t) {
+    case ScalarType::i8: return Scalar::from(static_cast<std::int64_t>(get(std::int8_t{})));
+    case ScalarType::i16: return Scalar::from(static_cast<std::int64_t>(get(std::int16_t{})));
+    case ScalarType::i32: return Scalar::from(static_cast<std::int64_t>(get(std::int32_t{})));
+    case ScalarType::i64: return Scalar::from(get(std::int64_t{}));
+    case ScalarType::u8: return Scalar::from(static_cast<std::int64_t>(get(std::uint8_t{})));
+    case ScalarType::u16: return Scalar::from(static_cast<std::int64_t>(get(std::uint16_t{})));
+    case ScalarType::u32: return Scalar::from(static_cast<std::int64_t>(get(std::uint32_t{})));
+    case ScalarType::u64: return Scalar::from_unsigned(get(std::uint64_t{}));
+    case ScalarType::f32: return Scalar::from(static_cast<double>(get(float{})));
+    case ScalarType::f64: return Scalar::from(get(double{}));
+  }
+  TACK_INTERNAL_ASSERT(false, "unknown scalar type");
+}
+
+}  // namespace tack

@@ -1,0 +1,190 @@
+// CPU buffers: 64-byte aligned host memory from the C allocator, never filled at allocation.
+#include "runtime/cpu/cpu_backend.hpp"
+
+#include <malloc.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "runtime/parallel.hpp"
+#include "support/error.hpp"
+
+#ifdef TACK_HAVE_NUMA
+#include <numa.h>
+#endif
+
+namespace tack::detail {
+namespace {
+
+bool numa_interleave_wanted() {
+#ifdef TACK_HAVE_NUMA
+  static const bool wanted = numa_available() >= 0 && numa_num_configured_nodes() > 1;
+  return wanted;
+#else
+  return false;
+#endif
+}
+
+// TACK_CPU_MALLOC=1: keep freed pages in the heap (see docs/environment.md). Process-wide, so
+// off by default.
+void tune_malloc_from_environment() {
+  const char* s = std::getenv("TACK_CPU_MALLOC");
+  if (s == nullptr || std::string(s) != "1") return;
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(0x7fffffff));  // no trim below ~2-4 GiB
+  mallopt(M_TOP_PAD, 256 * 1024 * 1024);
+}
+
+class CpuBuffer final : public DeviceBuffer {
+ public:
+  CpuBuffer(std::byte* data, std::size_t nbytes, std::shared_ptr<AllocationState> state,
+            std::shared_ptr<Backend> backend)
+      : DeviceBuffer(nbytes, std::move(state)), data_(data), backend_(std::move(backend)) {}
+  ~CpuBuffer() override {
+    if (!is_view() && owned()) std::free(data_);
+  }
+
+  std::uintptr_t address() const override { return reinterpret_cast<std::uintptr_t>(data_); }
+  std::optional<ByteSpan> span() const override {
+    auto b = address();
+    return ByteSpan{b, b + nbytes_};
+  }
+  void from_host(const void* src, std::size_t offset, std::size_t count) override {
+    check_range(offset, count, "write");
+    host_copy(data_ + offset, src, count);
+  }
+  void to_host(void* dst, std::size_t offset, std::size_t count) const override {
+    check_range(offset, count, "read");
+    host_copy(dst, data_ + offset, count);
+  }
+  void fill(const void* pattern, std::size_t pattern_size) override {
+    host_fill(data_, nbytes_, pattern, pattern_size);
+  }
+  std::string_view backend_name() const override { return "cpu"; }
+  std::shared_ptr<Backend> backend() const override { return backend_; }
+
+ protected:
+  std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) override {
+    return std::make_shared<CpuBuffer>(data_ + offset, count, state_, backend_);
+  }
+
+ private:
+  std::byte* data_;
+  std::shared_ptr<Backend> backend_;
+};
+
+template <class T>
+void fill_typed(std::byte* dst, std::size_t nbytes, const void* pattern) {
+  T v;
+  std::memcpy(&v, pattern, sizeof(T));
+  const std::size_t n = nbytes / sizeof(T);
+  auto body = [&](std::int64_t b, std::int64_t e) {
+    // memcpy per element: the destination may sit at any byte (a wrapped pointer).
+    for (std::int64_t i = b; i < e; ++i) std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
+  };
+  if (nbytes >= kParallelFillBytes) {
+    parallel_for(static_cast<std::int64_t>(n), 4096, body);
+  } else {
+    body(0, static_cast<std::int64_t>(n));
+  }
+}
+
+bool all_zero(const void* p, std::size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < n; ++i)
+    if (b[i] != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+void host_copy(void* dst, const void* src, std::size_t nbytes) {
+  if (nbytes == 0 || dst == src) return;
+  if (nbytes < kParallelFillBytes) {
+    std::memmove(dst, src, nbytes);
+    return;
+  }
+  auto* d = static_cast<std::byte*>(dst);
+  const auto* s = static_cast<const std::byte*>(src);
+  // Overlapping host ranges (a copy between views of one buffer) must not race: copy serially.
+  if (d < s + nbytes && s < d + nbytes) {
+    std::memmove(dst, src, nbytes);
+    return;
+  }
+  parallel_for(static_cast<std::int64_t>(nbytes), 64 * 1024, [&](std::int64_t b, std::int64_t e) {
+    std::memcpy(d + b, s + b, static_cast<std::size_t>(e - b));
+  });
+}
+
+void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t pattern_size) {
+  auto* d = static_cast<std::byte*>(dst);
+  if (nbytes == 0) return;
+  TACK_INTERNAL_ASSERT(pattern_size > 0 && nbytes % pattern_size == 0,
+                       "fill pattern does not divide the buffer");
+  if (pattern_size == 1 || all_zero(pattern, pattern_size)) {
+    const int byte = *static_cast<const unsigned char*>(pattern);
+    if (nbytes < kParallelFillBytes) {
+      std::memset(d, byte, nbytes);
+      return;
+    }
+    parallel_for(static_cast<std::int64_t>(nbytes), 64 * 1024,
+                 [&](std::int64_t b, std::int64_t e) {
+                   std::memset(d + b, byte, static_cast<std::size_t>(e - b));
+                 });
+    return;
+  }
+  switch (pattern_size) {
+    case 2: return fill_typed<std::uint16_t>(d, nbytes, pattern);
+    case 4: return fill_typed<std::uint32_t>(d, nbytes, pattern);
+    case 8: return fill_typed<std::uint64_t>(d, nbytes, pattern);
+    default: break;
+  }
+  // Vector patterns (vec(n, t) elements): one copy per element.
+  const std::size_t n = nbytes / pattern_size;
+  auto body = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) std::memcpy(d + i * pattern_size, pattern, pattern_size);
+  };
+  if (nbytes >= kParallelFillBytes) {
+    parallel_for(static_cast<std::int64_t>(n), 1024, body);
+  } else {
+    body(0, static_cast<std::int64_t>(n));
+  }
+}
+
+CpuBackend::CpuBackend() { tune_malloc_from_environment(); }
+
+std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
+  // Round up to the alignment (aligned_alloc's contract) and never allocate zero bytes, so
+  // every array has a distinct, valid address.
+  std::size_t size = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  if (size == 0) size = kCpuAlignment;
+  void* p = std::aligned_alloc(kCpuAlignment, size);
+  if (p == nullptr) {
+    throw RuntimeError("cannot allocate " + std::to_string(nbytes) +
+                       " bytes on the CPU: out of memory; free arrays or use a smaller shape");
+  }
+#ifdef TACK_HAVE_NUMA
+  // Pages are untouched; the interleave policy decides where first touch places them.
+  if (numa_interleave_wanted() && size >= kParallelFillBytes)
+    numa_interleave_memory(p, size, numa_all_nodes_ptr);
+#else
+  (void)numa_interleave_wanted;
+#endif
+  auto state = std::make_shared<AllocationState>();
+  return std::make_shared<CpuBuffer>(static_cast<std::byte*>(p), nbytes, std::move(state),
+                                     shared_from_this());
+}
+
+std::shared_ptr<DeviceBuffer> CpuBackend::wrap(std::uintptr_t address, std::size_t nbytes,
+                                               std::shared_ptr<void> hold) {
+  auto state = std::make_shared<AllocationState>();
+  state->owned = false;
+  state->hold = std::move(hold);
+  state->shared.store(true);
+  return std::make_shared<CpuBuffer>(reinterpret_cast<std::byte*>(address), nbytes,
+                                     std::move(state), shared_from_this());
+}
+
+}  // namespace tack::detail

@@ -1,0 +1,81 @@
+// The device list: the CPU always, other backends where their runtime answers.
+#include <mutex>
+
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "support/error.hpp"
+
+namespace tack::detail {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<Backend>> backends;
+  std::shared_ptr<Backend> default_backend;
+};
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;  // intentionally immortal: buffers may outlive static destruction
+    reg->backends.push_back(std::make_shared<CpuBackend>());
+    reg->default_backend = reg->backends.front();
+    return reg;
+  }();
+  return *r;
+}
+
+std::string names_of(const std::vector<std::shared_ptr<Backend>>& backends) {
+  std::string s;
+  for (const auto& b : backends) s += (s.empty() ? "'" : ", '") + b->name() + "'";
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<Backend> find_backend(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto& b : r.backends) {
+    if (b->name() == name) return b;
+  }
+  // "kind" alone names the first device of that kind ("opencl" -> "opencl:0").
+  for (const auto& b : r.backends) {
+    if (b->kind() == name) return b;
+  }
+  throw ValueError("no device named '" + name + "'; the devices present are " +
+                   names_of(r.backends) + " (see tack.devices())");
+}
+
+std::vector<std::shared_ptr<Backend>> all_backends() {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.backends;
+}
+
+std::shared_ptr<Backend> default_backend() {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.default_backend;
+}
+
+void set_default_backend(std::shared_ptr<Backend> backend) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.default_backend = std::move(backend);
+}
+
+void validate_pointer(const Backend& backend, std::uintptr_t address) {
+  auto spaces = backend.device_memory_spaces();
+  if (spaces.empty()) return;
+  std::string space = backend.memory_space(address);
+  for (const auto& s : spaces) {
+    if (s == space) return;
+  }
+  std::string accepted;
+  for (const auto& s : spaces) accepted += (accepted.empty() ? "" : ", ") + s;
+  throw ValueError("address " + std::to_string(address) + " is " + space +
+                   " memory, but device '" + backend.name() + "' accepts only " + accepted +
+                   " memory; copy the data with tack.array(...) instead of wrapping it");
+}
+
+}  // namespace tack::detail
