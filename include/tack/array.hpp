@@ -92,8 +92,8 @@ class Array {
   // Raw element read: `out` receives itemsize() bytes of the array's dtype.
   void read_element(const std::vector<std::int64_t>& index, void* out) const;
 
-  void fill(const Scalar& value);
-  void fill(double value) { fill(Scalar::from(value)); }
+  void fill(const Scalar& value) const;
+  void fill(double value) const { fill(Scalar::from(value)); }
   // Copies the whole array to host memory, C-contiguous, in the array's dtype.
   void to_host(void* dst, std::size_t dst_nbytes) const;
   template <class T>

@@ -333,6 +333,10 @@ struct ArrayStore final : StmtNode {
   Expr value;
 };
 
+// Local arrays live on the worker thread's stack, so their size is capped; lowering reports a
+// larger one as a CompileError and the verifier refuses it.
+inline constexpr int64_t kMaxLocalArrayBytes = 64 * 1024;
+
 // A zero-filled local array with constant extents (1 to 3 dims, each > 0).
 struct LocalArrayDecl final : StmtNode {
   TACK_IR_NODE(LocalArrayDecl)

@@ -175,7 +175,7 @@ std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
   return out;
 }
 
-void Array::fill(const Scalar& value) {
+void Array::fill(const Scalar& value) const {
   check_writable("fill");
   std::byte one[8];
   convert_scalar(value, dtype_.scalar, one);

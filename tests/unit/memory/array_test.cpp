@@ -1,0 +1,213 @@
+// Arrays on the CPU: constructors, fills, element reads, host transfers, read-only rules.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "memory/device_buffer.hpp"
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected exception not thrown";
+  return {};
+}
+
+TEST(Array, ZerosOnesFullFill) {
+  Array z = zeros({6, 3});
+  EXPECT_EQ(z.shape(), (Shape{6, 3}));
+  EXPECT_EQ(z.dtype(), f32);
+  for (float v : z.to_vector<float>()) EXPECT_EQ(v, 0.0f);
+  Array o = ones({4}, i64);
+  for (auto v : o.to_vector<std::int64_t>()) EXPECT_EQ(v, 1);
+  Array f = full({3, 2}, Scalar::from(2.5), f64);
+  for (auto v : f.to_vector<double>()) EXPECT_EQ(v, 2.5);
+}
+
+TEST(Array, EveryScalarTypeRoundTrips) {
+  const DType types[] = {i8, i16, i32, i64, u8, u16, u32, u64, f32, f64};
+  for (DType t : types) {
+    Array a = full({5}, Scalar::from(std::int64_t{7}), t);
+    std::vector<std::byte> raw(a.nbytes());
+    a.to_host(raw.data(), raw.size());
+    Scalar s = load_scalar(t.scalar, raw.data() + 2 * t.itemsize());
+    EXPECT_EQ(s.as_double(), 7.0) << t.str();
+    EXPECT_EQ(a.nbytes(), 5 * itemsize(t.scalar));
+  }
+}
+
+TEST(Array, LargeFillIsParallelAndCorrect) {
+  // 1 MiB: over the parallel threshold.
+  Array a = empty({262144}, u32);
+  a.fill(Scalar::from(std::int64_t{0xdeadbeef}));
+  auto v = a.to_vector<std::uint32_t>();
+  for (std::size_t i = 0; i < v.size(); i += 997) ASSERT_EQ(v[i], 0xdeadbeefu);
+  EXPECT_EQ(v.back(), 0xdeadbeefu);
+}
+
+TEST(Array, AllocationIsAligned) {
+  for (int n : {0, 1, 3, 1000}) {
+    Array a = empty({n}, u8);
+    EXPECT_EQ(a.address() % 64, 0u) << n;
+  }
+}
+
+TEST(Array, FillValueMustFitTheDtype) {
+  auto msg = error_of<ValueError>([] { full({2}, Scalar::from(std::int64_t{300}), u8); });
+  EXPECT_NE(msg.find("300 does not fit in u8"), std::string::npos) << msg;
+  error_of<ValueError>([] { full({2}, Scalar::from(1e300), i32); });
+  Array a = zeros({2}, i8);
+  error_of<ValueError>([&] { a.fill(Scalar::from(std::int64_t{-129})); });
+  EXPECT_EQ(a.to_vector<std::int8_t>(), (std::vector<std::int8_t>{0, 0}));  // nothing written
+}
+
+TEST(Array, ItemReadsWithPythonBounds) {
+  std::vector<float> data(18);
+  std::iota(data.begin(), data.end(), 0.0f);
+  Array a = array(data, {6, 3});
+  EXPECT_EQ(a.item<float>({1, 2}), 5.0f);
+  EXPECT_EQ(a.item<float>({-1, -1}), 17.0f);
+  auto msg = error_of<IndexError>([&] { a.item<float>({6, 0}); });
+  EXPECT_NE(msg.find("index 6 is out of bounds for axis 0 with size 6"), std::string::npos) << msg;
+  error_of<IndexError>([&] { a.item<float>({0, -4}); });
+  error_of<IndexError>([&] { a.item<float>({0}); });
+  error_of<TypeError>([&] { a.item<double>({0, 0}); });
+}
+
+TEST(Array, AssignmentAndIterationAreRefusedWithTheAlternative) {
+  Array a = zeros({4});
+  EXPECT_NE(error_of<TypeError>([&] { a.refuse_item_assignment(); }).find("tack.copyto"),
+            std::string::npos);
+  EXPECT_NE(error_of<TypeError>([&] { a.refuse_iteration(); }).find("a.numpy()"),
+            std::string::npos);
+}
+
+TEST(Array, CopytoConvertsAndBroadcasts) {
+  Array a = zeros({2, 3}, i32);
+  const double row[3] = {1.9, -2.9, 3.0};
+  copyto(a, HostView{row, ScalarType::f64, {3}, {}});
+  EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, -2, 3, 1, -2, 3}));
+  const float col[2] = {5, 6};
+  copyto(a, HostView{col, ScalarType::f32, {2, 1}, {}});
+  EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 5, 5, 6, 6, 6}));
+  // Strided source: every other element of 6.
+  const std::int64_t src[6] = {10, 0, 20, 0, 30, 0};
+  copyto(a, HostView{src, ScalarType::i64, {3}, {16}});
+  EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{10, 20, 30, 10, 20, 30}));
+}
+
+TEST(Array, CopytoRefusesShapesThatDoNotBroadcast) {
+  Array a = zeros({2, 3});
+  const float bad[4] = {1, 2, 3, 4};
+  auto before = a.version();
+  auto msg = error_of<ValueError>([&] { copyto(a, HostView{bad, ScalarType::f32, {4}, {}}); });
+  EXPECT_NE(msg.find("(4,) does not match or broadcast to the array's shape (2, 3)"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(a.version(), before);
+  for (float v : a.to_vector<float>()) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Array, ReadOnlyRefusesHostWrites) {
+  std::vector<float> host(4, 1.0f);
+  Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {4});
+  EXPECT_FALSE(a.writable());
+  auto msg = error_of<RuntimeError>([&] { a.fill(0.0); });
+  EXPECT_NE(msg.find("read-only"), std::string::npos);
+  const float x[4] = {9, 9, 9, 9};
+  error_of<RuntimeError>([&] { copyto(a, HostView{x, ScalarType::f32, {4}, {}}); });
+  EXPECT_EQ(host, (std::vector<float>(4, 1.0f)));
+}
+
+TEST(Array, VersionCountsWrites) {
+  Array a = zeros({8});
+  auto v0 = a.version();
+  a.fill(1.0);
+  EXPECT_EQ(a.version(), v0 + 1);
+  const float x[8] = {};
+  copyto(a, HostView{x, ScalarType::f32, {8}, {}});
+  EXPECT_EQ(a.version(), v0 + 2);
+}
+
+TEST(Array, VectorDtypeIsFlatStorageWithVectorMetadata) {
+  Array a = zeros({4}, vec(3, f32));
+  EXPECT_EQ(a.shape(), (Shape{4}));
+  EXPECT_EQ(a.numpy_shape(), (Shape{4, 3}));
+  EXPECT_EQ(a.nbytes(), 4u * 3 * 4);
+  a.fill(2.0);
+  auto got = a.index({std::int64_t{1}});
+  auto& vec3 = std::get<std::vector<Scalar>>(got);
+  ASSERT_EQ(vec3.size(), 3u);
+  EXPECT_EQ(vec3[2].as_double(), 2.0);
+  auto comp = a.index({std::int64_t{1}, std::int64_t{-1}});
+  EXPECT_EQ(std::get<Scalar>(comp).as_double(), 2.0);
+  error_of<ValueError>([] { vec(0, f32); });
+  error_of<TypeError>([] { vec(2, vec(2, f32)); });
+}
+
+TEST(Array, ArrayFromPtrChecksTheAddress) {
+  auto msg = error_of<TypeError>(
+      [] { array_from_ptr(std::nullopt, f32, {4}, false, default_device(), {}, "a str"); });
+  EXPECT_NE(msg.find("got a str"), std::string::npos);
+  error_of<ValueError>([] { array_from_ptr(0, f32, {4}); });
+  EXPECT_EQ(memory_space(0x1000), "cpu");
+}
+
+TEST(Array, WrappedMemoryIsNeverFreedAndIsShared) {
+  auto* host = new float[4]{1, 2, 3, 4};
+  {
+    Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host), f32, {4}, true);
+    EXPECT_TRUE(a.shared());
+    a.fill(5.0);
+  }
+  EXPECT_EQ(host[3], 5.0f);  // still valid: Tack did not free it (ASan would report otherwise)
+  delete[] host;
+}
+
+TEST(Array, HoldIsReleasedWithTheLastView) {
+  auto released = std::make_shared<int>(0);
+  std::vector<float> host(6, 0.0f);
+  std::optional<Array> view;
+  {
+    std::shared_ptr<void> hold(nullptr, [released](void*) { ++*released; });
+    Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {6}, true,
+                             default_device(), hold);
+    view = a.slice(1, 3);
+  }
+  EXPECT_EQ(*released, 0);
+  view.reset();
+  EXPECT_EQ(*released, 1);
+}
+
+TEST(Array, ExportMemoryMarksSharedAndKeepsAlive) {
+  ExportedMemory m;
+  {
+    Array a = ones({16});
+    m = a.export_memory();
+    EXPECT_TRUE(a.shared());
+  }
+  float first;
+  std::memcpy(&first, reinterpret_cast<const void*>(m.address), 4);
+  EXPECT_EQ(first, 1.0f);
+  EXPECT_EQ(m.nbytes, 64u);
+}
+
+TEST(Device, CpuIsAlwaysPresent) {
+  auto ds = devices();
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().name(), "cpu");
+  EXPECT_EQ(device("cpu"), default_device());
+  auto msg = error_of<ValueError>([] { device("tpu"); });
+  EXPECT_NE(msg.find("'cpu'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tack
