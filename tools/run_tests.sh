@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: C++ (GoogleTest via CTest) in the dev build, the Python suite (pytest) against
+# that build, the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and a
+# bounded fuzzing run of the parser. Installs what it needs first (tools/setup.sh).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash tools/setup.sh
+py="$root/.venv/bin/python"
+jobs="${TACK_JOBS:-$(nproc)}"
+
+echo "== dev build: C++ and Python tests"
+cmake --preset dev -DPython_EXECUTABLE="$py" >/dev/null
+cmake --build --preset dev -j "$jobs"
+ctest --preset dev -j "$jobs"
+PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python
+
+echo "== asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+cmake --preset asan-ubsan >/dev/null
+cmake --build --preset asan-ubsan -j "$jobs"
+ctest --preset asan-ubsan -j "$jobs"
+
+if [ -x tools/fuzz_parser.sh ] || [ -f tools/fuzz_parser.sh ]; then
+  echo "== parser fuzzing (bounded)"
+  bash tools/fuzz_parser.sh "${TACK_FUZZ_SECONDS:-60}"
+fi
+echo "== all tests passed"
