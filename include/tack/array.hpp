@@ -109,6 +109,9 @@ class Array {
   [[noreturn]] void refuse_iteration() const;
   // len(a): the first dimension; TypeError for a zero-dimensional array.
   std::int64_t len() const;
+  // NumPy's __array__(copy=False) asks for host memory without a copy, which an array cannot
+  // give (its memory is a device buffer): ValueError naming np.asarray and np.from_dlpack.
+  [[noreturn]] void refuse_zero_copy_host_view() const;
 
   // Hands the allocation outside Tack. Refused for views (export the root, or a copy).
   ExportedMemory export_memory() const;
@@ -170,6 +173,22 @@ void copy_to_host(const Array& a, void* host, ScalarType host_dtype, std::size_t
 Array array_from_ptr(std::optional<std::uintptr_t> address, DType dtype, const Shape& shape,
                      bool writable = false, const Device& device = default_device(),
                      std::shared_ptr<void> hold = {}, const std::string& what = "");
+
+// What a host array object handed to array_from_ptr (a NumPy array) says about its memory;
+// the binding reports the facts, the rules are checked here.
+struct HostArrayFacts {
+  std::uintptr_t address = 0;
+  std::size_t nbytes = 0;
+  bool c_contiguous = true;
+  bool writable = true;
+  std::string what;  // how messages name it: "a NumPy array of shape (3, 4) and dtype float64"
+};
+// array_from_ptr over a host array object: the object must be C-contiguous, hold at least the
+// bytes that `shape` of `dtype` needs, and be writable when writable=true is asked (ValueError
+// otherwise, saying what to do). `hold` (the object) is kept alive with the array and its views.
+Array array_from_host_array(const HostArrayFacts& facts, DType dtype, const Shape& shape,
+                            bool writable = false, const Device& device = default_device(),
+                            std::shared_ptr<void> hold = {});
 
 // Structure-of-arrays: component arrays of one shape, sliced component by component.
 class SoaArray {

@@ -1,7 +1,9 @@
 // Devices: the CPU always, other backends where their runtime answers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +39,8 @@ void sync();
 
 // The memory space an address belongs to on a device ("cpu" on the CPU backend).
 std::string memory_space(std::uintptr_t address, const Device& d = default_device());
+// The same for a value that may not be an address at all (nullopt: not an integer in
+// [0, 2**64)): such a value is host memory, "cpu", and no backend is asked (memory seed).
+std::string memory_space(std::optional<std::uintptr_t> address, const Device& d = default_device());
 
 }  // namespace tack

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "tack/array.hpp"
 
@@ -103,5 +105,47 @@ dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy = 
 dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy = false);
 // (device_type, device_id) of `a`, as __dlpack_device__ answers.
 dlpack::Device dlpack_device(const Array& a);
+
+// ---- The Python exchange protocol (__dlpack__, from_dlpack), decided here for the binding ----
+
+// Capsule names of the DLPack Python specification. A consumer renames a capsule it took
+// ownership from to the "used_" name, so the producer's capsule destructor leaves it alone.
+inline constexpr const char* kCapsuleName = "dltensor";
+inline constexpr const char* kVersionedCapsuleName = "dltensor_versioned";
+inline constexpr const char* kUsedCapsuleName = "used_dltensor";
+inline constexpr const char* kUsedVersionedCapsuleName = "used_dltensor_versioned";
+
+// What __dlpack__(stream=, max_version=, dl_device=, copy=) was asked for.
+struct ExportRequest {
+  std::optional<std::int64_t> stream;  // nullopt: None (or not an integer: see stream_type)
+  std::string stream_type;             // the type's name when stream was not None nor an int
+  std::optional<dlpack::Version> max_version;  // nullopt: None (a producer-era consumer)
+  std::optional<dlpack::Device> dl_device;
+  std::optional<bool> copy;
+};
+// The tensor export_dlpack made, and the capsule name it goes out under.
+struct ExportedTensor {
+  void* tensor = nullptr;  // a ManagedTensorVersioned* or a ManagedTensor*
+  bool versioned = false;
+  const char* capsule_name() const { return versioned ? kVersionedCapsuleName : kCapsuleName; }
+};
+// __dlpack__: checks the request as the DLPack Python specification says and exports `a`, in
+// the versioned form when max_version's major is at least 1, else in the legacy form. On the
+// CPU the stream must be None or -1 (ValueError); dl_device must be the array's own device
+// (BufferError: Tack exports no cross-device copies); a read-only array cannot go out in the
+// legacy form without copy=True (BufferError); copy=True exports a copy.
+ExportedTensor export_dlpack(const Array& a, const ExportRequest& request);
+
+// tack.from_dlpack on what a producer handed over: a capsule named `capsule_name` holding
+// `tensor` ("dltensor_versioned": a ManagedTensorVersioned, "dltensor": a ManagedTensor), or
+// nullopt when the object was neither a capsule nor had __dlpack__ (TypeError naming `what`).
+// A consumed ("used_...") or otherwise named capsule is a ValueError. On success Tack owns the
+// tensor and the caller renames the capsule to consumed_capsule_name(); on an exception the
+// caller still owns it.
+Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
+                          std::optional<bool> copy = std::nullopt,
+                          const Device& device = default_device(), const std::string& what = "");
+// "dltensor" -> "used_dltensor", "dltensor_versioned" -> "used_dltensor_versioned".
+const char* consumed_capsule_name(std::string_view capsule_name);
 
 }  // namespace tack

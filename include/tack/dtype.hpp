@@ -25,6 +25,10 @@ std::optional<ScalarType> scalar_type_from_name(std::string_view name);
 // supported types otherwise (bool, float16, complex, object, ... have no Tack dtype).
 ScalarType scalar_type_for_host(std::string_view numpy_name);
 
+// The scalar dtype an API argument names: a Tack name ("f32") or a NumPy name ("float32").
+// TypeError naming the ten scalar types otherwise (`name` is quoted in the message).
+ScalarType scalar_type_for_argument(std::string_view name);
+
 // An array's element type: a scalar, or a small vector of `vector_n` scalars (tack.vec(n, t)).
 // Vector arrays are stored flat; the vector-ness is metadata that kernels use.
 struct DType {

@@ -35,6 +35,14 @@ class RuntimeError : public Error {
   using Error::Error;
 };
 
+// Data that cannot be handed over as asked: a DLPack export to another device, or one that
+// would need a copy when copy=False was given. Python's BufferError, as the DLPack Python
+// specification names it.
+class BufferError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A kernel that is outside the language. Carries the kernel's name and the 1-based line and
 // column of the offending construct; what() holds the full formatted diagnostic.
 class CompileError : public Error {

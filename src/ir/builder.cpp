@@ -30,13 +30,20 @@ void need_index_list(const std::vector<Expr>& idx, size_t count, const char* wha
 int64_t wrap_to(ScalarType t, int64_t v) {
   uint64_t u = static_cast<uint64_t>(v);
   switch (t) {
-    case ScalarType::I8: return static_cast<int8_t>(u);
-    case ScalarType::I16: return static_cast<int16_t>(u);
-    case ScalarType::I32: return static_cast<int32_t>(u);
-    case ScalarType::U8: return static_cast<uint8_t>(u);
-    case ScalarType::U16: return static_cast<uint16_t>(u);
-    case ScalarType::U32: return static_cast<uint32_t>(u);
-    default: return v;
+    case ScalarType::I8:
+      return static_cast<int8_t>(u);
+    case ScalarType::I16:
+      return static_cast<int16_t>(u);
+    case ScalarType::I32:
+      return static_cast<int32_t>(u);
+    case ScalarType::U8:
+      return static_cast<uint8_t>(u);
+    case ScalarType::U16:
+      return static_cast<uint16_t>(u);
+    case ScalarType::U32:
+      return static_cast<uint32_t>(u);
+    default:
+      return v;
   }
 }
 
@@ -53,7 +60,9 @@ Expr float_const(ScalarType t, double v) {
   return FloatConst::make(t, v);
 }
 
-Expr const_bool(bool v) { return BoolConst::make(v); }
+Expr const_bool(bool v) {
+  return BoolConst::make(v);
+}
 
 Expr make_const(ScalarType t, int64_t v) {
   if (is_bool(t)) return const_bool(v != 0);
@@ -61,7 +70,9 @@ Expr make_const(ScalarType t, int64_t v) {
   return int_const(t, v);
 }
 
-Expr var(ScalarType t, std::string n) { return Var::make(t, std::move(n)); }
+Expr var(ScalarType t, std::string n) {
+  return Var::make(t, std::move(n));
+}
 
 Expr binary(BinaryOp op, Expr a, Expr b) {
   need(a && b && a->type == b->type, "binary operands must have one type", a, b);
@@ -140,9 +151,15 @@ Expr call(MathFn fn, std::vector<Expr> args) {
   return MathCall::make(fn, std::move(args));
 }
 
-Stmt let(std::string n, Expr value) { return Let::make(std::move(n), std::move(value)); }
-Stmt assign(std::string n, Expr value) { return Assign::make(std::move(n), std::move(value)); }
-Stmt block(std::vector<Stmt> stmts) { return Block::make(std::move(stmts)); }
+Stmt let(std::string n, Expr value) {
+  return Let::make(std::move(n), std::move(value));
+}
+Stmt assign(std::string n, Expr value) {
+  return Assign::make(std::move(n), std::move(value));
+}
+Stmt block(std::vector<Stmt> stmts) {
+  return Block::make(std::move(stmts));
+}
 Stmt if_then(Expr cond, Stmt then_body, Stmt else_body) {
   need(cond && is_bool(cond->type), "an if condition must be bool", cond);
   return If::make(std::move(cond), std::move(then_body), std::move(else_body));
@@ -158,13 +175,21 @@ Stmt while_loop(Expr cond, Stmt body) {
   need(cond && is_bool(cond->type), "a while condition must be bool", cond);
   return While::make(std::move(cond), std::move(body));
 }
-Stmt break_stmt() { return Break::make(); }
-Stmt continue_stmt() { return Continue::make(); }
-Stmt eval(Expr e) { return ExprStmt::make(std::move(e)); }
+Stmt break_stmt() {
+  return Break::make();
+}
+Stmt continue_stmt() {
+  return Continue::make();
+}
+Stmt eval(Expr e) {
+  return ExprStmt::make(std::move(e));
+}
 Stmt labeled(std::string label, Stmt body) {
   return LabeledBlock::make(std::move(label), std::move(body));
 }
-Stmt exit_block(std::string label) { return ExitBlock::make(std::move(label)); }
+Stmt exit_block(std::string label) {
+  return ExitBlock::make(std::move(label));
+}
 
 Stmt local_array(std::string n, ScalarType elem, std::vector<int64_t> dims) {
   TACK_INTERNAL_ASSERT(!dims.empty() && dims.size() <= 3, "a local array has 1 to 3 dims");
@@ -200,8 +225,7 @@ Expr shape(const ArrayRef& a, int dim) {
 
 Expr atomic(AtomicOp op, const ArrayRef& a, std::vector<Expr> indices, Expr value) {
   need_index_list(indices, a.type.index_count(), "an atomic");
-  need(value && value->type == a.type.elem, "an atomic's value must have the element type",
-       value);
+  need(value && value->type == a.type.elem, "an atomic's value must have the element type", value);
   need(is_numeric(value->type), "atomics take numbers", value);
   return AtomicRMW::make(op, a.index, std::move(indices), std::move(value));
 }

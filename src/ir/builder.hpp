@@ -16,11 +16,21 @@ namespace tack::ir {
 Expr int_const(ScalarType t, int64_t v);
 // float_const rounds v to t (f32 or f64).
 Expr float_const(ScalarType t, double v);
-inline Expr const_i32(int32_t v) { return int_const(ScalarType::I32, v); }
-inline Expr const_i64(int64_t v) { return int_const(ScalarType::I64, v); }
-inline Expr const_u32(uint32_t v) { return int_const(ScalarType::U32, v); }
-inline Expr const_f32(float v) { return float_const(ScalarType::F32, v); }
-inline Expr const_f64(double v) { return float_const(ScalarType::F64, v); }
+inline Expr const_i32(int32_t v) {
+  return int_const(ScalarType::I32, v);
+}
+inline Expr const_i64(int64_t v) {
+  return int_const(ScalarType::I64, v);
+}
+inline Expr const_u32(uint32_t v) {
+  return int_const(ScalarType::U32, v);
+}
+inline Expr const_f32(float v) {
+  return float_const(ScalarType::F32, v);
+}
+inline Expr const_f64(double v) {
+  return float_const(ScalarType::F64, v);
+}
 Expr const_bool(bool v);
 // A constant of any numeric type from an integer value (0 and 1 for bool).
 Expr make_const(ScalarType t, int64_t v);
@@ -29,32 +39,62 @@ Expr make_const(ScalarType t, int64_t v);
 Expr var(ScalarType t, std::string name);
 
 Expr binary(BinaryOp op, Expr a, Expr b);
-inline Expr add(Expr a, Expr b) { return binary(BinaryOp::Add, std::move(a), std::move(b)); }
-inline Expr sub(Expr a, Expr b) { return binary(BinaryOp::Sub, std::move(a), std::move(b)); }
-inline Expr mul(Expr a, Expr b) { return binary(BinaryOp::Mul, std::move(a), std::move(b)); }
-inline Expr truediv(Expr a, Expr b) { return binary(BinaryOp::TrueDiv, std::move(a), std::move(b)); }
+inline Expr add(Expr a, Expr b) {
+  return binary(BinaryOp::Add, std::move(a), std::move(b));
+}
+inline Expr sub(Expr a, Expr b) {
+  return binary(BinaryOp::Sub, std::move(a), std::move(b));
+}
+inline Expr mul(Expr a, Expr b) {
+  return binary(BinaryOp::Mul, std::move(a), std::move(b));
+}
+inline Expr truediv(Expr a, Expr b) {
+  return binary(BinaryOp::TrueDiv, std::move(a), std::move(b));
+}
 inline Expr floordiv(Expr a, Expr b) {
   return binary(BinaryOp::FloorDiv, std::move(a), std::move(b));
 }
-inline Expr mod(Expr a, Expr b) { return binary(BinaryOp::Mod, std::move(a), std::move(b)); }
-inline Expr power(Expr a, Expr b) { return binary(BinaryOp::Pow, std::move(a), std::move(b)); }
+inline Expr mod(Expr a, Expr b) {
+  return binary(BinaryOp::Mod, std::move(a), std::move(b));
+}
+inline Expr power(Expr a, Expr b) {
+  return binary(BinaryOp::Pow, std::move(a), std::move(b));
+}
 inline Expr bit_and(Expr a, Expr b) {
   return binary(BinaryOp::BitAnd, std::move(a), std::move(b));
 }
-inline Expr bit_or(Expr a, Expr b) { return binary(BinaryOp::BitOr, std::move(a), std::move(b)); }
+inline Expr bit_or(Expr a, Expr b) {
+  return binary(BinaryOp::BitOr, std::move(a), std::move(b));
+}
 inline Expr bit_xor(Expr a, Expr b) {
   return binary(BinaryOp::BitXor, std::move(a), std::move(b));
 }
-inline Expr shl(Expr a, Expr b) { return binary(BinaryOp::Shl, std::move(a), std::move(b)); }
-inline Expr shr(Expr a, Expr b) { return binary(BinaryOp::Shr, std::move(a), std::move(b)); }
+inline Expr shl(Expr a, Expr b) {
+  return binary(BinaryOp::Shl, std::move(a), std::move(b));
+}
+inline Expr shr(Expr a, Expr b) {
+  return binary(BinaryOp::Shr, std::move(a), std::move(b));
+}
 
 Expr compare(CompareOp op, Expr a, Expr b);
-inline Expr lt(Expr a, Expr b) { return compare(CompareOp::Lt, std::move(a), std::move(b)); }
-inline Expr le(Expr a, Expr b) { return compare(CompareOp::Le, std::move(a), std::move(b)); }
-inline Expr gt(Expr a, Expr b) { return compare(CompareOp::Gt, std::move(a), std::move(b)); }
-inline Expr ge(Expr a, Expr b) { return compare(CompareOp::Ge, std::move(a), std::move(b)); }
-inline Expr eq(Expr a, Expr b) { return compare(CompareOp::Eq, std::move(a), std::move(b)); }
-inline Expr ne(Expr a, Expr b) { return compare(CompareOp::Ne, std::move(a), std::move(b)); }
+inline Expr lt(Expr a, Expr b) {
+  return compare(CompareOp::Lt, std::move(a), std::move(b));
+}
+inline Expr le(Expr a, Expr b) {
+  return compare(CompareOp::Le, std::move(a), std::move(b));
+}
+inline Expr gt(Expr a, Expr b) {
+  return compare(CompareOp::Gt, std::move(a), std::move(b));
+}
+inline Expr ge(Expr a, Expr b) {
+  return compare(CompareOp::Ge, std::move(a), std::move(b));
+}
+inline Expr eq(Expr a, Expr b) {
+  return compare(CompareOp::Eq, std::move(a), std::move(b));
+}
+inline Expr ne(Expr a, Expr b) {
+  return compare(CompareOp::Ne, std::move(a), std::move(b));
+}
 
 Expr logical_and(Expr a, Expr b);
 Expr logical_or(Expr a, Expr b);

@@ -18,93 +18,156 @@ std::string_view kind_name(NodeKind k) {
 
 std::string_view op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::TrueDiv: return "/";
-    case BinaryOp::FloorDiv: return "//";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Pow: return "**";
-    case BinaryOp::BitAnd: return "&";
-    case BinaryOp::BitOr: return "|";
-    case BinaryOp::BitXor: return "^";
-    case BinaryOp::Shl: return "<<";
-    case BinaryOp::Shr: return ">>";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::TrueDiv:
+      return "/";
+    case BinaryOp::FloorDiv:
+      return "//";
+    case BinaryOp::Mod:
+      return "%";
+    case BinaryOp::Pow:
+      return "**";
+    case BinaryOp::BitAnd:
+      return "&";
+    case BinaryOp::BitOr:
+      return "|";
+    case BinaryOp::BitXor:
+      return "^";
+    case BinaryOp::Shl:
+      return "<<";
+    case BinaryOp::Shr:
+      return ">>";
   }
   return "?";
 }
 
 std::string_view op_name(CompareOp op) {
   switch (op) {
-    case CompareOp::Lt: return "<";
-    case CompareOp::Le: return "<=";
-    case CompareOp::Gt: return ">";
-    case CompareOp::Ge: return ">=";
-    case CompareOp::Eq: return "==";
-    case CompareOp::Ne: return "!=";
+    case CompareOp::Lt:
+      return "<";
+    case CompareOp::Le:
+      return "<=";
+    case CompareOp::Gt:
+      return ">";
+    case CompareOp::Ge:
+      return ">=";
+    case CompareOp::Eq:
+      return "==";
+    case CompareOp::Ne:
+      return "!=";
   }
   return "?";
 }
 
-std::string_view op_name(LogicalOp op) { return op == LogicalOp::And ? "and" : "or"; }
+std::string_view op_name(LogicalOp op) {
+  return op == LogicalOp::And ? "and" : "or";
+}
 
 std::string_view op_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg: return "-";
-    case UnaryOp::Invert: return "~";
-    case UnaryOp::Not: return "not ";
+    case UnaryOp::Neg:
+      return "-";
+    case UnaryOp::Invert:
+      return "~";
+    case UnaryOp::Not:
+      return "not ";
   }
   return "?";
 }
 
 std::string_view op_name(AtomicOp op) {
   switch (op) {
-    case AtomicOp::Add: return "atomic_add";
-    case AtomicOp::Min: return "atomic_min";
-    case AtomicOp::Max: return "atomic_max";
+    case AtomicOp::Add:
+      return "atomic_add";
+    case AtomicOp::Min:
+      return "atomic_min";
+    case AtomicOp::Max:
+      return "atomic_max";
   }
   return "?";
 }
 
 std::string_view fn_name(MathFn fn) {
   switch (fn) {
-    case MathFn::Sqrt: return "sqrt";
-    case MathFn::Cbrt: return "cbrt";
-    case MathFn::Sin: return "sin";
-    case MathFn::Cos: return "cos";
-    case MathFn::Tan: return "tan";
-    case MathFn::Asin: return "asin";
-    case MathFn::Acos: return "acos";
-    case MathFn::Atan: return "atan";
-    case MathFn::Sinh: return "sinh";
-    case MathFn::Cosh: return "cosh";
-    case MathFn::Tanh: return "tanh";
-    case MathFn::Asinh: return "asinh";
-    case MathFn::Acosh: return "acosh";
-    case MathFn::Atanh: return "atanh";
-    case MathFn::Exp: return "exp";
-    case MathFn::Exp2: return "exp2";
-    case MathFn::Expm1: return "expm1";
-    case MathFn::Log: return "log";
-    case MathFn::Log2: return "log2";
-    case MathFn::Log10: return "log10";
-    case MathFn::Log1p: return "log1p";
-    case MathFn::Erf: return "erf";
-    case MathFn::Erfc: return "erfc";
-    case MathFn::Floor: return "floor";
-    case MathFn::Ceil: return "ceil";
-    case MathFn::Trunc: return "trunc";
-    case MathFn::Round: return "round";
-    case MathFn::Atan2: return "atan2";
-    case MathFn::Fmod: return "fmod";
-    case MathFn::Copysign: return "copysign";
-    case MathFn::Hypot: return "hypot";
-    case MathFn::Abs: return "abs";
-    case MathFn::Min: return "min";
-    case MathFn::Max: return "max";
-    case MathFn::IsNan: return "isnan";
-    case MathFn::IsInf: return "isinf";
-    case MathFn::IsFinite: return "isfinite";
+    case MathFn::Sqrt:
+      return "sqrt";
+    case MathFn::Cbrt:
+      return "cbrt";
+    case MathFn::Sin:
+      return "sin";
+    case MathFn::Cos:
+      return "cos";
+    case MathFn::Tan:
+      return "tan";
+    case MathFn::Asin:
+      return "asin";
+    case MathFn::Acos:
+      return "acos";
+    case MathFn::Atan:
+      return "atan";
+    case MathFn::Sinh:
+      return "sinh";
+    case MathFn::Cosh:
+      return "cosh";
+    case MathFn::Tanh:
+      return "tanh";
+    case MathFn::Asinh:
+      return "asinh";
+    case MathFn::Acosh:
+      return "acosh";
+    case MathFn::Atanh:
+      return "atanh";
+    case MathFn::Exp:
+      return "exp";
+    case MathFn::Exp2:
+      return "exp2";
+    case MathFn::Expm1:
+      return "expm1";
+    case MathFn::Log:
+      return "log";
+    case MathFn::Log2:
+      return "log2";
+    case MathFn::Log10:
+      return "log10";
+    case MathFn::Log1p:
+      return "log1p";
+    case MathFn::Erf:
+      return "erf";
+    case MathFn::Erfc:
+      return "erfc";
+    case MathFn::Floor:
+      return "floor";
+    case MathFn::Ceil:
+      return "ceil";
+    case MathFn::Trunc:
+      return "trunc";
+    case MathFn::Round:
+      return "round";
+    case MathFn::Atan2:
+      return "atan2";
+    case MathFn::Fmod:
+      return "fmod";
+    case MathFn::Copysign:
+      return "copysign";
+    case MathFn::Hypot:
+      return "hypot";
+    case MathFn::Abs:
+      return "abs";
+    case MathFn::Min:
+      return "min";
+    case MathFn::Max:
+      return "max";
+    case MathFn::IsNan:
+      return "isnan";
+    case MathFn::IsInf:
+      return "isinf";
+    case MathFn::IsFinite:
+      return "isfinite";
   }
   return "?";
 }
@@ -123,15 +186,21 @@ int arity(MathFn fn) {
   }
 }
 
-Expr IntConst::make(ScalarType t, int64_t v) { return std::make_shared<const IntConst>(t, v); }
+Expr IntConst::make(ScalarType t, int64_t v) {
+  return std::make_shared<const IntConst>(t, v);
+}
 Expr FloatConst::make(ScalarType t, double v) {
   return std::make_shared<const FloatConst>(t, v);
 }
-Expr BoolConst::make(bool v) { return std::make_shared<const BoolConst>(v); }
+Expr BoolConst::make(bool v) {
+  return std::make_shared<const BoolConst>(v);
+}
 Expr Var::make(ScalarType t, std::string name) {
   return std::make_shared<const Var>(t, std::move(name));
 }
-Expr Param::make(ScalarType t, int index) { return std::make_shared<const Param>(t, index); }
+Expr Param::make(ScalarType t, int index) {
+  return std::make_shared<const Param>(t, index);
+}
 Expr ArrayLoad::make(ScalarType elem, int param, std::vector<Expr> indices) {
   return std::make_shared<const ArrayLoad>(elem, param, std::move(indices));
 }
@@ -220,8 +289,12 @@ Stmt While::make(Expr cond, Stmt body) {
   TACK_INTERNAL_ASSERT(cond && body, "While with a null part");
   return std::make_shared<const While>(std::move(cond), std::move(body));
 }
-Stmt Break::make() { return std::make_shared<const Break>(); }
-Stmt Continue::make() { return std::make_shared<const Continue>(); }
+Stmt Break::make() {
+  return std::make_shared<const Break>();
+}
+Stmt Continue::make() {
+  return std::make_shared<const Continue>();
+}
 Stmt ExprStmt::make(Expr expr) {
   TACK_INTERNAL_ASSERT(expr != nullptr, "ExprStmt without an expression");
   return std::make_shared<const ExprStmt>(std::move(expr));

@@ -120,21 +120,64 @@ using Stmt = std::shared_ptr<const StmtNode>;
 // ---------------------------------------------------------------- operators
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, Shl, Shr
+  Add,
+  Sub,
+  Mul,
+  TrueDiv,
+  FloorDiv,
+  Mod,
+  Pow,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr
 };
 enum class CompareOp : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 enum class LogicalOp : uint8_t { And, Or };
 enum class UnaryOp : uint8_t { Neg, Invert, Not };
 enum class MathFn : uint8_t {
   // float -> float
-  Sqrt, Cbrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
-  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Erf, Erfc, Floor, Ceil, Trunc, Round,
+  Sqrt,
+  Cbrt,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log10,
+  Log1p,
+  Erf,
+  Erfc,
+  Floor,
+  Ceil,
+  Trunc,
+  Round,
   // (float, float) -> float
-  Atan2, Fmod, Copysign, Hypot,
+  Atan2,
+  Fmod,
+  Copysign,
+  Hypot,
   // any numeric type; Abs unary, Min/Max binary
-  Abs, Min, Max,
+  Abs,
+  Min,
+  Max,
   // float -> bool
-  IsNan, IsInf, IsFinite,
+  IsNan,
+  IsInf,
+  IsFinite,
 };
 enum class AtomicOp : uint8_t { Add, Min, Max };
 
@@ -150,8 +193,7 @@ int arity(MathFn fn);
 // Each node: kKind, its fields, and make() building an unchecked node (builder.hpp has the
 // checked helpers; the verifier checks a whole function).
 
-#define TACK_IR_NODE(Name) \
-  static constexpr NodeKind kKind = NodeKind::Name;
+#define TACK_IR_NODE(Name) static constexpr NodeKind kKind = NodeKind::Name;
 
 // An integer constant, stored wrapped to its type (sign- or zero-extended into 64 bits; a u64
 // above INT64_MAX is kept as its bit pattern).
@@ -397,8 +439,12 @@ struct If final : StmtNode {
 struct For final : StmtNode {
   TACK_IR_NODE(For)
   For(std::string n, Expr s0, Expr s1, Expr st, Stmt b)
-      : StmtNode(kKind), name(std::move(n)), start(std::move(s0)), stop(std::move(s1)),
-        step(std::move(st)), body(std::move(b)) {}
+      : StmtNode(kKind),
+        name(std::move(n)),
+        start(std::move(s0)),
+        stop(std::move(s1)),
+        step(std::move(st)),
+        body(std::move(b)) {}
   static Stmt make(std::string name, Expr start, Expr stop, Expr step, Stmt body);
   ScalarType type() const { return start->type; }
   std::string name;

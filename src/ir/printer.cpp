@@ -72,7 +72,9 @@ class Printer final : public Visitor {
     os_ << "\n";
   }
 
-  void visit(const IntConst& n) override { os_ << int_text(n.type, n.value) << ":" << name(n.type); }
+  void visit(const IntConst& n) override {
+    os_ << int_text(n.type, n.value) << ":" << name(n.type);
+  }
   void visit(const FloatConst& n) override {
     os_ << float_text(n.type, n.value) << ":" << name(n.type);
   }

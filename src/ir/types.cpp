@@ -28,13 +28,21 @@ constexpr std::array<TypeInfo, 11> kTypes = {{
     {ScalarType::F64, "f64", 64, 8},
 }};
 
-const TypeInfo& info(ScalarType t) { return kTypes[static_cast<size_t>(t)]; }
+const TypeInfo& info(ScalarType t) {
+  return kTypes[static_cast<size_t>(t)];
+}
 
 }  // namespace
 
-int bits(ScalarType t) { return info(t).bits; }
-int bytes_in_memory(ScalarType t) { return info(t).bytes; }
-std::string_view name(ScalarType t) { return info(t).name; }
+int bits(ScalarType t) {
+  return info(t).bits;
+}
+int bytes_in_memory(ScalarType t) {
+  return info(t).bytes;
+}
+std::string_view name(ScalarType t) {
+  return info(t).name;
+}
 
 std::optional<ScalarType> scalar_type_from_name(std::string_view n) {
   for (const TypeInfo& i : kTypes) {

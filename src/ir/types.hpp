@@ -12,7 +12,9 @@ namespace tack::ir {
 // byte (0 or 1) where it must live in memory (local arrays, scalar argument slots).
 enum class ScalarType : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64 };
 
-inline constexpr bool is_bool(ScalarType t) { return t == ScalarType::Bool; }
+inline constexpr bool is_bool(ScalarType t) {
+  return t == ScalarType::Bool;
+}
 inline constexpr bool is_signed_int(ScalarType t) {
   return t == ScalarType::I8 || t == ScalarType::I16 || t == ScalarType::I32 ||
          t == ScalarType::I64;
@@ -22,12 +24,16 @@ inline constexpr bool is_unsigned_int(ScalarType t) {
          t == ScalarType::U64;
 }
 // Integers proper: bool is not an integer type in the IR (lowering casts it first).
-inline constexpr bool is_int(ScalarType t) { return is_signed_int(t) || is_unsigned_int(t); }
+inline constexpr bool is_int(ScalarType t) {
+  return is_signed_int(t) || is_unsigned_int(t);
+}
 inline constexpr bool is_float(ScalarType t) {
   return t == ScalarType::F32 || t == ScalarType::F64;
 }
 // Types that take part in arithmetic (+ - * ...): every type but bool.
-inline constexpr bool is_numeric(ScalarType t) { return is_int(t) || is_float(t); }
+inline constexpr bool is_numeric(ScalarType t) {
+  return is_int(t) || is_float(t);
+}
 
 // Width in bits; bool counts as 1 bit as a value (8 in memory, see bytes_in_memory).
 int bits(ScalarType t);

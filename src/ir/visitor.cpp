@@ -15,8 +15,8 @@ void Visitor::visit_expr(const Expr& e) {
     return visit(static_cast<const Name&>(*e));
 #include "ir/nodes.def"
     default:
-      TACK_INTERNAL_ASSERT(false, "expression node of statement kind " +
-                                      std::string(kind_name(e->kind)));
+      TACK_INTERNAL_ASSERT(false,
+                           "expression node of statement kind " + std::string(kind_name(e->kind)));
   }
 }
 
@@ -28,8 +28,8 @@ void Visitor::visit_stmt(const Stmt& s) {
     return visit(static_cast<const Name&>(*s));
 #include "ir/nodes.def"
     default:
-      TACK_INTERNAL_ASSERT(false, "statement node of expression kind " +
-                                      std::string(kind_name(s->kind)));
+      TACK_INTERNAL_ASSERT(false,
+                           "statement node of expression kind " + std::string(kind_name(s->kind)));
   }
 }
 
@@ -57,13 +57,17 @@ void Visitor::visit(const Logical& n) {
   visit_expr(n.a);
   visit_expr(n.b);
 }
-void Visitor::visit(const Unary& n) { visit_expr(n.a); }
+void Visitor::visit(const Unary& n) {
+  visit_expr(n.a);
+}
 void Visitor::visit(const Select& n) {
   visit_expr(n.cond);
   visit_expr(n.t);
   visit_expr(n.f);
 }
-void Visitor::visit(const Cast& n) { visit_expr(n.value); }
+void Visitor::visit(const Cast& n) {
+  visit_expr(n.value);
+}
 void Visitor::visit(const MathCall& n) {
   for (const Expr& a : n.args) visit_expr(a);
 }
@@ -72,8 +76,12 @@ void Visitor::visit(const AtomicRMW& n) {
   visit_expr(n.value);
 }
 
-void Visitor::visit(const Let& n) { visit_expr(n.value); }
-void Visitor::visit(const Assign& n) { visit_expr(n.value); }
+void Visitor::visit(const Let& n) {
+  visit_expr(n.value);
+}
+void Visitor::visit(const Assign& n) {
+  visit_expr(n.value);
+}
 void Visitor::visit(const ArrayStore& n) {
   for (const Expr& i : n.indices) visit_expr(i);
   visit_expr(n.value);
@@ -86,7 +94,9 @@ void Visitor::visit(const LocalArrayStore& n) {
 void Visitor::visit(const Block& n) {
   for (const Stmt& s : n.stmts) visit_stmt(s);
 }
-void Visitor::visit(const LabeledBlock& n) { visit_stmt(n.body); }
+void Visitor::visit(const LabeledBlock& n) {
+  visit_stmt(n.body);
+}
 void Visitor::visit(const ExitBlock&) {}
 void Visitor::visit(const If& n) {
   visit_expr(n.cond);
@@ -105,7 +115,9 @@ void Visitor::visit(const While& n) {
 }
 void Visitor::visit(const Break&) {}
 void Visitor::visit(const Continue&) {}
-void Visitor::visit(const ExprStmt& n) { visit_expr(n.expr); }
+void Visitor::visit(const ExprStmt& n) {
+  visit_expr(n.expr);
+}
 void Visitor::visit(const ParallelFor& n) {
   for (const ParallelDim& d : n.dims) {
     visit_expr(d.start);
@@ -125,8 +137,8 @@ Expr Mutator::mutate_expr(const Expr& e) {
     return mutate(static_cast<const Name&>(*e), e);
 #include "ir/nodes.def"
     default:
-      TACK_INTERNAL_ASSERT(false, "expression node of statement kind " +
-                                      std::string(kind_name(e->kind)));
+      TACK_INTERNAL_ASSERT(false,
+                           "expression node of statement kind " + std::string(kind_name(e->kind)));
   }
   return e;
 }
@@ -139,8 +151,8 @@ Stmt Mutator::mutate_stmt(const Stmt& s) {
     return mutate(static_cast<const Name&>(*s), s);
 #include "ir/nodes.def"
     default:
-      TACK_INTERNAL_ASSERT(false, "statement node of expression kind " +
-                                      std::string(kind_name(s->kind)));
+      TACK_INTERNAL_ASSERT(false,
+                           "statement node of expression kind " + std::string(kind_name(s->kind)));
   }
   return s;
 }
@@ -162,12 +174,24 @@ bool Mutator::mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out) {
   return changed;
 }
 
-Expr Mutator::mutate(const IntConst&, const Expr& self) { return self; }
-Expr Mutator::mutate(const FloatConst&, const Expr& self) { return self; }
-Expr Mutator::mutate(const BoolConst&, const Expr& self) { return self; }
-Expr Mutator::mutate(const Var&, const Expr& self) { return self; }
-Expr Mutator::mutate(const Param&, const Expr& self) { return self; }
-Expr Mutator::mutate(const ArrayShape&, const Expr& self) { return self; }
+Expr Mutator::mutate(const IntConst&, const Expr& self) {
+  return self;
+}
+Expr Mutator::mutate(const FloatConst&, const Expr& self) {
+  return self;
+}
+Expr Mutator::mutate(const BoolConst&, const Expr& self) {
+  return self;
+}
+Expr Mutator::mutate(const Var&, const Expr& self) {
+  return self;
+}
+Expr Mutator::mutate(const Param&, const Expr& self) {
+  return self;
+}
+Expr Mutator::mutate(const ArrayShape&, const Expr& self) {
+  return self;
+}
 
 Expr Mutator::mutate(const ArrayLoad& n, const Expr& self) {
   std::vector<Expr> idx;
@@ -239,7 +263,9 @@ Stmt Mutator::mutate(const ArrayStore& n, const Stmt& self) {
   if (!changed && v == n.value) return self;
   return ArrayStore::make(n.param, std::move(idx), std::move(v));
 }
-Stmt Mutator::mutate(const LocalArrayDecl&, const Stmt& self) { return self; }
+Stmt Mutator::mutate(const LocalArrayDecl&, const Stmt& self) {
+  return self;
+}
 Stmt Mutator::mutate(const LocalArrayStore& n, const Stmt& self) {
   std::vector<Expr> idx;
   bool changed = mutate_all(n.indices, idx);
@@ -263,7 +289,9 @@ Stmt Mutator::mutate(const LabeledBlock& n, const Stmt& self) {
   if (b == n.body) return self;
   return LabeledBlock::make(n.label, std::move(b));
 }
-Stmt Mutator::mutate(const ExitBlock&, const Stmt& self) { return self; }
+Stmt Mutator::mutate(const ExitBlock&, const Stmt& self) {
+  return self;
+}
 Stmt Mutator::mutate(const If& n, const Stmt& self) {
   Expr c = mutate_expr(n.cond);
   Stmt t = mutate_stmt(n.then_body), e = mutate_stmt(n.else_body);
@@ -282,8 +310,12 @@ Stmt Mutator::mutate(const While& n, const Stmt& self) {
   if (c == n.cond && body == n.body) return self;
   return While::make(std::move(c), std::move(body));
 }
-Stmt Mutator::mutate(const Break&, const Stmt& self) { return self; }
-Stmt Mutator::mutate(const Continue&, const Stmt& self) { return self; }
+Stmt Mutator::mutate(const Break&, const Stmt& self) {
+  return self;
+}
+Stmt Mutator::mutate(const Continue&, const Stmt& self) {
+  return self;
+}
 Stmt Mutator::mutate(const ExprStmt& n, const Stmt& self) {
   Expr e = mutate_expr(n.expr);
   if (e == n.expr) return self;

@@ -53,10 +53,10 @@ class ExprLambdaVisitor final : public Visitor {
  public:
   explicit ExprLambdaVisitor(Fn& fn) : fn_(fn) {}
 
-#define TACK_IR_EXPR(Name)         \
-  void visit(const Name& node) override { \
+#define TACK_IR_EXPR(Name)                   \
+  void visit(const Name& node) override {    \
     fn_(static_cast<const ExprNode&>(node)); \
-    Visitor::visit(node);          \
+    Visitor::visit(node);                    \
   }
 #include "ir/nodes.def"
 

@@ -91,6 +91,13 @@ ScalarType scalar_type_for_host(std::string_view numpy_name) {
                   "float64 (convert first, e.g. data.astype(numpy.float32))");
 }
 
+ScalarType scalar_type_for_argument(std::string_view n) {
+  if (auto t = scalar_type_from_name(n)) return *t;
+  throw TypeError("dtype " + std::string(n) +
+                  " is not a Tack dtype; use one of tack.i8, i16, i32, i64, u8, u16, u32, u64, "
+                  "f32, f64 (or the NumPy dtype of the same name), or tack.vec(n, dtype)");
+}
+
 std::string DType::str() const {
   if (vector_n == 0) return std::string(name(scalar));
   return "vec(" + std::to_string(vector_n) + ", " + std::string(name(scalar)) + ")";

@@ -14,6 +14,9 @@
 #ifdef TACK_HAVE_NUMA
 #include <numa.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tack::detail {
 namespace {
@@ -75,20 +78,34 @@ class CpuBuffer final : public DeviceBuffer {
   std::shared_ptr<Backend> backend_;
 };
 
-template <class T>
-void fill_typed(std::byte* dst, std::size_t nbytes, const void* pattern) {
-  T v;
-  std::memcpy(&v, pattern, sizeof(T));
-  const std::size_t n = nbytes / sizeof(T);
-  auto body = [&](std::int64_t b, std::int64_t e) {
-    // memcpy per element: the destination may sit at any byte (a wrapped pointer).
-    for (std::int64_t i = b; i < e; ++i) std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
-  };
-  if (nbytes >= kParallelFillBytes) {
-    parallel_for(static_cast<std::int64_t>(n), 4096, body);
-  } else {
-    body(0, static_cast<std::int64_t>(n));
+// Fills of this many bytes or more bypass the caches (non-temporal stores), as memset does:
+// the data would not fit in them anyway, and a cached store first reads each line.
+constexpr std::size_t kStreamingFillBytes = 8u << 20;
+
+// Fills [dst, dst + nbytes) with a 16-byte pattern (the element pattern repeated), where
+// `phase` is dst's byte offset from the start of the whole fill, so pieces line up.
+void fill_span(std::byte* dst, std::size_t nbytes, const std::byte* pattern16, std::size_t phase,
+               bool streaming) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  if (streaming) {
+    // Head up to 16-byte alignment, then aligned streaming stores, then the tail.
+    const std::size_t head = (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16;
+    for (; i < head && i < nbytes; ++i) dst[i] = pattern16[(phase + i) % 16];
+    if (nbytes >= i + 16) {
+      alignas(16) std::byte rotated[16];
+      for (int k = 0; k < 16; ++k) rotated[k] = pattern16[(phase + i + k) % 16];
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(rotated));
+      for (; i + 16 <= nbytes; i += 16) _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), v);
+      _mm_sfence();
+    }
   }
+#else
+  (void)streaming;
+#endif
+  for (; i < nbytes && (phase + i) % 16 != 0; ++i) dst[i] = pattern16[(phase + i) % 16];
+  for (; i + 16 <= nbytes; i += 16) std::memcpy(dst + i, pattern16, 16);
+  for (; i < nbytes; ++i) dst[i] = pattern16[(phase + i) % 16];
 }
 
 bool all_zero(const void* p, std::size_t n) {
@@ -135,11 +152,19 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
                  });
     return;
   }
-  switch (pattern_size) {
-    case 2: return fill_typed<std::uint16_t>(d, nbytes, pattern);
-    case 4: return fill_typed<std::uint32_t>(d, nbytes, pattern);
-    case 8: return fill_typed<std::uint64_t>(d, nbytes, pattern);
-    default: break;
+  if (16 % pattern_size == 0) {
+    std::byte pattern16[16];
+    for (std::size_t k = 0; k < 16; k += pattern_size) std::memcpy(pattern16 + k, pattern, pattern_size);
+    const bool streaming = nbytes >= kStreamingFillBytes;
+    if (nbytes < kParallelFillBytes) {
+      fill_span(d, nbytes, pattern16, 0, false);
+      return;
+    }
+    parallel_for(static_cast<std::int64_t>(nbytes), 64 * 1024, [&](std::int64_t b, std::int64_t e) {
+      fill_span(d + b, static_cast<std::size_t>(e - b), pattern16, static_cast<std::size_t>(b),
+                streaming);
+    });
+    return;
   }
   // Vector patterns (vec(n, t) elements): one copy per element.
   const std::size_t n = nbytes / pattern_size;
