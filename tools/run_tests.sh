@@ -14,6 +14,7 @@ cmake --preset dev -DPython_EXECUTABLE="$py" >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev -j "$jobs"
 PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python
+bash tools/check_install.sh
 
 echo "== asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 cmake --preset asan-ubsan >/dev/null

@@ -6,3 +6,4 @@
 #include "tack/dlpack.hpp"
 #include "tack/dtype.hpp"
 #include "tack/error.hpp"
+#include "tack/kernel.hpp"

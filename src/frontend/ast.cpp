@@ -9,7 +9,7 @@ namespace tack::frontend {
 
 std::string_view kind_name(ExprKind kind) {
   switch (kind) {
-#define TACK_X(name)      \
+#define TACK_X(name)   \
   case ExprKind::name: \
     return #name;
     TACK_FRONTEND_EXPRS(TACK_X)
@@ -20,7 +20,7 @@ std::string_view kind_name(ExprKind kind) {
 
 std::string_view kind_name(StmtKind kind) {
   switch (kind) {
-#define TACK_X(name)      \
+#define TACK_X(name)   \
   case StmtKind::name: \
     return #name;
     TACK_FRONTEND_STMTS(TACK_X)
@@ -31,42 +31,66 @@ std::string_view kind_name(StmtKind kind) {
 
 std::string_view spelling(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg: return "-";
-    case UnaryOp::Pos: return "+";
-    case UnaryOp::Invert: return "~";
-    case UnaryOp::Not: return "not";
+    case UnaryOp::Neg:
+      return "-";
+    case UnaryOp::Pos:
+      return "+";
+    case UnaryOp::Invert:
+      return "~";
+    case UnaryOp::Not:
+      return "not";
   }
   return "?";
 }
 
 std::string_view spelling(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::FloorDiv: return "//";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Pow: return "**";
-    case BinaryOp::BitAnd: return "&";
-    case BinaryOp::BitOr: return "|";
-    case BinaryOp::BitXor: return "^";
-    case BinaryOp::LShift: return "<<";
-    case BinaryOp::RShift: return ">>";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::Div:
+      return "/";
+    case BinaryOp::FloorDiv:
+      return "//";
+    case BinaryOp::Mod:
+      return "%";
+    case BinaryOp::Pow:
+      return "**";
+    case BinaryOp::BitAnd:
+      return "&";
+    case BinaryOp::BitOr:
+      return "|";
+    case BinaryOp::BitXor:
+      return "^";
+    case BinaryOp::LShift:
+      return "<<";
+    case BinaryOp::RShift:
+      return ">>";
   }
   return "?";
 }
 
-std::string_view spelling(LogicalOp op) { return op == LogicalOp::And ? "and" : "or"; }
+std::string_view spelling(LogicalOp op) {
+  return op == LogicalOp::And ? "and" : "or";
+}
 
 std::string_view spelling(CompareOp op) {
   switch (op) {
-    case CompareOp::Less: return "<";
-    case CompareOp::LessEqual: return "<=";
-    case CompareOp::Greater: return ">";
-    case CompareOp::GreaterEqual: return ">=";
-    case CompareOp::Equal: return "==";
-    case CompareOp::NotEqual: return "!=";
+    case CompareOp::Less:
+      return "<";
+    case CompareOp::LessEqual:
+      return "<=";
+    case CompareOp::Greater:
+      return ">";
+    case CompareOp::GreaterEqual:
+      return ">=";
+    case CompareOp::Equal:
+      return "==";
+    case CompareOp::NotEqual:
+      return "!=";
   }
   return "?";
 }
@@ -308,7 +332,7 @@ class Dumper {
     out_ << ' ' << f.name << ' '
          << (f.kind == FunctionKind::Kernel ? "kernel"
              : f.kind == FunctionKind::Func ? "func"
-                                             : "plain")
+                                            : "plain")
          << " (";
     for (std::size_t i = 0; i < f.params.size(); ++i) {
       const Param& p = f.params[i];

@@ -73,7 +73,18 @@ std::string_view kind_name(StmtKind kind);
 
 enum class UnaryOp : std::uint8_t { Neg, Pos, Invert, Not };
 enum class BinaryOp : std::uint8_t {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, LShift, RShift
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  BitAnd,
+  BitOr,
+  BitXor,
+  LShift,
+  RShift
 };
 enum class LogicalOp : std::uint8_t { And, Or };
 enum class CompareOp : std::uint8_t { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
@@ -111,8 +122,8 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
-#define TACK_FRONTEND_EXPR_HEAD(Node)                   \
-  static constexpr ExprKind kKind = ExprKind::Node;     \
+#define TACK_FRONTEND_EXPR_HEAD(Node)               \
+  static constexpr ExprKind kKind = ExprKind::Node; \
   explicit Node(SourceLoc l) : Expr(kKind, l) {}
 
 // An integer literal. Literals are never negative (-1 is Unary(Neg, 1)) and fit in 64 bits; the
@@ -190,9 +201,9 @@ struct Logical final : Expr {
 struct Compare final : Expr {
   TACK_FRONTEND_EXPR_HEAD(Compare)
   ExprPtr first;
-  std::vector<CompareOp> ops;     // at least one
+  std::vector<CompareOp> ops;  // at least one
   std::vector<SourceLoc> op_locs;
-  std::vector<ExprPtr> rest;      // same size as ops
+  std::vector<ExprPtr> rest;  // same size as ops
 };
 
 // then_value if cond else else_value; only the chosen side is evaluated.
@@ -377,7 +388,7 @@ struct Module {
 template <class F>
 decltype(auto) visit(const Expr& e, F&& f) {
   switch (e.kind) {
-#define TACK_X(name)      \
+#define TACK_X(name)   \
   case ExprKind::name: \
     return std::forward<F>(f)(static_cast<const name&>(e));
     TACK_FRONTEND_EXPRS(TACK_X)
@@ -390,7 +401,7 @@ decltype(auto) visit(const Expr& e, F&& f) {
 template <class F>
 decltype(auto) visit(const Stmt& s, F&& f) {
   switch (s.kind) {
-#define TACK_X(name)      \
+#define TACK_X(name)   \
   case StmtKind::name: \
     return std::forward<F>(f)(static_cast<const name&>(s));
     TACK_FRONTEND_STMTS(TACK_X)

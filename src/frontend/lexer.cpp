@@ -44,9 +44,15 @@ struct LexError {
 bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
-bool is_newline(char c) { return c == '\n' || c == '\r'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_ident_char(char c) {
+  return is_ident_start(c) || is_digit(c);
+}
+bool is_newline(char c) {
+  return c == '\n' || c == '\r';
+}
 
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -74,8 +80,7 @@ bool is_string_prefix(std::string_view word) {
 
 class Lexer {
  public:
-  explicit Lexer(const SourceText& source)
-      : text_(source.text()), line_(source.first_line()) {}
+  explicit Lexer(const SourceText& source) : text_(source.text()), line_(source.first_line()) {}
 
   std::vector<Token> run() {
     try {
@@ -159,7 +164,8 @@ class Lexer {
         const SourceLoc loc = here();
         advance();
         if (at_end()) fail(loc, "unexpected end of input after line continuation character");
-        if (!is_newline(peek())) fail(loc, "unexpected character after line continuation character");
+        if (!is_newline(peek()))
+          fail(loc, "unexpected character after line continuation character");
         advance_newline();
       } else if (is_ident_start(c)) {
         lex_word();
@@ -265,8 +271,8 @@ class Lexer {
     for (int i = 0; i < (triple ? 3 : 1); ++i) advance();
     for (;;) {
       if (at_end()) {
-        fail(loc, triple ? "unterminated triple-quoted string literal"
-                         : "unterminated string literal");
+        fail(loc,
+             triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
       }
       const char c = peek();
       if (c == quote && (!triple || (peek(1) == quote && peek(2) == quote))) {
@@ -475,6 +481,8 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(const SourceText& source) { return Lexer(source).run(); }
+std::vector<Token> tokenize(const SourceText& source) {
+  return Lexer(source).run();
+}
 
 }  // namespace tack::frontend

@@ -23,18 +23,30 @@ bool is_augmented_assign(TokenKind kind) {
 
 BinaryOp augmented_op(TokenKind kind) {
   switch (kind) {
-    case TokenKind::PlusAssign: return BinaryOp::Add;
-    case TokenKind::MinusAssign: return BinaryOp::Sub;
-    case TokenKind::StarAssign: return BinaryOp::Mul;
-    case TokenKind::SlashAssign: return BinaryOp::Div;
-    case TokenKind::DoubleSlashAssign: return BinaryOp::FloorDiv;
-    case TokenKind::PercentAssign: return BinaryOp::Mod;
-    case TokenKind::DoubleStarAssign: return BinaryOp::Pow;
-    case TokenKind::AmpAssign: return BinaryOp::BitAnd;
-    case TokenKind::PipeAssign: return BinaryOp::BitOr;
-    case TokenKind::CaretAssign: return BinaryOp::BitXor;
-    case TokenKind::LShiftAssign: return BinaryOp::LShift;
-    default: return BinaryOp::RShift;
+    case TokenKind::PlusAssign:
+      return BinaryOp::Add;
+    case TokenKind::MinusAssign:
+      return BinaryOp::Sub;
+    case TokenKind::StarAssign:
+      return BinaryOp::Mul;
+    case TokenKind::SlashAssign:
+      return BinaryOp::Div;
+    case TokenKind::DoubleSlashAssign:
+      return BinaryOp::FloorDiv;
+    case TokenKind::PercentAssign:
+      return BinaryOp::Mod;
+    case TokenKind::DoubleStarAssign:
+      return BinaryOp::Pow;
+    case TokenKind::AmpAssign:
+      return BinaryOp::BitAnd;
+    case TokenKind::PipeAssign:
+      return BinaryOp::BitOr;
+    case TokenKind::CaretAssign:
+      return BinaryOp::BitXor;
+    case TokenKind::LShiftAssign:
+      return BinaryOp::LShift;
+    default:
+      return BinaryOp::RShift;
   }
 }
 
@@ -111,9 +123,10 @@ class Parser {
         case TokenKind::Indent:
           fail(peek().loc, "unexpected indent");
         default:
-          fail(peek().loc, "only function definitions may appear at the top level of Tack "
-                           "source; found " +
-                               describe(peek()));
+          fail(peek().loc,
+               "only function definitions may appear at the top level of Tack "
+               "source; found " +
+                   describe(peek()));
       }
     }
     return std::move(module_);
@@ -169,8 +182,7 @@ class Parser {
   [[noreturn]] void fail(SourceLoc loc, std::string message) {
     module_.source.fail(context_, loc, std::move(message));
   }
-  [[noreturn]] void unsupported(SourceLoc loc, std::string_view what,
-                                std::string_view hint = {}) {
+  [[noreturn]] void unsupported(SourceLoc loc, std::string_view what, std::string_view hint = {}) {
     std::string message = std::string(what) + " not supported in Tack kernels";
     if (!hint.empty()) message += "; " + std::string(hint);
     fail(loc, std::move(message));
@@ -233,8 +245,7 @@ class Parser {
       int depth = 0;
       do {
         const TokenKind kind = advance().kind;
-        if (kind == TokenKind::LParen || kind == TokenKind::LBracket ||
-            kind == TokenKind::LBrace) {
+        if (kind == TokenKind::LParen || kind == TokenKind::LBracket || kind == TokenKind::LBrace) {
           ++depth;
         } else if (kind == TokenKind::RParen || kind == TokenKind::RBracket ||
                    kind == TokenKind::RBrace) {
@@ -274,8 +285,7 @@ class Parser {
       }
       if (accept(TokenKind::Colon)) param.annotation = parse_expression();
       if (peek().kind == TokenKind::Assign) {
-        unsupported(peek().loc, "default parameter values are",
-                    "pass every argument at the call");
+        unsupported(peek().loc, "default parameter values are", "pass every argument at the call");
       }
       fn.params.push_back(std::move(param));
       if (!accept(TokenKind::Comma)) break;
@@ -367,8 +377,7 @@ class Parser {
     }
     const Token& t = peek();
     if (t.kind != TokenKind::Newline) {
-      if (t.kind == TokenKind::KwIf || t.kind == TokenKind::KwFor ||
-          t.kind == TokenKind::KwWhile) {
+      if (t.kind == TokenKind::KwIf || t.kind == TokenKind::KwFor || t.kind == TokenKind::KwWhile) {
         fail(t.loc, "'" + std::string(t.text) + "' must start a new line");
       }
       fail(t.loc, "expected the end of the statement, found " + describe(t));
@@ -515,6 +524,11 @@ class Parser {
       }
       node->targets.push_back({std::string(t.text), t.loc});
       advance();
+      if (peek().kind != TokenKind::Comma && peek().kind != TokenKind::KwIn) {
+        fail(t.loc,
+             "a loop variable must be a plain name (for i in range(n), for i, j in "
+             "tack.ndrange(n, m))");
+      }
       if (!accept(TokenKind::Comma) || peek().kind == TokenKind::KwIn) break;
     }
     expect(TokenKind::KwIn, "after the loop variables");
@@ -541,13 +555,11 @@ class Parser {
       }
     } else {
       if (nargs < 1 || nargs > 3) {
-        fail(node->iter_loc,
-             "tack.ndrange() takes 1 to 3 extents, got " + std::to_string(nargs));
+        fail(node->iter_loc, "tack.ndrange() takes 1 to 3 extents, got " + std::to_string(nargs));
       }
       if (ntargets != nargs) {
-        fail(node->iter_loc, "tack.ndrange() with " + std::to_string(nargs) +
-                                 " extent(s) gives " + std::to_string(nargs) +
-                                 " loop variable(s), but the loop names " +
+        fail(node->iter_loc, "tack.ndrange() with " + std::to_string(nargs) + " extent(s) gives " +
+                                 std::to_string(nargs) + " loop variable(s), but the loop names " +
                                  std::to_string(ntargets));
       }
     }
@@ -648,12 +660,24 @@ class Parser {
       const Token& t = peek();
       CompareOp op;
       switch (t.kind) {
-        case TokenKind::Less: op = CompareOp::Less; break;
-        case TokenKind::LessEqual: op = CompareOp::LessEqual; break;
-        case TokenKind::Greater: op = CompareOp::Greater; break;
-        case TokenKind::GreaterEqual: op = CompareOp::GreaterEqual; break;
-        case TokenKind::EqualEqual: op = CompareOp::Equal; break;
-        case TokenKind::NotEqual: op = CompareOp::NotEqual; break;
+        case TokenKind::Less:
+          op = CompareOp::Less;
+          break;
+        case TokenKind::LessEqual:
+          op = CompareOp::LessEqual;
+          break;
+        case TokenKind::Greater:
+          op = CompareOp::Greater;
+          break;
+        case TokenKind::GreaterEqual:
+          op = CompareOp::GreaterEqual;
+          break;
+        case TokenKind::EqualEqual:
+          op = CompareOp::Equal;
+          break;
+        case TokenKind::NotEqual:
+          op = CompareOp::NotEqual;
+          break;
         case TokenKind::KwIn:
           unsupported(t.loc, "the 'in' operator is");
         case TokenKind::KwIs:
@@ -724,13 +748,22 @@ class Parser {
   ExprPtr parse_term() {
     return binary_level(&Parser::parse_unary, [this](const Token& t, BinaryOp& op) {
       switch (t.kind) {
-        case TokenKind::Star: op = BinaryOp::Mul; return true;
-        case TokenKind::Slash: op = BinaryOp::Div; return true;
-        case TokenKind::DoubleSlash: op = BinaryOp::FloorDiv; return true;
-        case TokenKind::Percent: op = BinaryOp::Mod; return true;
+        case TokenKind::Star:
+          op = BinaryOp::Mul;
+          return true;
+        case TokenKind::Slash:
+          op = BinaryOp::Div;
+          return true;
+        case TokenKind::DoubleSlash:
+          op = BinaryOp::FloorDiv;
+          return true;
+        case TokenKind::Percent:
+          op = BinaryOp::Mod;
+          return true;
         case TokenKind::At:
           unsupported(t.loc, "the matrix-multiplication operator '@' is");
-        default: return false;
+        default:
+          return false;
       }
     });
   }
@@ -740,10 +773,17 @@ class Parser {
     const Token& t = peek();
     UnaryOp op;
     switch (t.kind) {
-      case TokenKind::Minus: op = UnaryOp::Neg; break;
-      case TokenKind::Plus: op = UnaryOp::Pos; break;
-      case TokenKind::Tilde: op = UnaryOp::Invert; break;
-      default: return parse_power();
+      case TokenKind::Minus:
+        op = UnaryOp::Neg;
+        break;
+      case TokenKind::Plus:
+        op = UnaryOp::Pos;
+        break;
+      case TokenKind::Tilde:
+        op = UnaryOp::Invert;
+        break;
+      default:
+        return parse_power();
     }
     NestingGuard guard(*this, expr_depth_, kMaxExprNesting, t.loc,
                        "expression is nested too deeply (more than 200 levels)");

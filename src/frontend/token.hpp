@@ -20,104 +20,104 @@ struct SourceLoc {
 // lexer's keyword table and every "expected X, found Y" message come from this one list. Python
 // keywords that Tack does not support are still keywords here, so that they are reported as
 // "not supported" instead of being mistaken for names.
-#define TACK_FRONTEND_TOKENS(X)                                                           \
-  /* structure */                                                                        \
-  X(End, "end of input")                                                                 \
-  X(Newline, "end of line")                                                              \
-  X(Indent, "indent")                                                                    \
-  X(Dedent, "dedent")                                                                    \
-  X(Error, "error")                                                                      \
-  /* values */                                                                           \
-  X(Name, "name")                                                                        \
-  X(Int, "integer literal")                                                              \
-  X(Float, "float literal")                                                              \
-  X(String, "string literal")                                                            \
-  /* keywords of the language */                                                         \
-  X(KwDef, "def")                                                                        \
-  X(KwFor, "for")                                                                        \
-  X(KwIn, "in")                                                                          \
-  X(KwWhile, "while")                                                                    \
-  X(KwIf, "if")                                                                          \
-  X(KwElif, "elif")                                                                      \
-  X(KwElse, "else")                                                                      \
-  X(KwBreak, "break")                                                                    \
-  X(KwContinue, "continue")                                                              \
-  X(KwReturn, "return")                                                                  \
-  X(KwPass, "pass")                                                                      \
-  X(KwAnd, "and")                                                                        \
-  X(KwOr, "or")                                                                          \
-  X(KwNot, "not")                                                                        \
-  X(KwTrue, "True")                                                                      \
-  X(KwFalse, "False")                                                                    \
-  /* Python keywords outside the language */                                             \
-  X(KwNone, "None")                                                                      \
-  X(KwAs, "as")                                                                          \
-  X(KwAssert, "assert")                                                                  \
-  X(KwAsync, "async")                                                                    \
-  X(KwAwait, "await")                                                                    \
-  X(KwClass, "class")                                                                    \
-  X(KwDel, "del")                                                                        \
-  X(KwExcept, "except")                                                                  \
-  X(KwFinally, "finally")                                                                \
-  X(KwFrom, "from")                                                                      \
-  X(KwGlobal, "global")                                                                  \
-  X(KwImport, "import")                                                                  \
-  X(KwIs, "is")                                                                          \
-  X(KwLambda, "lambda")                                                                  \
-  X(KwNonlocal, "nonlocal")                                                              \
-  X(KwRaise, "raise")                                                                    \
-  X(KwTry, "try")                                                                        \
-  X(KwWith, "with")                                                                      \
-  X(KwYield, "yield")                                                                    \
-  /* brackets and punctuation */                                                         \
-  X(LParen, "(")                                                                         \
-  X(RParen, ")")                                                                         \
-  X(LBracket, "[")                                                                       \
-  X(RBracket, "]")                                                                       \
-  X(LBrace, "{")                                                                         \
-  X(RBrace, "}")                                                                         \
-  X(Comma, ",")                                                                          \
-  X(Colon, ":")                                                                          \
-  X(Semicolon, ";")                                                                      \
-  X(Dot, ".")                                                                            \
-  X(Ellipsis, "...")                                                                     \
-  X(Arrow, "->")                                                                         \
-  X(At, "@")                                                                             \
-  X(Assign, "=")                                                                         \
-  X(Walrus, ":=")                                                                        \
-  /* operators */                                                                        \
-  X(Plus, "+")                                                                           \
-  X(Minus, "-")                                                                          \
-  X(Star, "*")                                                                           \
-  X(Slash, "/")                                                                          \
-  X(DoubleSlash, "//")                                                                   \
-  X(Percent, "%")                                                                        \
-  X(DoubleStar, "**")                                                                    \
-  X(Amp, "&")                                                                            \
-  X(Pipe, "|")                                                                           \
-  X(Caret, "^")                                                                          \
-  X(Tilde, "~")                                                                          \
-  X(LShift, "<<")                                                                        \
-  X(RShift, ">>")                                                                        \
-  X(Less, "<")                                                                           \
-  X(Greater, ">")                                                                        \
-  X(LessEqual, "<=")                                                                     \
-  X(GreaterEqual, ">=")                                                                  \
-  X(EqualEqual, "==")                                                                    \
-  X(NotEqual, "!=")                                                                      \
-  /* augmented assignment */                                                             \
-  X(PlusAssign, "+=")                                                                    \
-  X(MinusAssign, "-=")                                                                   \
-  X(StarAssign, "*=")                                                                    \
-  X(SlashAssign, "/=")                                                                   \
-  X(DoubleSlashAssign, "//=")                                                            \
-  X(PercentAssign, "%=")                                                                 \
-  X(DoubleStarAssign, "**=")                                                             \
-  X(AmpAssign, "&=")                                                                     \
-  X(PipeAssign, "|=")                                                                    \
-  X(CaretAssign, "^=")                                                                   \
-  X(LShiftAssign, "<<=")                                                                 \
-  X(RShiftAssign, ">>=")                                                                 \
+#define TACK_FRONTEND_TOKENS(X)              \
+  /* structure */                            \
+  X(End, "end of input")                     \
+  X(Newline, "end of line")                  \
+  X(Indent, "indent")                        \
+  X(Dedent, "dedent")                        \
+  X(Error, "error")                          \
+  /* values */                               \
+  X(Name, "name")                            \
+  X(Int, "integer literal")                  \
+  X(Float, "float literal")                  \
+  X(String, "string literal")                \
+  /* keywords of the language */             \
+  X(KwDef, "def")                            \
+  X(KwFor, "for")                            \
+  X(KwIn, "in")                              \
+  X(KwWhile, "while")                        \
+  X(KwIf, "if")                              \
+  X(KwElif, "elif")                          \
+  X(KwElse, "else")                          \
+  X(KwBreak, "break")                        \
+  X(KwContinue, "continue")                  \
+  X(KwReturn, "return")                      \
+  X(KwPass, "pass")                          \
+  X(KwAnd, "and")                            \
+  X(KwOr, "or")                              \
+  X(KwNot, "not")                            \
+  X(KwTrue, "True")                          \
+  X(KwFalse, "False")                        \
+  /* Python keywords outside the language */ \
+  X(KwNone, "None")                          \
+  X(KwAs, "as")                              \
+  X(KwAssert, "assert")                      \
+  X(KwAsync, "async")                        \
+  X(KwAwait, "await")                        \
+  X(KwClass, "class")                        \
+  X(KwDel, "del")                            \
+  X(KwExcept, "except")                      \
+  X(KwFinally, "finally")                    \
+  X(KwFrom, "from")                          \
+  X(KwGlobal, "global")                      \
+  X(KwImport, "import")                      \
+  X(KwIs, "is")                              \
+  X(KwLambda, "lambda")                      \
+  X(KwNonlocal, "nonlocal")                  \
+  X(KwRaise, "raise")                        \
+  X(KwTry, "try")                            \
+  X(KwWith, "with")                          \
+  X(KwYield, "yield")                        \
+  /* brackets and punctuation */             \
+  X(LParen, "(")                             \
+  X(RParen, ")")                             \
+  X(LBracket, "[")                           \
+  X(RBracket, "]")                           \
+  X(LBrace, "{")                             \
+  X(RBrace, "}")                             \
+  X(Comma, ",")                              \
+  X(Colon, ":")                              \
+  X(Semicolon, ";")                          \
+  X(Dot, ".")                                \
+  X(Ellipsis, "...")                         \
+  X(Arrow, "->")                             \
+  X(At, "@")                                 \
+  X(Assign, "=")                             \
+  X(Walrus, ":=")                            \
+  /* operators */                            \
+  X(Plus, "+")                               \
+  X(Minus, "-")                              \
+  X(Star, "*")                               \
+  X(Slash, "/")                              \
+  X(DoubleSlash, "//")                       \
+  X(Percent, "%")                            \
+  X(DoubleStar, "**")                        \
+  X(Amp, "&")                                \
+  X(Pipe, "|")                               \
+  X(Caret, "^")                              \
+  X(Tilde, "~")                              \
+  X(LShift, "<<")                            \
+  X(RShift, ">>")                            \
+  X(Less, "<")                               \
+  X(Greater, ">")                            \
+  X(LessEqual, "<=")                         \
+  X(GreaterEqual, ">=")                      \
+  X(EqualEqual, "==")                        \
+  X(NotEqual, "!=")                          \
+  /* augmented assignment */                 \
+  X(PlusAssign, "+=")                        \
+  X(MinusAssign, "-=")                       \
+  X(StarAssign, "*=")                        \
+  X(SlashAssign, "/=")                       \
+  X(DoubleSlashAssign, "//=")                \
+  X(PercentAssign, "%=")                     \
+  X(DoubleStarAssign, "**=")                 \
+  X(AmpAssign, "&=")                         \
+  X(PipeAssign, "|=")                        \
+  X(CaretAssign, "^=")                       \
+  X(LShiftAssign, "<<=")                     \
+  X(RShiftAssign, ">>=")                     \
   X(AtAssign, "@=")
 
 enum class TokenKind : std::uint8_t {

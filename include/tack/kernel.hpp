@@ -1,0 +1,77 @@
+// Kernels: source in Tack's kernel language, compiled just in time for the argument types of
+// each call and launched on the arrays' device. See docs/language.md and docs/design/dispatch.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "tack/array.hpp"
+
+namespace tack {
+
+namespace detail {
+class KernelImpl;
+}
+
+// One argument of a kernel call: an array (borrowed for the duration of the call) or a scalar.
+struct KernelArg {
+  const Array* array = nullptr;
+  Scalar scalar;
+
+  KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
+  KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  KernelArg(T v) {  // NOLINT: ints, floats and bools pass as Python's would
+    if constexpr (std::is_same_v<T, bool>) scalar = Scalar::from_bool(v);
+    else if constexpr (std::is_floating_point_v<T>) scalar = Scalar::from(static_cast<double>(v));
+    else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) scalar = Scalar::from_unsigned(v);
+    else scalar = Scalar::from(static_cast<std::int64_t>(v));
+  }
+};
+
+class Kernel {
+ public:
+  explicit Kernel(std::shared_ptr<detail::KernelImpl> impl);
+
+  // Launches the kernel on the arguments' device. Blocks until done on the CPU.
+  void call(const KernelArg* args, std::size_t count) const;
+  void call(const std::vector<KernelArg>& args) const { call(args.data(), args.size()); }
+  template <class... A>
+  void operator()(const A&... args) const {
+    const KernelArg list[] = {KernelArg(args)...};
+    call(list, sizeof...(A));
+  }
+
+  const std::string& name() const;
+  // Number of compiled variants so far (for tests and diagnostics).
+  std::size_t variant_count() const;
+  const std::shared_ptr<detail::KernelImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::KernelImpl> impl_;
+};
+
+// Compiles nothing yet: parses and checks the source (CompileError with a line) and returns a
+// kernel that compiles a variant for each new argument signature. `source` may hold several
+// functions (decorated @tack.func ones are device functions); `name` picks the kernel, by
+// default the last function not decorated @tack.func. `first_line` maps line numbers to a file.
+Kernel kernel(std::string_view source, std::string_view name = {}, int first_line = 1);
+
+// Debug mode: every array index is checked against the array's own shape; an out-of-bounds
+// access is skipped and the call raises IndexError. Also on with TACK_DEBUG=1.
+void set_debug(bool on);
+bool debug();
+
+// The CPU's disjoint-arrays specialization (on by default; TACK_DISJOINT=0 turns it off).
+void set_specialize_disjoint(bool on);
+bool specialize_disjoint();
+
+// What the variant these arguments would run looks like: mode "ir" (Tack IR), "source"
+// (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3).
+std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode);
+
+}  // namespace tack

@@ -1,0 +1,258 @@
+// tack.Array and its constructors, copyto, array_from_ptr, structure-of-arrays arrays and
+// exported memory. Index keys, shapes, scalars and host data are converted here; every rule is
+// applied by the C++ library.
+#include <climits>
+#include <string>
+#include <utility>
+
+#include "py_convert.hpp"
+
+namespace tack::python {
+namespace {
+
+// An integer as Python sees it (operator.index), saturated to 64 bits: an index that large is
+// out of bounds, and slice bounds clamp anyway. nullopt when the value is not an integer.
+std::optional<std::int64_t> index_value(PyObject* o) {
+  if (!PyIndex_Check(o)) return std::nullopt;
+  PyObject* i = PyNumber_Index(o);
+  if (i == nullptr) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (overflow > 0) return INT64_MAX;
+  if (overflow < 0) return INT64_MIN;
+  return static_cast<std::int64_t>(v);
+}
+
+IndexItem index_item(nb::handle k) {
+  PyObject* o = k.ptr();
+  if (PySlice_Check(o)) {
+    Slice s;
+    std::optional<std::int64_t>* parts[] = {&s.start, &s.stop, &s.step};
+    const char* names[] = {"start", "stop", "step"};
+    for (int p = 0; p < 3; ++p) {
+      nb::object v = k.attr(names[p]);
+      if (v.is_none()) continue;
+      *parts[p] = index_value(v.ptr());
+      if (!*parts[p]) return OtherIndex{"a slice with a " + type_name(v) + " bound"};
+    }
+    return s;
+  }
+  if (auto v = index_value(o)) return *v;
+  return OtherIndex{type_name(k)};
+}
+
+std::vector<IndexItem> index_key(nb::handle key) {
+  std::vector<IndexItem> items;
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle k : nb::borrow<nb::tuple>(key)) items.push_back(index_item(k));
+  } else {
+    items.push_back(index_item(key));
+  }
+  return items;
+}
+
+nb::object scalars_to_python(const std::vector<Scalar>& v) {
+  nb::list out;
+  for (const auto& s : v) out.append(nb::cast(s));
+  return nb::tuple(out);
+}
+
+std::string array_repr(const Array& a) {
+  return "tack.array(shape=" + detail::shape_str(a.shape()) + ", dtype=" + a.dtype().str() +
+         ", device=" + a.device().name() + ")";
+}
+
+Shape reshape_args(const nb::args& args) {
+  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
+    return nb::cast<std::vector<std::int64_t>>(args[0]);
+  }
+  Shape s;
+  for (nb::handle a : args) s.push_back(nb::cast<std::int64_t>(a));
+  return s;
+}
+
+nb::object array_method(const Array& a, nb::handle dtype, std::optional<bool> copy) {
+  if (copy.has_value() && !*copy) a.refuse_zero_copy_host_view();
+  if (dtype.is_none()) return to_numpy(a, a.dtype().scalar);
+  nb::object want = numpy().attr("dtype")(dtype);
+  if (auto t = scalar_type_from_name(nb::cast<std::string>(want.attr("name")))) {
+    return to_numpy(a, *t);  // C++ converts while copying
+  }
+  return to_numpy(a, a.dtype().scalar).attr("astype")(want);  // bool, float16, ...: NumPy's
+}
+
+}  // namespace
+
+nb::class_<Array> init_array(nb::module_& m) {
+  nb::class_<ExportedMemory>(m, "ExportedMemory",
+                             "The allocation behind a root array, handed outside Tack: kept "
+                             "alive, and marked shared, while this object lives.")
+      .def_ro("address", &ExportedMemory::address)
+      .def_ro("nbytes", &ExportedMemory::nbytes)
+      .def_prop_ro("device", [](const ExportedMemory& e) { return device(e.device); })
+      .def("__repr__", [](const ExportedMemory& e) {
+        return "tack.ExportedMemory(address=" + std::to_string(e.address) +
+               ", nbytes=" + std::to_string(e.nbytes) + ", device=" + e.device + ")";
+      });
+
+  auto array_class = nb::class_<Array>(m, "Array", nb::is_weak_referenceable(),
+                    "A dtype and a shape over a device buffer. Views (a[i:j], reshape) share "
+                    "the memory of the array they come from.")
+      .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
+      .def_prop_ro("dtype", &Array::dtype)
+      .def_prop_ro("ndim", &Array::ndim)
+      .def_prop_ro("size", &Array::size)
+      .def_prop_ro("nbytes", &Array::nbytes)
+      .def_prop_ro("writable", &Array::writable)
+      .def_prop_ro("device", &Array::device)
+      .def_prop_ro("version", &Array::version,
+                   "the write counter of the whole allocation, shared by every view")
+      .def_prop_ro("is_view", &Array::is_view)
+      .def_prop_ro("shared", &Array::shared,
+                   "handed outside Tack (DLPack export, wrapped pointer, export_memory)")
+      .def(
+          "numpy", [](const Array& a) { return to_numpy(a, a.dtype().scalar); },
+          "a new NumPy array holding a copy of the data, in shape + (n,) for vec(n, t) arrays")
+      .def(
+          "fill",
+          [](Array& a, const Scalar& value) {
+            nb::gil_scoped_release release;
+            a.fill(value);
+          },
+          nb::arg("value"))
+      .def("reshape", [](const Array& a, const nb::args& args) { return a.reshape(reshape_args(args)); })
+      .def("__getitem__",
+           [](const Array& a, nb::handle key) -> nb::object {
+             auto r = a.index(index_key(key));
+             if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
+             if (auto* s = std::get_if<Scalar>(&r)) return nb::cast(*s);
+             return scalars_to_python(std::get<std::vector<Scalar>>(r));
+           })
+      .def("__setitem__",
+           [](const Array& a, nb::handle, nb::handle) { a.refuse_item_assignment(); })
+      .def("__iter__", [](const Array& a) { a.refuse_iteration(); })
+      .def("__len__", &Array::len)
+      .def("__repr__", &array_repr)
+      .def("__array__", &array_method, nb::arg("dtype") = nb::none(),
+           nb::arg("copy") = nb::none())
+      .def("export_memory", &Array::export_memory,
+           "the allocation's address and size, for a caller that orders its own accesses; "
+           "refused for views");
+
+  m.def(
+      "empty",
+      [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
+        return empty(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none(),
+      "a new array whose contents are unspecified");
+  m.def(
+      "zeros",
+      [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
+        return zeros(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none());
+  m.def(
+      "ones",
+      [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
+        return ones(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none());
+  m.def(
+      "full",
+      [](const ShapeArg& shape, const Scalar& fill_value, nb::handle dtype,
+         const DeviceArg& device) {
+        return full(to_shape(shape), fill_value, to_optional_dtype(dtype).value_or(f32),
+                    to_device(device));
+      },
+      nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = f32,
+      nb::arg("device") = nb::none());
+  m.def("empty_like", &empty_like, nb::arg("a"));
+  m.def("zeros_like", &zeros_like, nb::arg("a"));
+  m.def(
+      "array",
+      [](nb::handle obj, nb::handle dtype, const DeviceArg& device) {
+        const auto dt = to_optional_dtype(dtype);
+        HostData data = host_data(obj, dt ? std::optional(dt->scalar) : std::nullopt);
+        return array(data.view, dt, to_device(device));
+      },
+      nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      "a new array holding a copy of obj (a NumPy array, nested lists, a scalar)");
+  m.def(
+      "copyto",
+      [](const Array& a, nb::handle x) {
+        HostData data = host_data(x, a.dtype().scalar);
+        nb::gil_scoped_release release;
+        copyto(a, data.view);
+      },
+      nb::arg("a"), nb::arg("x"),
+      "copies x into a: converts the dtype, broadcasts to a's numpy() shape");
+  m.def(
+      "array_from_ptr",
+      [](nb::handle ptr, nb::handle dtype, const ShapeArg& shape, bool writable,
+         const DeviceArg& device) {
+        const DType dt = to_dtype(dtype);
+        if (is_ndarray(ptr)) {
+          return array_from_host_array(host_array_facts(ptr), dt, to_shape(shape), writable,
+                                       to_device(device), python_hold(ptr));
+        }
+        return array_from_ptr(as_address(ptr), dt, to_shape(shape), writable, to_device(device),
+                              nullptr, type_name(ptr));
+      },
+      nb::arg("ptr"), nb::arg("dtype"), nb::arg("shape"), nb::arg("writable") = false,
+      nb::arg("device") = nb::none(),
+      "wraps memory Tack did not allocate (a NumPy array, kept alive, or an integer address, "
+      "which the caller keeps alive); read-only unless writable=True");
+
+  nb::class_<SoaArray>(m, "SoaArray",
+                       "Structure of arrays: component arrays of one shape, sliced together.")
+      .def_prop_ro("components",
+                   [](const SoaArray& s) { return std::vector<Array>(s.components()); })
+      .def_prop_ro("shape", [](const SoaArray& s) { return shape_tuple(s.shape()); })
+      .def_prop_ro("dtypes",
+                   [](const SoaArray& s) {
+                     nb::list out;
+                     for (const auto& c : s.components()) out.append(c.dtype());
+                     return out;
+                   })
+      .def("__getitem__",
+           [](const SoaArray& s, const nb::slice& key) {
+             const IndexItem item = index_item(key);
+             if (const auto* sl = std::get_if<Slice>(&item)) {
+               return s.slice(sl->start, sl->stop, sl->step);
+             }
+             s.components().front().index({item});  // raises the TypeError naming the bound
+             return s;
+           })
+      .def("__len__", [](const SoaArray& s) { return s.components().front().len(); })
+      .def("numpy",
+           [](const SoaArray& s) {
+             nb::list out;
+             for (const auto& c : s.components()) out.append(to_numpy(c, c.dtype().scalar));
+             return out;
+           })
+      .def("__repr__", [](const SoaArray& s) {
+        std::string d;
+        for (const auto& c : s.components()) d += (d.empty() ? "" : ", ") + c.dtype().str();
+        return "tack.SoaArray(shape=" + detail::shape_str(s.shape()) + ", dtypes=[" + d +
+               "], device=" + s.components().front().device().name() + ")";
+      });
+  m.def(
+      "soa", [](std::vector<Array> components) { return SoaArray(std::move(components)); },
+      nb::arg("components"), "a structure-of-arrays array from component arrays of one shape");
+  m.def(
+      "empty_soa",
+      [](const ShapeArg& shape, const std::vector<nb::handle>& dtypes, const DeviceArg& device) {
+        std::vector<DType> dts;
+        for (nb::handle d : dtypes) dts.push_back(to_dtype(d));
+        return empty_soa(to_shape(shape), dts, to_device(device));
+      },
+      nb::arg("shape"), nb::arg("dtypes"), nb::arg("device") = nb::none());
+  return array_class;
+}
+
+}  // namespace tack::python

@@ -1,0 +1,85 @@
+// Conversions between Python objects and Tack's C++ types, shared by the binding's areas.
+// Nothing here decides a rule: every check, error and choice is made by the C++ library.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tack/tack.hpp"
+
+namespace nb = nanobind;
+
+namespace tack::python {
+
+// One registration function per area (py_<area>.cpp), called in this order by py_module.cpp.
+void init_errors(nb::module_& m);
+void init_dtype(nb::module_& m);
+void init_device(nb::module_& m);
+nb::class_<Array> init_array(nb::module_& m);
+void init_dlpack(nb::module_& m, nb::class_<Array>& array_class);
+
+// The numpy module, imported once and kept for the life of the process.
+nb::handle numpy();
+bool is_ndarray(nb::handle obj);
+// The NumPy dtype of a scalar type (numpy.dtype("float32") for f32).
+nb::object numpy_dtype(ScalarType t);
+// Py_TYPE(obj)->tp_name: how C++ messages name a value of the wrong kind.
+std::string type_name(nb::handle obj);
+
+// A dtype argument: a tack DType, a NumPy dtype or scalar type, a Python type, or a name
+// ("f32", "float32"). None is nullopt. C++ raises the TypeError for anything else.
+std::optional<DType> to_optional_dtype(nb::handle obj);
+DType to_dtype(nb::handle obj);
+
+// A device argument: None (the default device), a Device, or a name ("cpu").
+using DeviceArg = std::optional<std::variant<std::string, Device>>;
+Device to_device(const DeviceArg& d);
+
+// A shape argument: an int or a sequence of ints.
+using ShapeArg = std::variant<std::int64_t, std::vector<std::int64_t>>;
+Shape to_shape(const ShapeArg& s);
+nb::tuple shape_tuple(const Shape& s);
+
+// An integer in [0, 2**64) (a Python int, a NumPy integer); nullopt for anything else.
+std::optional<std::uintptr_t> as_address(nb::handle obj);
+
+// Host data read by NumPy (np.asarray): the array, kept alive as long as `view` is used, and
+// its description. A dtype outside Tack's ten (bool, float16) is converted by NumPy to
+// `target` first when one is given; with none, C++ names the dtype in its TypeError.
+struct HostData {
+  nb::object array;
+  HostView view;
+};
+HostData host_data(nb::handle obj, std::optional<ScalarType> target);
+
+// What a NumPy array says about its memory, for array_from_ptr's rules in C++.
+HostArrayFacts host_array_facts(nb::handle ndarray);
+
+// A reference to a Python object, released (under the GIL) when the last C++ owner is gone.
+std::shared_ptr<void> python_hold(nb::handle obj);
+
+// A new NumPy array in a.numpy_shape() of `host_type`, filled by C++ straight into its memory.
+nb::object to_numpy(const Array& a, ScalarType host_type);
+
+}  // namespace tack::python
+
+// tack::Scalar <-> Python int, float and bool (NumPy scalars too). An int beyond 64 bits
+// becomes a float, as NumPy would make it; C++ then decides whether the value fits.
+namespace nanobind::detail {
+template <>
+struct type_caster<tack::Scalar> {
+  NB_TYPE_CASTER(tack::Scalar, const_name("int | float | bool"))
+
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept;
+  static handle from_cpp(const tack::Scalar& s, rv_policy, cleanup_list*) noexcept;
+};
+}  // namespace nanobind::detail

@@ -1,0 +1,51 @@
+// tack.Device and the device list: devices(), device(name), the default device, sync(),
+// memory_space(ptr).
+#include <functional>
+#include <string>
+
+#include "py_convert.hpp"
+
+namespace tack::python {
+
+void init_device(nb::module_& m) {
+  nb::class_<Device>(m, "Device", "A device arrays live on and kernels run on: 'cpu', ...")
+      .def_prop_ro("name", &Device::name, "'cpu', 'opencl:0', ...")
+      .def_prop_ro("kind", &Device::kind, "'cpu', 'opencl', ...")
+      .def("synchronize", &Device::synchronize, "waits for every launch queued on this device")
+      .def("__repr__", [](const Device& d) { return "tack.device('" + d.name() + "')"; })
+      .def("__str__", &Device::name)
+      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
+      .def("__eq__", [](const Device&, nb::handle) { return nb::borrow(Py_NotImplemented); })
+      .def("__ne__", [](const Device& a, const Device& b) { return !(a == b); })
+      .def("__ne__", [](const Device&, nb::handle) { return nb::borrow(Py_NotImplemented); })
+      .def("__hash__", [](const Device& d) { return std::hash<std::string>{}(d.name()); });
+
+  m.def("devices", &devices, "the devices present: the CPU always, others where they answer");
+  m.def("device", &device, nb::arg("name"), "tack.device('cpu'); ValueError naming those present");
+  m.def("default_device", &default_device);
+  m.def(
+      "set_default_device",
+      [](const std::variant<std::string, Device>& d) { set_default_device(to_device(d)); },
+      nb::arg("device"));
+  m.def(
+      "sync", [] {
+        nb::gil_scoped_release release;
+        sync();
+      },
+      "waits for everything queued on every device");
+  m.def(
+      "memory_space",
+      [](nb::handle ptr, const DeviceArg& device) {
+        std::optional<std::uintptr_t> address;
+        if (is_ndarray(ptr)) {
+          address = host_array_facts(ptr).address;
+        } else {
+          address = as_address(ptr);
+        }
+        return memory_space(address, to_device(device));
+      },
+      nb::arg("ptr"), nb::arg("device") = nb::none(),
+      "the memory space of an address (or a NumPy array's memory) on a device: 'cpu', ...");
+}
+
+}  // namespace tack::python

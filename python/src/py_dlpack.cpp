@@ -1,0 +1,117 @@
+// DLPack in Python: Array.__dlpack__ / __dlpack_device__ (capsules out) and tack.from_dlpack
+// (capsules in). The capsule protocol is mechanics; which form, which checks and who owns the
+// tensor are decided by C++ (export_dlpack, from_dlpack_capsule).
+#include <string>
+#include <utility>
+
+#include "py_convert.hpp"
+
+namespace tack::python {
+namespace {
+
+// A capsule's destructor runs the deleter only if nobody consumed the capsule: a consumer
+// renames it ("used_..."), and then owns the tensor.
+template <class Managed>
+void capsule_destructor(PyObject* capsule) {
+  constexpr bool versioned = std::is_same_v<Managed, dlpack::ManagedTensorVersioned>;
+  const char* name = versioned ? dlpack::kVersionedCapsuleName : dlpack::kCapsuleName;
+  if (PyCapsule_IsValid(capsule, name) == 0) return;
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);  // a destructor must leave the error state alone
+  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
+  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  PyErr_Restore(type, value, traceback);
+}
+
+nb::object make_capsule(const dlpack::ExportedTensor& t) {
+  PyObject* c = PyCapsule_New(t.tensor, t.capsule_name(),
+                              t.versioned ? &capsule_destructor<dlpack::ManagedTensorVersioned>
+                                          : &capsule_destructor<dlpack::ManagedTensor>);
+  if (c == nullptr) {
+    if (t.versioned) {
+      auto* m = static_cast<dlpack::ManagedTensorVersioned*>(t.tensor);
+      m->deleter(m);
+    } else {
+      auto* m = static_cast<dlpack::ManagedTensor*>(t.tensor);
+      m->deleter(m);
+    }
+    throw nb::python_error();
+  }
+  return nb::steal(c);
+}
+
+nb::object dlpack_method(const Array& a, nb::handle stream,
+                         std::optional<std::pair<std::uint32_t, std::uint32_t>> max_version,
+                         std::optional<std::pair<std::int64_t, std::int64_t>> dl_device,
+                         std::optional<bool> copy) {
+  dlpack::ExportRequest r;
+  if (!stream.is_none()) {
+    if (PyLong_Check(stream.ptr())) {
+      r.stream = nb::cast<std::int64_t>(stream);
+    } else {
+      r.stream_type = type_name(stream);
+    }
+  }
+  if (max_version) r.max_version = dlpack::Version{max_version->first, max_version->second};
+  if (dl_device) {
+    r.dl_device = dlpack::Device{static_cast<dlpack::DeviceType>(dl_device->first),
+                                 static_cast<std::int32_t>(dl_device->second)};
+  }
+  r.copy = copy;
+  return make_capsule(export_dlpack(a, r));
+}
+
+Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceArg& device) {
+  const Device dev = to_device(device);
+  nb::object capsule;
+  if (PyCapsule_CheckExact(x.ptr())) {
+    capsule = nb::borrow(x);
+  } else if (nb::hasattr(x, "__dlpack__")) {
+    try {
+      capsule = x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0));
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_TypeError)) throw;
+      capsule = x.attr("__dlpack__")();  // a producer from before max_version
+    }
+  }
+  if (!capsule.is_valid() || !PyCapsule_CheckExact(capsule.ptr())) {
+    const std::string what = capsule.is_valid() ? "an object whose __dlpack__ returned " +
+                                                      type_name(capsule) + ", not a capsule"
+                                                : type_name(x);
+    return from_dlpack_capsule(std::nullopt, nullptr, copy, dev, what);  // TypeError
+  }
+  const char* name = PyCapsule_GetName(capsule.ptr());
+  const std::string capsule_name = name != nullptr ? name : "";
+  void* tensor = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (tensor == nullptr) PyErr_Clear();
+  Array a = from_dlpack_capsule(capsule_name, tensor, copy, dev);
+  // C++ owns the tensor now: the producer's capsule destructor must leave it alone.
+  if (PyCapsule_SetName(capsule.ptr(), consumed_capsule_name(capsule_name)) != 0) PyErr_Clear();
+  return a;
+}
+
+}  // namespace
+
+void init_dlpack(nb::module_& m, nb::class_<Array>& array_class) {
+  array_class
+      .def("__dlpack__", &dlpack_method, nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
+           nb::arg("copy") = nb::none(),
+           "exports the array as a DLPack capsule (versioned when max_version >= (1, 0)); the "
+           "allocation is marked shared")
+      .def(
+          "__dlpack_device__",
+          [](const Array& a) {
+            const dlpack::Device d = dlpack_device(a);
+            return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
+          },
+          "(device_type, device_id) as DLPack numbers them: (1, 0) for the CPU");
+
+  m.def("from_dlpack", &from_dlpack_function, nb::arg("x"), nb::kw_only(),
+        nb::arg("copy") = nb::none(), nb::arg("device") = nb::none(),
+        "an array over a DLPack producer's memory (a NumPy array, another framework's tensor, "
+        "or a capsule); the producer is held until the array and every view of it are gone. "
+        "copy=True imports a copy (needed for non-contiguous data)");
+}
+
+}  // namespace tack::python

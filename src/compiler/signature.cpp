@@ -1,0 +1,26 @@
+// Printing and default-float rule of argument signatures.
+#include "compiler/signature.hpp"
+
+namespace tack::compiler {
+
+std::string to_string(const std::vector<ArgType>& signature) {
+  std::string s;
+  for (const auto& a : signature) {
+    if (!s.empty()) s += ", ";
+    if (a.is_array()) {
+      s += ir::to_string(ir::ArrayType{a.type, a.rank, a.vec_width});
+    } else {
+      s += ir::name(a.type);
+    }
+  }
+  return s;
+}
+
+ir::ScalarType default_float_type(const std::vector<ArgType>& signature) {
+  for (const auto& a : signature) {
+    if (a.type == ir::ScalarType::F64) return ir::ScalarType::F64;
+  }
+  return ir::ScalarType::F32;
+}
+
+}  // namespace tack::compiler

@@ -1,0 +1,32 @@
+// The argument signature a kernel is compiled for: one entry per parameter, array or scalar,
+// with its type. Dispatch computes it from the call's arguments (DESIGN.md section 7); lowering
+// types the kernel's body from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/types.hpp"
+
+namespace tack::compiler {
+
+struct ArgType {
+  enum class Kind : std::uint8_t { Array, Scalar };
+  Kind kind = Kind::Scalar;
+  ir::ScalarType type = ir::ScalarType::I32;  // scalar type, or the array's element type
+  std::uint8_t rank = 0;                      // arrays: 1 to 3
+  std::uint8_t vec_width = 0;                 // arrays: 0, or n for tack.vec(n, dtype)
+
+  bool is_array() const { return kind == Kind::Array; }
+  bool operator==(const ArgType&) const = default;
+};
+
+// "array<f32, 1>, f32, i32": for messages and cache keys.
+std::string to_string(const std::vector<ArgType>& signature);
+
+// The float type that int / int and weakly typed float literals take: f64 when an f64 array is
+// among the arguments (or an f64 scalar), f32 otherwise (DESIGN.md section 6).
+ir::ScalarType default_float_type(const std::vector<ArgType>& signature);
+
+}  // namespace tack::compiler

@@ -1,0 +1,73 @@
+// Dispatch checks: every one reads only what the call's arrays already hold (no allocation on
+// the success path), because they run on the warm path of every launch.
+#include "dispatch/checks.hpp"
+
+#include "memory/device_buffer.hpp"
+#include "runtime/backend.hpp"
+#include "support/error.hpp"
+
+namespace tack::detail {
+
+void check_same_device(const std::string& kernel, const std::vector<std::string>& names,
+                       const KernelArg* args, std::size_t count) {
+  const Backend* first = nullptr;
+  std::size_t first_index = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (args[i].array == nullptr) continue;
+    const Backend* b = args[i].array->buffer()->backend().get();
+    if (first == nullptr) {
+      first = b;
+      first_index = i;
+    } else if (b != first) {
+      throw RuntimeError("kernel '" + kernel + "': array '" + names[first_index] +
+                         "' is on device '" + first->name() + "' but array '" + names[i] +
+                         "' is on device '" + b->name() +
+                         "'; a launch runs on one device: copy the arrays to one device first");
+    }
+  }
+}
+
+void check_writable_arrays(const ParamFacts& f, const KernelArg* args) {
+  const auto& written = *f.written;
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    if (!written[i] || args[i].array == nullptr || args[i].array->writable()) continue;
+    throw ValueError("kernel '" + *f.kernel_name + "' may write parameter " + std::to_string(i) +
+                     " ('" + (*f.param_names)[i] +
+                     "'), but the array bound to it is read-only (wrapped or imported "
+                     "read-only); pass a writable array, e.g. tack.array(x.numpy())");
+  }
+}
+
+void check_atomic_alignment(const ParamFacts& f, const KernelArg* args) {
+  for (const auto& a : *f.atomics) {
+    const Array* arr = args[a.param].array;
+    if (arr == nullptr) continue;
+    if (arr->address() % static_cast<std::uintptr_t>(a.alignment) != 0) {
+      throw ValueError("kernel '" + *f.kernel_name + "': atomic target parameter " +
+                       std::to_string(a.param) + " ('" + (*f.param_names)[a.param] +
+                       "') requires " + std::to_string(a.alignment) +
+                       "-byte alignment, but its array starts at address " +
+                       std::to_string(arr->address()) +
+                       "; pass an array allocated by Tack or a copy of this one");
+    }
+  }
+}
+
+bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!written[i] || args[i].array == nullptr) continue;
+    const auto si = args[i].array->buffer()->span();
+    if (!si) return false;
+    if (si->begin == si->end) continue;
+    for (std::size_t j = 0; j < count; ++j) {
+      if (j == i || args[j].array == nullptr) continue;
+      const auto sj = args[j].array->buffer()->span();
+      if (!sj) return false;
+      if (sj->begin == sj->end) continue;
+      if (si->begin < sj->end && sj->begin < si->end) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace tack::detail
