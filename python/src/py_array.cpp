@@ -37,12 +37,12 @@ IndexItem index_item(nb::handle k) {
       nb::object v = k.attr(names[p]);
       if (v.is_none()) continue;
       *parts[p] = index_value(v.ptr());
-      if (!*parts[p]) return OtherIndex{"a slice with a " + type_name(v) + " bound"};
+      if (!*parts[p]) return OtherIndex{"a slice with a " + python_type_name(v) + " bound"};
     }
     return s;
   }
   if (auto v = index_value(o)) return *v;
-  return OtherIndex{type_name(k)};
+  return OtherIndex{python_type_name(k)};
 }
 
 std::vector<IndexItem> index_key(nb::handle key) {
@@ -99,69 +99,75 @@ nb::class_<Array> init_array(nb::module_& m) {
                ", nbytes=" + std::to_string(e.nbytes) + ", device=" + e.device + ")";
       });
 
-  auto array_class = nb::class_<Array>(m, "Array", nb::is_weak_referenceable(),
-                    "A dtype and a shape over a device buffer. Views (a[i:j], reshape) share "
-                    "the memory of the array they come from.")
-      .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
-      .def_prop_ro("dtype", &Array::dtype)
-      .def_prop_ro("ndim", &Array::ndim)
-      .def_prop_ro("size", &Array::size)
-      .def_prop_ro("nbytes", &Array::nbytes)
-      .def_prop_ro("writable", &Array::writable)
-      .def_prop_ro("device", &Array::device)
-      .def_prop_ro("version", &Array::version,
-                   "the write counter of the whole allocation, shared by every view")
-      .def_prop_ro("is_view", &Array::is_view)
-      .def_prop_ro("shared", &Array::shared,
-                   "handed outside Tack (DLPack export, wrapped pointer, export_memory)")
-      .def(
-          "numpy", [](const Array& a) { return to_numpy(a, a.dtype().scalar); },
-          "a new NumPy array holding a copy of the data, in shape + (n,) for vec(n, t) arrays")
-      .def(
-          "fill",
-          [](Array& a, const Scalar& value) {
-            nb::gil_scoped_release release;
-            a.fill(value);
-          },
-          nb::arg("value"))
-      .def("reshape", [](const Array& a, const nb::args& args) { return a.reshape(reshape_args(args)); })
-      .def("__getitem__",
-           [](const Array& a, nb::handle key) -> nb::object {
-             auto r = a.index(index_key(key));
-             if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
-             if (auto* s = std::get_if<Scalar>(&r)) return nb::cast(*s);
-             return scalars_to_python(std::get<std::vector<Scalar>>(r));
-           })
-      .def("__setitem__",
-           [](const Array& a, nb::handle, nb::handle) { a.refuse_item_assignment(); })
-      .def("__iter__", [](const Array& a) { a.refuse_iteration(); })
-      .def("__len__", &Array::len)
-      .def("__repr__", &array_repr)
-      .def("__array__", &array_method, nb::arg("dtype") = nb::none(),
-           nb::arg("copy") = nb::none())
-      .def("export_memory", &Array::export_memory,
-           "the allocation's address and size, for a caller that orders its own accesses; "
-           "refused for views");
+  auto array_class =
+      nb::class_<Array>(m, "Array", nb::is_weak_referenceable(),
+                        "A dtype and a shape over a device buffer. Views (a[i:j], reshape) share "
+                        "the memory of the array they come from.")
+          .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
+          .def_prop_ro("dtype", &Array::dtype)
+          .def_prop_ro("ndim", &Array::ndim)
+          .def_prop_ro("size", &Array::size)
+          .def_prop_ro("nbytes", &Array::nbytes)
+          .def_prop_ro("writable", &Array::writable)
+          .def_prop_ro("device", &Array::device)
+          .def_prop_ro("version", &Array::version,
+                       "the write counter of the whole allocation, shared by every view")
+          .def_prop_ro("is_view", &Array::is_view)
+          .def_prop_ro("shared", &Array::shared,
+                       "handed outside Tack (DLPack export, wrapped pointer, export_memory)")
+          .def(
+              "numpy", [](const Array& a) { return to_numpy(a, a.dtype().scalar); },
+              "a new NumPy array holding a copy of the data, in shape + (n,) for vec(n, t) arrays")
+          .def(
+              "fill",
+              [](Array& a, const Scalar& value) {
+                nb::gil_scoped_release release;
+                a.fill(value);
+              },
+              nb::arg("value"))
+          .def("reshape",
+               [](const Array& a, const nb::args& args) { return a.reshape(reshape_args(args)); })
+          .def(
+              "__getitem__",
+              [](const Array& a, nb::handle key) -> nb::object {
+                auto r = a.index(index_key(key));
+                if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
+                if (auto* s = std::get_if<Scalar>(&r)) return nb::cast(*s);
+                return scalars_to_python(std::get<std::vector<Scalar>>(r));
+              },
+              nb::arg("key").none())
+          .def(
+              "__setitem__",
+              [](const Array& a, nb::handle, nb::handle) { a.refuse_item_assignment(); },
+              nb::arg("key").none(), nb::arg("value").none())
+          .def("__iter__", [](const Array& a) { a.refuse_iteration(); })
+          .def("__len__", &Array::len)
+          .def("__repr__", &array_repr)
+          .def("__array__", &array_method, nb::arg("dtype").none() = nb::none(),
+               nb::arg("copy") = nb::none())
+          .def("export_memory", &Array::export_memory,
+               "the allocation's address and size, for a caller that orders its own accesses; "
+               "refused for views");
 
   m.def(
       "empty",
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
         return empty(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none(),
+      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none(),
       "a new array whose contents are unspecified");
   m.def(
       "zeros",
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
         return zeros(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none());
+      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none());
   m.def(
       "ones",
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
         return ones(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtype") = f32, nb::arg("device") = nb::none());
+      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none());
   m.def(
       "full",
       [](const ShapeArg& shape, const Scalar& fill_value, nb::handle dtype,
@@ -169,7 +175,7 @@ nb::class_<Array> init_array(nb::module_& m) {
         return full(to_shape(shape), fill_value, to_optional_dtype(dtype).value_or(f32),
                     to_device(device));
       },
-      nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = f32,
+      nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype").none() = f32,
       nb::arg("device") = nb::none());
   m.def("empty_like", &empty_like, nb::arg("a"));
   m.def("zeros_like", &zeros_like, nb::arg("a"));
@@ -180,7 +186,7 @@ nb::class_<Array> init_array(nb::module_& m) {
         HostData data = host_data(obj, dt ? std::optional(dt->scalar) : std::nullopt);
         return array(data.view, dt, to_device(device));
       },
-      nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("obj").none(), nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none(),
       "a new array holding a copy of obj (a NumPy array, nested lists, a scalar)");
   m.def(
       "copyto",
@@ -189,7 +195,7 @@ nb::class_<Array> init_array(nb::module_& m) {
         nb::gil_scoped_release release;
         copyto(a, data.view);
       },
-      nb::arg("a"), nb::arg("x"),
+      nb::arg("a"), nb::arg("x").none(),
       "copies x into a: converts the dtype, broadcasts to a's numpy() shape");
   m.def(
       "array_from_ptr",
@@ -201,9 +207,9 @@ nb::class_<Array> init_array(nb::module_& m) {
                                        to_device(device), python_hold(ptr));
         }
         return array_from_ptr(as_address(ptr), dt, to_shape(shape), writable, to_device(device),
-                              nullptr, type_name(ptr));
+                              nullptr, python_type_name(ptr));
       },
-      nb::arg("ptr"), nb::arg("dtype"), nb::arg("shape"), nb::arg("writable") = false,
+      nb::arg("ptr").none(), nb::arg("dtype").none(), nb::arg("shape"), nb::arg("writable") = false,
       nb::arg("device") = nb::none(),
       "wraps memory Tack did not allocate (a NumPy array, kept alive, or an integer address, "
       "which the caller keeps alive); read-only unless writable=True");

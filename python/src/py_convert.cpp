@@ -39,7 +39,7 @@ nb::handle numpy() {
 }
 
 bool is_ndarray(nb::handle obj) {
-  static nb::handle ndarray = numpy().attr("ndarray").release();
+  static nb::handle ndarray = nb::object(numpy().attr("ndarray")).release();
   return PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(ndarray.ptr())) != 0;
 }
 
@@ -50,7 +50,9 @@ nb::object numpy_dtype(ScalarType t) {
   return nb::borrow(d);
 }
 
-std::string type_name(nb::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
+std::string python_type_name(nb::handle obj) {
+  return Py_TYPE(obj.ptr())->tp_name;
+}
 
 std::optional<DType> to_optional_dtype(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;

@@ -33,7 +33,7 @@ bool is_ndarray(nb::handle obj);
 // The NumPy dtype of a scalar type (numpy.dtype("float32") for f32).
 nb::object numpy_dtype(ScalarType t);
 // Py_TYPE(obj)->tp_name: how C++ messages name a value of the wrong kind.
-std::string type_name(nb::handle obj);
+std::string python_type_name(nb::handle obj);
 
 // A dtype argument: a tack DType, a NumPy dtype or scalar type, a Python type, or a name
 // ("f32", "float32"). None is nullopt. C++ raises the TypeError for anything else.
@@ -63,6 +63,14 @@ HostData host_data(nb::handle obj, std::optional<ScalarType> target);
 
 // What a NumPy array says about its memory, for array_from_ptr's rules in C++.
 HostArrayFacts host_array_facts(nb::handle ndarray);
+
+// a == b (or a != b when `equal` is false) for a bound value type; NotImplemented when b is of
+// another type, so Python tries the reflected operation.
+template <class T>
+nb::object equals(const T& a, nb::handle b, bool equal) {
+  if (!nb::isinstance<T>(b)) return nb::borrow(Py_NotImplemented);
+  return nb::bool_((a == nb::cast<const T&>(b)) == equal);
+}
 
 // A reference to a Python object, released (under the GIL) when the last C++ owner is gone.
 std::shared_ptr<void> python_hold(nb::handle obj);

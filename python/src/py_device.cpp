@@ -14,10 +14,12 @@ void init_device(nb::module_& m) {
       .def("synchronize", &Device::synchronize, "waits for every launch queued on this device")
       .def("__repr__", [](const Device& d) { return "tack.device('" + d.name() + "')"; })
       .def("__str__", &Device::name)
-      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
-      .def("__eq__", [](const Device&, nb::handle) { return nb::borrow(Py_NotImplemented); })
-      .def("__ne__", [](const Device& a, const Device& b) { return !(a == b); })
-      .def("__ne__", [](const Device&, nb::handle) { return nb::borrow(Py_NotImplemented); })
+      .def(
+          "__eq__", [](const Device& a, nb::handle b) { return equals<Device>(a, b, true); },
+          nb::arg("other").none())
+      .def(
+          "__ne__", [](const Device& a, nb::handle b) { return equals<Device>(a, b, false); },
+          nb::arg("other").none())
       .def("__hash__", [](const Device& d) { return std::hash<std::string>{}(d.name()); });
 
   m.def("devices", &devices, "the devices present: the CPU always, others where they answer");
@@ -28,7 +30,8 @@ void init_device(nb::module_& m) {
       [](const std::variant<std::string, Device>& d) { set_default_device(to_device(d)); },
       nb::arg("device"));
   m.def(
-      "sync", [] {
+      "sync",
+      [] {
         nb::gil_scoped_release release;
         sync();
       },
@@ -44,7 +47,7 @@ void init_device(nb::module_& m) {
         }
         return memory_space(address, to_device(device));
       },
-      nb::arg("ptr"), nb::arg("device") = nb::none(),
+      nb::arg("ptr").none(), nb::arg("device") = nb::none(),
       "the memory space of an address (or a NumPy array's memory) on a device: 'cpu', ...");
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include <nanobind/stl/pair.h>
+
 #include "py_convert.hpp"
 
 namespace tack::python {
@@ -14,7 +16,7 @@ namespace {
 template <class Managed>
 void capsule_destructor(PyObject* capsule) {
   constexpr bool versioned = std::is_same_v<Managed, dlpack::ManagedTensorVersioned>;
-  const char* name = versioned ? dlpack::kVersionedCapsuleName : dlpack::kCapsuleName;
+  const char* name = versioned ? kVersionedCapsuleName : kCapsuleName;
   if (PyCapsule_IsValid(capsule, name) == 0) return;
   PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
   PyErr_Fetch(&type, &value, &traceback);  // a destructor must leave the error state alone
@@ -23,7 +25,7 @@ void capsule_destructor(PyObject* capsule) {
   PyErr_Restore(type, value, traceback);
 }
 
-nb::object make_capsule(const dlpack::ExportedTensor& t) {
+nb::object make_capsule(const ExportedTensor& t) {
   PyObject* c = PyCapsule_New(t.tensor, t.capsule_name(),
                               t.versioned ? &capsule_destructor<dlpack::ManagedTensorVersioned>
                                           : &capsule_destructor<dlpack::ManagedTensor>);
@@ -44,12 +46,12 @@ nb::object dlpack_method(const Array& a, nb::handle stream,
                          std::optional<std::pair<std::uint32_t, std::uint32_t>> max_version,
                          std::optional<std::pair<std::int64_t, std::int64_t>> dl_device,
                          std::optional<bool> copy) {
-  dlpack::ExportRequest r;
+  ExportRequest r;
   if (!stream.is_none()) {
     if (PyLong_Check(stream.ptr())) {
       r.stream = nb::cast<std::int64_t>(stream);
     } else {
-      r.stream_type = type_name(stream);
+      r.stream_type = python_type_name(stream);
     }
   }
   if (max_version) r.max_version = dlpack::Version{max_version->first, max_version->second};
@@ -76,8 +78,8 @@ Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceA
   }
   if (!capsule.is_valid() || !PyCapsule_CheckExact(capsule.ptr())) {
     const std::string what = capsule.is_valid() ? "an object whose __dlpack__ returned " +
-                                                      type_name(capsule) + ", not a capsule"
-                                                : type_name(x);
+                                                      python_type_name(capsule) + ", not a capsule"
+                                                : python_type_name(x);
     return from_dlpack_capsule(std::nullopt, nullptr, copy, dev, what);  // TypeError
   }
   const char* name = PyCapsule_GetName(capsule.ptr());
@@ -94,7 +96,7 @@ Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceA
 
 void init_dlpack(nb::module_& m, nb::class_<Array>& array_class) {
   array_class
-      .def("__dlpack__", &dlpack_method, nb::kw_only(), nb::arg("stream") = nb::none(),
+      .def("__dlpack__", &dlpack_method, nb::kw_only(), nb::arg("stream").none() = nb::none(),
            nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
            nb::arg("copy") = nb::none(),
            "exports the array as a DLPack capsule (versioned when max_version >= (1, 0)); the "
@@ -107,7 +109,7 @@ void init_dlpack(nb::module_& m, nb::class_<Array>& array_class) {
           },
           "(device_type, device_id) as DLPack numbers them: (1, 0) for the CPU");
 
-  m.def("from_dlpack", &from_dlpack_function, nb::arg("x"), nb::kw_only(),
+  m.def("from_dlpack", &from_dlpack_function, nb::arg("x").none(), nb::kw_only(),
         nb::arg("copy") = nb::none(), nb::arg("device") = nb::none(),
         "an array over a DLPack producer's memory (a NumPy array, another framework's tensor, "
         "or a capsule); the producer is held until the array and every view of it are gone. "

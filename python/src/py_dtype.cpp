@@ -23,15 +23,19 @@ void init_dtype(nb::module_& m) {
       .def_prop_ro(
           "numpy", [](const DType& d) { return numpy_dtype(d.scalar); },
           "the NumPy dtype of the scalar type (a vector's components)")
-      .def_prop_ro("vector_n", [](const DType& d) { return d.vector_n; },
-                   "n for tack.vec(n, dtype), 0 for a scalar dtype")
-      .def_prop_ro("scalar", [](const DType& d) { return DType(d.scalar); },
-                   "the scalar type (the dtype itself unless it is a vector)")
+      .def_prop_ro(
+          "vector_n", [](const DType& d) { return d.vector_n; },
+          "n for tack.vec(n, dtype), 0 for a scalar dtype")
+      .def_prop_ro(
+          "scalar", [](const DType& d) { return DType(d.scalar); },
+          "the scalar type (the dtype itself unless it is a vector)")
       .def("__repr__", &dtype_repr)
-      .def("__eq__", [](const DType& a, const DType& b) { return a == b; })
-      .def("__eq__", [](const DType&, nb::handle) { return nb::borrow(Py_NotImplemented); })
-      .def("__ne__", [](const DType& a, const DType& b) { return !(a == b); })
-      .def("__ne__", [](const DType&, nb::handle) { return nb::borrow(Py_NotImplemented); })
+      .def(
+          "__eq__", [](const DType& a, nb::handle b) { return equals<DType>(a, b, true); },
+          nb::arg("other").none())
+      .def(
+          "__ne__", [](const DType& a, nb::handle b) { return equals<DType>(a, b, false); },
+          nb::arg("other").none())
       .def("__hash__", [](const DType& d) {
         return std::hash<int>{}(static_cast<int>(d.scalar) * 64 + d.vector_n);
       });
@@ -44,7 +48,7 @@ void init_dtype(nb::module_& m) {
 
   m.def(
       "vec", [](int n, nb::handle dtype) { return vec(n, to_dtype(dtype)); }, nb::arg("n"),
-      nb::arg("dtype"), "tack.vec(3, tack.f32): elements that are vectors of n scalars");
+      nb::arg("dtype").none(), "tack.vec(3, tack.f32): elements that are vectors of n scalars");
 }
 
 }  // namespace tack::python

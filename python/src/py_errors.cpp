@@ -73,7 +73,8 @@ void init_errors(nb::module_& m) {
         if (kind == "buffer") throw BufferError(message);
         if (kind == "runtime") throw RuntimeError(message);
         if (kind == "internal") throw InternalError(message);
-        if (kind == "compile") throw CompileError("saxpy", 3, 9, message, "    y[i] = a * x[i] + q");
+        if (kind == "compile")
+          throw CompileError("saxpy", 3, 9, message, "    y[i] = a * x[i] + q");
         throw std::invalid_argument("unknown error kind " + kind);
       },
       nb::arg("kind"), nb::arg("message"));

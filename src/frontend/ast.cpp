@@ -102,6 +102,15 @@ const FunctionDef* Module::find(std::string_view name) const {
   return nullptr;
 }
 
+std::string dotted_name(const Expr& callee) {
+  if (const auto* n = callee.as<Name>()) return n->id;
+  if (const auto* a = callee.as<Attribute>()) {
+    std::string base = dotted_name(*a->value);
+    return base.empty() ? base : base + "." + a->attr;
+  }
+  return {};
+}
+
 namespace {
 
 // Shortest text that reads back to the same double, always with a '.', 'e', "inf" or "nan" so

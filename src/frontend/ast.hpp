@@ -361,7 +361,7 @@ struct FunctionDef {
   std::vector<Param> params;
   ExprPtr returns;        // `-> tack.f32`, may be null; not interpreted
   std::string docstring;  // the literal as written, quotes included; empty when absent
-  Block body;             // without the docstring; at least one statement
+  Block body;             // without the docstring (empty when that is all there is)
 };
 
 // One parsed source text: its functions in source order, and the text itself for diagnostics.
@@ -517,6 +517,10 @@ void for_each_block(const Stmt& s, F&& f) {
       return;
   }
 }
+
+// "tack.atomic_add" for the callee of tack.atomic_add(...), "f" for f, "" for anything that is
+// not a chain of names and attributes (f(x)(y) has callee f(x): "").
+std::string dotted_name(const Expr& callee);
 
 // ---------------------------------------------------------------------------------------------
 // Printing

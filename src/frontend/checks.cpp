@@ -62,10 +62,12 @@ class StructureChecker {
   StructureChecker(const Module& module, const FunctionDef& kernel)
       : module_(module), kernel_(kernel) {}
 
+  // The call graph goes first: once no reachable function is recursive, purity (needed for
+  // the statements before the parallel loop) is well defined.
   void run() {
+    check_call_graph();
     check_top_level();
     check_body(kernel_, /*is_kernel=*/true);
-    check_call_graph();
   }
 
  private:
@@ -188,8 +190,9 @@ class StructureChecker {
     return is_pure_builtin(name);
   }
 
-  // A module function is pure when it stores to no array and calls only pure functions. A
-  // function on a cycle is not (the recursion itself is reported by check_call_graph).
+  // A module function is pure when it stores to no array and calls only pure functions.
+  // check_call_graph has already refused recursion among the functions the kernel reaches; a
+  // cycle met here anyway counts as impure.
   bool is_pure_function(const FunctionDef& fn) {
     const auto [it, inserted] = purity_.try_emplace(&fn, Purity::InProgress);
     if (!inserted) return it->second == Purity::Pure;
@@ -276,15 +279,6 @@ bool is_pure_builtin(std::string_view dotted) {
     if (prefix == "tack." && contains(kDtypeNames, rest)) return true;
   }
   return false;
-}
-
-std::string dotted_name(const Expr& callee) {
-  if (const auto* n = callee.as<Name>()) return n->id;
-  if (const auto* a = callee.as<Attribute>()) {
-    std::string base = dotted_name(*a->value);
-    return base.empty() ? base : base + "." + a->attr;
-  }
-  return {};
 }
 
 const For* parallel_loop(const FunctionDef& kernel) {

@@ -28,10 +28,6 @@ void check_kernel_structure(const Module& module, const FunctionDef& kernel);
 // The first top-level For of a kernel's body (its parallel loop), or null.
 const For* parallel_loop(const FunctionDef& kernel);
 
-// "tack.atomic_add" for tack.atomic_add(...), "f" for f(...), "" for anything else ((f)(x) has
-// "f"; f(x)(y) has "").
-std::string dotted_name(const Expr& callee);
-
 struct CallSite {
   std::string callee;  // dotted_name(call->func)
   const Call* call;

@@ -80,7 +80,10 @@ bool is_string_prefix(std::string_view word) {
 
 class Lexer {
  public:
-  explicit Lexer(const SourceText& source) : text_(source.text()), line_(source.first_line()) {}
+  explicit Lexer(const SourceText& source) : text_(source.text()), line_(source.first_line()) {
+    // A UTF-8 byte order mark is not part of the text (Python skips it too).
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
 
   std::vector<Token> run() {
     try {

@@ -31,7 +31,14 @@ std::string SourceText::line(int line) const {
 }
 
 void SourceText::fail(std::string_view kernel, SourceLoc loc, std::string message) const {
-  throw CompileError(std::string(kernel), loc.line, loc.column, std::move(message), line(loc.line));
+  // The diagnostic puts its caret under the column with one space per character, so a tab in
+  // the quoted line is shown as one space to keep the caret under the construct.
+  std::string quoted = line(loc.line);
+  for (char& c : quoted) {
+    if (c == '\t') c = ' ';
+  }
+  throw CompileError(std::string(kernel), loc.line, loc.column, std::move(message),
+                     std::move(quoted));
 }
 
 }  // namespace tack::frontend

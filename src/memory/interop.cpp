@@ -46,8 +46,7 @@ Array array_from_host_array(const HostArrayFacts& facts, DType dtype, const Shap
                      " is read-only, so it cannot be wrapped with writable=True; wrap it "
                      "read-only (writable=False) or copy it with tack.array(x)");
   }
-  return array_from_ptr(facts.address, dtype, shape, writable, device, std::move(hold),
-                        facts.what);
+  return array_from_ptr(facts.address, dtype, shape, writable, device, std::move(hold), facts.what);
 }
 
 std::string memory_space(std::optional<std::uintptr_t> address, const Device& d) {
@@ -96,8 +95,7 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
 }
 
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
-                          std::optional<bool> copy, const Device& device,
-                          const std::string& what) {
+                          std::optional<bool> copy, const Device& device, const std::string& what) {
   if (!capsule_name) {
     throw TypeError(
         "tack.from_dlpack needs an object with __dlpack__ (a NumPy array, another framework's "

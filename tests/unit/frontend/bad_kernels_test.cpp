@@ -150,6 +150,17 @@ def k(a, n):
         a[i] = even(i)
 )",
      7, "recursive call to 'even' (even -> odd -> even)", "odd"},
+    {"RecursionReachedBeforeTheLoop", R"(@tack.func
+def f(n):
+    return f(n)
+
+@tack.kernel
+def k(a):
+    n = f(1)
+    for i in range(n):
+        a[i] = 0
+)",
+     3, "recursive call to 'f'", "f"},
     {"CallsAKernel", R"(@tack.kernel
 def k(a, n):
     for i in range(n):
@@ -337,6 +348,17 @@ TEST(BadKernels, ErrorPointsAtTheColumn) {
   } catch (const CompileError& e) {
     EXPECT_EQ(e.column(), 12);
     EXPECT_NE(std::string(e.what()).find("    y = a[1:3]\n               ^"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(BadKernels, CaretUnderTabIndentedLine) {
+  try {
+    parse_module("def k(a):\n\tif a:\n\t\ty = None\n");
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.column(), 7);
+    EXPECT_NE(std::string(e.what()).find("      y = None\n          ^"), std::string::npos)
         << e.what();
   }
 }

@@ -151,6 +151,11 @@ TEST(Lexer, BackslashContinuation) {
   EXPECT_EQ(lex_error("x = \\"), "unexpected end of input after line continuation character");
 }
 
+TEST(Lexer, ByteOrderMarkIsSkipped) {
+  EXPECT_EQ(kinds("\xEF\xBB\xBFx = 1\n"), "Name = Int NL END");
+  EXPECT_EQ(lex("\xEF\xBB\xBFx")[0].loc, (SourceLoc{1, 1}));
+}
+
 TEST(Lexer, LineEndings) {
   std::vector<Token> t = lex("a\rb\r\nc\n");
   EXPECT_EQ(t[0].loc.line, 1);

@@ -1,0 +1,60 @@
+"""Devices, and the mapping of Tack's C++ exceptions to Python's."""
+import pytest
+
+import tack
+
+
+def test_devices():
+    ds = tack.devices()
+    assert tack.device("cpu") in ds
+    cpu = tack.device("cpu")
+    assert cpu.name == "cpu" and cpu.kind == "cpu"
+    assert repr(cpu) == "tack.device('cpu')"
+    assert str(cpu) == "cpu"
+    assert cpu == tack.device("cpu")
+    assert hash(cpu) == hash(tack.device("cpu"))
+    assert cpu != "cpu"
+    cpu.synchronize()
+    tack.sync()
+
+
+def test_default_device():
+    before = tack.default_device()
+    tack.set_default_device("cpu")
+    assert tack.default_device() == tack.device("cpu")
+    tack.set_default_device(before)
+    assert tack.zeros(1).device == before
+
+
+def test_unknown_device():
+    with pytest.raises(ValueError, match=r"no device named 'gpu9'; the devices present are"):
+        tack.device("gpu9")
+
+
+@pytest.mark.parametrize(
+    "kind, exception",
+    [
+        ("type", TypeError),
+        ("value", ValueError),
+        ("index", IndexError),
+        ("runtime", RuntimeError),
+        ("buffer", BufferError),
+        ("internal", RuntimeError),
+    ],
+)
+def test_cpp_errors_map_to_python_builtins(kind, exception):
+    with pytest.raises(exception, match=rf"^message for {kind}$") as info:
+        tack._tack._raise_for_test(kind, f"message for {kind}")
+    assert type(info.value) is exception
+
+
+def test_compile_error():
+    assert issubclass(tack.CompileError, Exception)
+    assert not issubclass(tack.CompileError, RuntimeError)
+    with pytest.raises(tack.CompileError, match=r"kernel 'saxpy', line 3, column 9: name 'q' is "
+                                                r"not defined") as info:
+        tack._tack._raise_for_test("compile", "name 'q' is not defined")
+    e = info.value
+    assert (e.kernel, e.line, e.column) == ("saxpy", 3, 9)
+    assert e.message == "name 'q' is not defined"
+    assert "y[i] = a * x[i] + q" in str(e)
