@@ -72,7 +72,8 @@ def test_copyto_vector_array_uses_the_numpy_shape():
     a = tack.zeros(2, dtype=tack.vec(3, tack.f32))
     tack.copyto(a, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(a.numpy(), [[1, 2, 3], [1, 2, 3]])
-    with pytest.raises(ValueError, match=r"does not match or broadcast to the array's shape \(2, 3\)"):
+    with pytest.raises(ValueError,
+                       match=r"does not match or broadcast to the array's shape \(2, 3\)"):
         tack.copyto(a, [1.0, 2.0])
 
 
@@ -99,7 +100,8 @@ def test_copyto_read_only_is_a_runtime_error_and_writes_nothing():
     backing = np.full(4, 2.0, dtype=np.float32)
     ro = tack.array_from_ptr(backing, tack.f32, 4)
     before = ro.version
-    with pytest.raises(RuntimeError, match=r"cannot copy into a read-only f32 array of shape \(4,\)"):
+    with pytest.raises(RuntimeError,
+                       match=r"cannot copy into a read-only f32 array of shape \(4,\)"):
         tack.copyto(ro, [1.0, 2.0, 3.0, 4.0])
     np.testing.assert_array_equal(backing, [2.0] * 4)
     assert ro.version == before

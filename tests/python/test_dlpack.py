@@ -386,8 +386,8 @@ def test_stream_and_device_arguments():
     assert capsule_name(a.__dlpack__(stream=None)) == "dltensor"
     assert capsule_name(a.__dlpack__(stream=-1, max_version=(1, 0))) == "dltensor_versioned"
     assert capsule_name(a.__dlpack__(dl_device=(1, 0), copy=False)) == "dltensor"
-    with pytest.raises(ValueError, match=r"the CPU has no streams, so stream must be None \(or -1\), "
-                                         r"got 1"):
+    with pytest.raises(ValueError, match=r"the CPU has no streams, so stream must be None "
+                                         r"\(or -1\), got 1"):
         a.__dlpack__(stream=1)
     with pytest.raises(TypeError, match=r"stream must be None or an integer, got str"):
         a.__dlpack__(stream="default")
