@@ -22,6 +22,7 @@ struct KernelArg {
   const Array* array = nullptr;
   Scalar scalar;
 
+  KernelArg() = default;
   KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
   KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>

@@ -43,9 +43,34 @@ from tack._tack import (
     zeros_like,
 )
 
+from tack._tack import Kernel, debug, set_debug, set_specialize_disjoint, specialize_disjoint
+from tack._kernel import (
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    func,
+    inspect,
+    kernel,
+    kernel_from_source,
+    ndrange,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "Kernel",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "debug",
+    "func",
+    "inspect",
+    "kernel",
+    "kernel_from_source",
+    "ndrange",
+    "set_debug",
+    "set_specialize_disjoint",
+    "specialize_disjoint",
     "Array",
     "CompileError",
     "DType",

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/signature.hpp"
-#include "dispatch/abi.hpp"
+#include "codegen/kernel_abi.hpp"
 #include "dispatch/checks.hpp"
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
@@ -37,8 +37,8 @@ struct VariantKey {
 
 // Holds compiled code alive and callable: what a backend's compiler returns.
 struct CompiledCode {
-  ChunkFunction chunk = nullptr;
-  ExtentFunction extent = nullptr;
+  codegen::ChunkFn chunk = nullptr;
+  codegen::ExtentFn extent = nullptr;
   std::shared_ptr<void> owner;  // the JIT resources behind the function pointers
 };
 
@@ -85,9 +85,9 @@ class KernelImpl {
   std::atomic<Variant*> last_{nullptr};
 };
 
-// Compiles a variant's IR for the CPU (codegen/llvm behind dispatch/cpu_compile.cpp).
+// Compiles a variant's IR for the CPU through the disk cache (dispatch/cpu_compile.cpp).
 CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug);
-// inspect "source" and "optimized" for the CPU.
+// inspect "source" and "optimized" for the CPU: LLVM IR before or after O3.
 std::string cpu_source(const ir::Function& fn, bool disjoint, bool debug, bool optimized);
 
 }  // namespace tack::detail

@@ -34,8 +34,10 @@
 //   bool(nan)); bool -> x is 0 or 1.
 // Floating point is IEEE 754 with round-to-nearest: no fast-math, no reassociation, no FMA
 //   contraction, denormals kept.
-// Evaluation order is left to right: operands, then indices, then the stored value; statements
-//   in order. Loads and atomics are the only expressions with effects visible to other code.
+// Evaluation order is left to right: an expression's operands, a load's indices, an atomic's
+//   indices then its value; a store evaluates its value first, then its indices (Python's order
+//   for `a[i] = v`); statements in order. Atomics are the only expressions with effects (and, in
+//   debug mode, the first out-of-bounds access, which is the one reported).
 // Math calls (MathFn) take float arguments of one type and return that type, except abs, min
 //   and max, which also take integers, and isnan/isinf/isfinite, which return bool. min(a, b) is
 //   Python's: (b < a) ? b : a; max(a, b) is (b > a) ? b : a (the first argument wins ties and

@@ -83,13 +83,13 @@ void Visitor::visit(const Assign& n) {
   visit_expr(n.value);
 }
 void Visitor::visit(const ArrayStore& n) {
+  visit_expr(n.value);  // Python evaluates the stored value before the target's indices
   for (const Expr& i : n.indices) visit_expr(i);
-  visit_expr(n.value);
 }
 void Visitor::visit(const LocalArrayDecl&) {}
 void Visitor::visit(const LocalArrayStore& n) {
+  visit_expr(n.value);  // Python evaluates the stored value before the target's indices
   for (const Expr& i : n.indices) visit_expr(i);
-  visit_expr(n.value);
 }
 void Visitor::visit(const Block& n) {
   for (const Stmt& s : n.stmts) visit_stmt(s);
@@ -257,9 +257,9 @@ Stmt Mutator::mutate(const Assign& n, const Stmt& self) {
   return Assign::make(n.name, std::move(v));
 }
 Stmt Mutator::mutate(const ArrayStore& n, const Stmt& self) {
+  Expr v = mutate_expr(n.value);  // evaluation order: value, then indices
   std::vector<Expr> idx;
   bool changed = mutate_all(n.indices, idx);
-  Expr v = mutate_expr(n.value);
   if (!changed && v == n.value) return self;
   return ArrayStore::make(n.param, std::move(idx), std::move(v));
 }
@@ -267,9 +267,9 @@ Stmt Mutator::mutate(const LocalArrayDecl&, const Stmt& self) {
   return self;
 }
 Stmt Mutator::mutate(const LocalArrayStore& n, const Stmt& self) {
+  Expr v = mutate_expr(n.value);
   std::vector<Expr> idx;
   bool changed = mutate_all(n.indices, idx);
-  Expr v = mutate_expr(n.value);
   if (!changed && v == n.value) return self;
   return LocalArrayStore::make(n.name, std::move(idx), std::move(v));
 }

@@ -51,6 +51,9 @@ dlpack::DataType dlpack_from_scalar(ScalarType t) {
 bool device_accepts(const Device& device, dlpack::DeviceType type) {
   if (device.kind() == "cpu") return type == dlpack::kCPU || type == dlpack::kCUDAHost ||
                                        type == dlpack::kROCMHost;
+  // OpenCL tensors carry an SVM pointer; that it belongs to this device's context is checked
+  // by array_from_ptr (the backend's memory_space knows its own live allocations).
+  if (device.kind() == "opencl") return type == dlpack::kOpenCL;
   return false;
 }
 
@@ -147,6 +150,13 @@ Managed* export_tensor(const Array& source, bool copy) {
 
 dlpack::Device dlpack_device(const Array& a) {
   if (a.device().kind() == "cpu") return {dlpack::kCPU, 0};
+  if (a.device().kind() == "opencl") {
+    // "opencl:N" -> device id N, the index in Tack's device list of that kind.
+    const std::string name = a.device().name();
+    const auto colon = name.find(':');
+    const int id = colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 1));
+    return {dlpack::kOpenCL, id};
+  }
   throw RuntimeError("DLPack export is not available for device '" + a.device().name() + "'");
 }
 

@@ -3,6 +3,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/opencl/opencl_backend.hpp"
 #include "support/error.hpp"
 
 namespace tack::detail {
@@ -19,6 +20,12 @@ Registry& registry() {
     auto* reg = new Registry;  // intentionally immortal: buffers may outlive static destruction
     reg->backends.push_back(std::make_shared<CpuBackend>());
     reg->default_backend = reg->backends.front();
+    // OpenCL devices where a platform answers (after the CPU, which stays the default); a
+    // missing or broken runtime only leaves them out.
+    try {
+      for (const auto& b : opencl_devices().backends) reg->backends.push_back(b);
+    } catch (...) {
+    }
     return reg;
   }();
   return *r;

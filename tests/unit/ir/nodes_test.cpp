@@ -21,8 +21,7 @@ TEST(IrConstants, IntConstWrapsToItsType) {
 TEST(IrConstants, FloatConstRoundsF32) {
   auto c = const_f32(0.1f)->as<FloatConst>();
   EXPECT_EQ(c->value, static_cast<double>(0.1f));
-  EXPECT_EQ(float_const(ScalarType::F32, 0.1)->as<FloatConst>()->value,
-            static_cast<double>(0.1f));
+  EXPECT_EQ(float_const(ScalarType::F32, 0.1)->as<FloatConst>()->value, static_cast<double>(0.1f));
   EXPECT_EQ(const_f64(0.1)->as<FloatConst>()->value, 0.1);
   EXPECT_EQ(const_bool(true)->type, ScalarType::Bool);
   EXPECT_EQ(make_const(ScalarType::F64, 3)->as<FloatConst>()->value, 3.0);
@@ -34,8 +33,8 @@ TEST(IrExprs, BinaryTypesAndChecks) {
   Expr e = add(x, const_i32(1));
   EXPECT_EQ(e->kind, NodeKind::Binary);
   EXPECT_EQ(e->type, ScalarType::I32);
-  EXPECT_THROW(add(x, const_i64(1)), InternalError);            // no implicit conversion
-  EXPECT_THROW(truediv(x, const_i32(2)), InternalError);        // '/' takes floats
+  EXPECT_THROW(add(x, const_i64(1)), InternalError);      // no implicit conversion
+  EXPECT_THROW(truediv(x, const_i32(2)), InternalError);  // '/' takes floats
   EXPECT_THROW(add(const_bool(true), const_bool(false)), InternalError);
   EXPECT_NO_THROW(bit_and(const_bool(true), const_bool(false)));
   EXPECT_THROW(shl(const_f32(1), const_f32(2)), InternalError);
@@ -99,8 +98,7 @@ TEST(IrStmts, ControlFlowBuilders) {
   Expr k = var(ScalarType::I32, "k");
   Stmt f = for_range("k", const_i32(0), const_i32(10), const_i32(2), block({continue_stmt()}));
   EXPECT_EQ(f->as<For>()->type(), ScalarType::I32);
-  EXPECT_THROW(for_range("k", const_i32(0), const_i64(10), const_i32(1), block({})),
-               InternalError);
+  EXPECT_THROW(for_range("k", const_i32(0), const_i64(10), const_i32(1), block({})), InternalError);
   EXPECT_THROW(if_then(k, block({})), InternalError);
   EXPECT_THROW(while_loop(k, block({})), InternalError);
   EXPECT_EQ(labeled("ret", block({exit_block("ret")}))->kind, NodeKind::LabeledBlock);

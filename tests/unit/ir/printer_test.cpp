@@ -36,8 +36,9 @@ TEST(IrPrinter, EveryStatementForm) {
   Stmt body = block({
       local_array("t", ScalarType::F64, {4}),
       local_store("t", {const_i32(0)}, call(MathFn::Sqrt, {const_f64(2.0)})),
-      labeled("ret", block({if_then(logical_not(lt(i, j)), block({exit_block("ret")}),
-                                    block({eval(atomic(AtomicOp::Add, h, {i, j}, const_i32(1)))}))})),
+      labeled("ret",
+              block({if_then(logical_not(lt(i, j)), block({exit_block("ret")}),
+                             block({eval(atomic(AtomicOp::Add, h, {i, j}, const_i32(1)))}))})),
       for_range("k", n, const_i32(0), const_i32(-1),
                 block({if_then(eq(k, const_i32(1)), block({continue_stmt()}))})),
       while_loop(const_bool(false), block({break_stmt()})),

@@ -44,7 +44,7 @@ TEST(IrVisitor, VisitsEveryNodeInOrder) {
   KindCounter c;
   c.visit_function(f);
   EXPECT_EQ(c.fors, 1);
-  std::vector<std::string> expected = {"k", "acc", "k", "i", "acc"};
+  std::vector<std::string> expected = {"k", "acc", "k", "acc", "i"};  // value before index
   EXPECT_EQ(c.vars, expected);
 }
 

@@ -1,0 +1,79 @@
+// tack.Kernel: kernels from source, their launch (the Python warm path), debug mode, inspect.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "py_convert.hpp"
+#include "tack/kernel.hpp"
+
+namespace tack::python {
+namespace {
+
+// Converts the call's Python arguments into KernelArgs without copying arrays. At most a
+// handful of arguments: a fixed buffer keeps the warm path free of allocation.
+struct ArgList {
+  static constexpr std::size_t kInline = 16;
+  KernelArg inline_args[kInline];
+  std::vector<KernelArg> heap;
+  KernelArg* data = inline_args;
+  std::size_t size = 0;
+
+  explicit ArgList(const nb::args& args) {
+    const std::size_t n = args.size();
+    if (n > kInline) {
+      heap.resize(n);
+      data = heap.data();
+    }
+    for (std::size_t i = 0; i < n; ++i) data[i] = convert(args[i]);
+    size = n;
+  }
+
+  static KernelArg convert(nb::handle h) {
+    Array* a = nullptr;
+    if (nb::try_cast<Array*>(h, a) && a != nullptr) return KernelArg(*a);
+    Scalar s;
+    if (nb::try_cast<Scalar>(h, s)) return KernelArg(s);
+    throw TypeError(std::string("kernel arguments are tack arrays or Python numbers, got ") +
+                    nb::type_name(h.type()).c_str() +
+                    "; wrap NumPy data with tack.array(x) or tack.from_dlpack(x)");
+  }
+};
+
+}  // namespace
+
+void init_kernel(nb::module_& m) {
+  nb::class_<Kernel>(m, "Kernel")
+      .def(
+          "__call__",
+          [](const Kernel& k, nb::args args) {
+            ArgList list(args);
+            nb::gil_scoped_release release;
+            k.call(list.data, list.size);
+          },
+          "launches the kernel on the arguments' device")
+      .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro("variant_count", &Kernel::variant_count)
+      .def("__repr__", [](const Kernel& k) { return "tack.Kernel('" + k.name() + "')"; });
+
+  m.def(
+      "_kernel_from_source",
+      [](const std::string& source, const std::string& name, int first_line) {
+        return kernel(source, name, first_line);
+      },
+      nb::arg("source"), nb::arg("name") = "", nb::arg("first_line") = 1);
+  m.def("set_debug", &set_debug, nb::arg("on"),
+        "debug mode: check every index against its array's shape; IndexError on the first "
+        "out-of-bounds access (skipped)");
+  m.def("debug", &debug);
+  m.def("set_specialize_disjoint", &set_specialize_disjoint, nb::arg("on"));
+  m.def("specialize_disjoint", &specialize_disjoint);
+  m.def(
+      "inspect",
+      [](const Kernel& k, nb::args args, const std::string& mode) {
+        ArgList list(args);
+        return inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
+      },
+      nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir",
+      "the IR, source or optimized code of the variant these arguments would run");
+}
+
+}  // namespace tack::python

@@ -1,0 +1,103 @@
+"""@tack.kernel and @tack.func: kernels written in Python syntax, compiled by Tack's C++ core.
+
+The decorators hand the functions' source text to the C++ parser; nothing of the kernel runs in
+Python. A kernel's device functions are the @tack.func objects its source (and theirs) names,
+found by name in the defining module's globals."""
+import inspect as _inspect
+import re as _re
+import textwrap as _textwrap
+
+from tack import _tack
+
+_NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _source_of(fn):
+    try:
+        lines, first_line = _inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise TypeError(
+            f"tack cannot read the source of {fn!r} ({e}); define kernels in a file, or pass "
+            "the source text to tack.kernel_from_source") from None
+    return _textwrap.dedent("".join(lines)), first_line
+
+
+class Func:
+    """A device function (@tack.func): inlined into the kernels that call it."""
+
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.source, self.first_line = _source_of(fn)
+        self.globals = fn.__globals__
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"@tack.func '{self.__name__}' runs only inside kernels; call it from a "
+                        "@tack.kernel")
+
+
+def func(fn):
+    """Marks a device function, callable by name from kernels."""
+    return Func(fn)
+
+
+def _device_functions(source, globals_, seen):
+    """The @tack.func objects `source` names, and theirs, transitively."""
+    found = []
+    for name in dict.fromkeys(_NAME.findall(source)):
+        obj = globals_.get(name)
+        if isinstance(obj, Func) and obj.__name__ not in seen:
+            seen.add(obj.__name__)
+            found.append(obj)
+            found.extend(_device_functions(obj.source, obj.globals, seen))
+    return found
+
+
+def _module_text(pieces):
+    """One text holding every piece at its own line number where the pieces allow it (one file,
+    no overlap), so that errors name file lines; otherwise the pieces one after another."""
+    pieces = sorted(pieces, key=lambda p: p[1])
+    text, line = "", 1
+    for source, first_line in pieces:
+        if first_line < line:  # overlapping or from another file: lines are then relative
+            return "\n".join(p[0] for p in pieces), 1
+        text += "\n" * (first_line - line) + source
+        if not text.endswith("\n"):
+            text += "\n"
+        line = first_line + source.count("\n") + (0 if source.endswith("\n") else 1)
+    return text, 1
+
+
+def kernel(fn):
+    """Compiles `fn` as a Tack kernel, just in time for each new argument signature. The result
+    is the C++ kernel object itself, so a call goes straight from Python into the dispatch."""
+    source, first_line = _source_of(fn)
+    funcs = _device_functions(source, fn.__globals__, {fn.__name__})
+    text, base = _module_text([(source, first_line)] + [(f.source, f.first_line) for f in funcs])
+    return _tack._kernel_from_source(text, fn.__name__, base)
+
+
+def kernel_from_source(source, name="", first_line=1):
+    """A kernel from source text; `name` picks the kernel among its functions."""
+    return _tack._kernel_from_source(source, name, first_line)
+
+
+def inspect(k, *args, mode="ir"):
+    """The Tack IR ("ir"), LLVM IR ("source") or optimized LLVM IR ("optimized") of the variant
+    these arguments would run."""
+    return _tack.inspect(k, *args, mode=mode)
+
+
+def _only_in_kernels(name):
+    def f(*args, **kwargs):
+        raise TypeError(f"tack.{name} is part of the kernel language; use it inside a "
+                        "@tack.kernel or @tack.func")
+    f.__name__ = name
+    return f
+
+
+ndrange = _only_in_kernels("ndrange")
+atomic_add = _only_in_kernels("atomic_add")
+atomic_min = _only_in_kernels("atomic_min")
+atomic_max = _only_in_kernels("atomic_max")

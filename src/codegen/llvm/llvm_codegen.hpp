@@ -1,0 +1,84 @@
+// The CPU backend's code generator: Tack IR -> LLVM IR -> host object code -> ORC JIT. The
+// project's only door to LLVM; no LLVM type appears here, so nothing above codegen/llvm/ needs
+// LLVM headers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_abi.hpp"
+#include "ir/ir.hpp"
+
+namespace tack::codegen {
+
+struct CodegenOptions {
+  // Promise that no array parameter overlaps another one that is written (dispatch checks the
+  // byte ranges per call): array pointers get `noalias`. Off, the code assumes any overlap.
+  bool disjoint = false;
+  // Debug mode: check every array index against its array's own extent; skip the access and
+  // record the first violation in TackDebugStatus.
+  bool bounds_check = false;
+  // 0 to 3: LLVM's new-pass-manager pipeline level (and the code generator's).
+  int opt_level = 3;
+};
+
+// The two entry points' symbol names for a kernel (kernel names are sanitized to [A-Za-z0-9_]).
+struct SymbolNames {
+  std::string chunk;
+  std::string extent;
+};
+SymbolNames symbol_names(const ir::Function& f);
+
+// Wall time of each step of the last compile on this thread, in milliseconds (for benchmarks,
+// the docs, and tack.inspect; not a contract).
+struct CompileTimes {
+  double emit_ms = 0;      // Tack IR -> LLVM IR, including the target machine
+  double optimize_ms = 0;  // the O3 pipeline
+  double codegen_ms = 0;   // LLVM IR -> object file
+  double load_ms = 0;      // linking the object into the JIT and looking up the entry points
+};
+
+// The LLVM IR text of the kernel's module, before or after the optimization pipeline. Used by
+// tack.inspect(mode="llvm") and by the golden tests (unoptimized).
+std::string emit_llvm_ir(const ir::Function& f, const CodegenOptions& opts, bool optimized);
+
+// The optimized kernel as a relocatable object file for the host, for the disk cache.
+std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions& opts,
+                                    CompileTimes* times = nullptr);
+
+// Compiled code loaded into the process-wide JIT. Destroying it frees the code; the function
+// pointers must not be called afterwards. Thread-safe to call from several threads at once.
+class JitModule {
+ public:
+  JitModule(const JitModule&) = delete;
+  JitModule& operator=(const JitModule&) = delete;
+  ~JitModule();
+
+  ChunkFn chunk() const { return chunk_; }
+  ExtentFn extent() const { return extent_; }
+
+ private:
+  friend std::unique_ptr<JitModule> load_object(const std::vector<char>&, const SymbolNames&,
+                                                CompileTimes*);
+  JitModule() = default;
+
+  ChunkFn chunk_ = nullptr;
+  ExtentFn extent_ = nullptr;
+  void* dylib_ = nullptr;  // the llvm::orc::JITDylib holding this module's code
+};
+
+// Links an object from compile_to_object into the JIT. Throws tack::RuntimeError when the object
+// is corrupt or lacks the symbols (a disk cache treats that as a miss and recompiles).
+std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const SymbolNames& names,
+                                       CompileTimes* times = nullptr);
+
+// compile_to_object + load_object.
+std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& opts,
+                                   CompileTimes* times = nullptr);
+
+// Identifies the code this machine generates, for cache keys: LLVM version, target triple, host
+// CPU name and its features.
+std::string host_target_id();
+
+}  // namespace tack::codegen

@@ -1,0 +1,49 @@
+// The compiler pipeline, AST to checked typed IR: each pass in order, the verifier after each,
+// and TACK_PRINT_IR=1 printing the IR after each pass to stderr.
+#include "compiler/pipeline.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+
+#include "ir/printer.hpp"
+#include "ir/verifier.hpp"
+#include "tack/error.hpp"
+#include "transforms/lower.hpp"
+
+namespace tack::compiler {
+namespace {
+
+// Read at every compilation (compiling is not a hot path), so a test or a debugger session can
+// switch it on at any time.
+bool print_ir_requested() {
+  const char* v = std::getenv("TACK_PRINT_IR");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
+// Every pass ends here: print if asked, then verify, so a broken pass is named where it broke
+// the IR and not in a backend.
+void after_pass(const ir::Function& fn, std::string_view pass, bool print) {
+  if (print) std::cerr << "; Tack IR after " << pass << "\n" << fn << std::flush;
+  ir::verify_or_throw(fn, pass);
+}
+
+}  // namespace
+
+ir::Function build_ir(const frontend::Module& module, const std::string& kernel_name,
+                      const std::vector<ArgType>& signature) {
+  const frontend::FunctionDef* kernel = module.find(kernel_name);
+  if (kernel == nullptr) {
+    throw ValueError("the kernel source defines no function named '" + kernel_name + "'");
+  }
+  const bool print = print_ir_requested();
+
+  // Lowering types the AST for this signature, inlines device functions and folds literals;
+  // everything later (optimization) is LLVM's job on the CPU and the device compilers' elsewhere.
+  ir::Function fn = transforms::lower_kernel(module, *kernel, signature);
+  after_pass(fn, "lowering", print);
+
+  return fn;
+}
+
+}  // namespace tack::compiler

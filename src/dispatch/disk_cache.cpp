@@ -1,0 +1,85 @@
+// Disk cache files: "TACKOBJ1\n", the key's length and text, then the object file. Written to a
+// temporary name and renamed, so readers never see half a file.
+#include "dispatch/disk_cache.hpp"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tack::detail {
+namespace {
+
+constexpr char kMagic[] = "TACKOBJ1\n";
+
+std::string hex_hash(const std::string& key) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+std::optional<std::string> cache_directory() {
+  if (const char* d = std::getenv("TACK_CACHE_DIR")) {
+    if (*d == '\0') return std::nullopt;
+    return std::string(d);
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tack";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tack";
+  return std::nullopt;
+}
+
+std::optional<std::vector<char>> cache_load(const std::string& key) {
+  auto dir = cache_directory();
+  if (!dir) return std::nullopt;
+  std::ifstream in(*dir + "/" + hex_hash(key) + ".o", std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t magic = sizeof(kMagic) - 1;
+  if (content.size() < magic + 8 || content.compare(0, magic, kMagic) != 0) return std::nullopt;
+  std::uint64_t key_size;
+  std::memcpy(&key_size, content.data() + magic, 8);
+  if (key_size != key.size() || content.size() < magic + 8 + key_size) return std::nullopt;
+  if (content.compare(magic + 8, key_size, key) != 0) return std::nullopt;
+  return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(magic + 8 + key_size),
+                           content.end());
+}
+
+void cache_store(const std::string& key, const std::vector<char>& object) {
+  auto dir = cache_directory();
+  if (!dir) return;
+  std::error_code ec;
+  std::filesystem::create_directories(*dir, ec);
+  if (ec) return;
+  const std::string final_path = *dir + "/" + hex_hash(key) + ".o";
+  const std::string tmp = final_path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    const std::uint64_t key_size = key.size();
+    out.write(kMagic, sizeof(kMagic) - 1);
+    out.write(reinterpret_cast<const char*>(&key_size), 8);
+    out.write(key.data(), static_cast<std::streamsize>(key.size()));
+    out.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, final_path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+}  // namespace tack::detail

@@ -1,0 +1,50 @@
+// The public Kernel API and the process-wide dispatch switches (debug mode, disjointness).
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "dispatch/kernel_impl.hpp"
+#include "tack/kernel.hpp"
+
+namespace tack {
+namespace {
+
+bool env_flag(const char* name, bool fallback) {
+  const char* s = std::getenv(name);
+  if (s == nullptr || *s == '\0') return fallback;
+  return std::string(s) != "0";
+}
+
+std::atomic<bool>& debug_flag() {
+  static std::atomic<bool> flag{env_flag("TACK_DEBUG", false)};
+  return flag;
+}
+
+std::atomic<bool>& disjoint_flag() {
+  static std::atomic<bool> flag{env_flag("TACK_DISJOINT", true)};
+  return flag;
+}
+
+}  // namespace
+
+Kernel::Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
+
+void Kernel::call(const KernelArg* args, std::size_t count) const { impl_->call(args, count); }
+const std::string& Kernel::name() const { return impl_->name(); }
+std::size_t Kernel::variant_count() const { return impl_->variant_count(); }
+
+Kernel kernel(std::string_view source, std::string_view name, int first_line) {
+  return Kernel(std::make_shared<detail::KernelImpl>(std::string(source), std::string(name),
+                                                     first_line));
+}
+
+void set_debug(bool on) { debug_flag().store(on, std::memory_order_relaxed); }
+bool debug() { return debug_flag().load(std::memory_order_relaxed); }
+void set_specialize_disjoint(bool on) { disjoint_flag().store(on, std::memory_order_relaxed); }
+bool specialize_disjoint() { return disjoint_flag().load(std::memory_order_relaxed); }
+
+std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode) {
+  return k.impl()->inspect(args.data(), args.size(), mode);
+}
+
+}  // namespace tack

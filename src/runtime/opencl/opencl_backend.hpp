@@ -1,0 +1,140 @@
+// The OpenCL backend: one Backend per OpenCL device with coarse-grained SVM ("opencl:0", ...),
+// each with its own context and one in-order command queue. Buffers are SVM allocations, so a
+// view at any byte offset is a plain pointer. Launches are queued (see opencl_program.hpp and
+// docs/devices.md for what waits and who frees what).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/backend.hpp"
+#include "runtime/opencl/opencl_api.hpp"
+
+namespace tack::detail {
+
+class OpenClKernel;
+struct OpenClArg;
+
+// What Tack needs to know about a device, read once at discovery.
+struct OpenClDeviceInfo {
+  std::string name, vendor, version, driver_version, platform_name;
+  cl_device_svm_capabilities svm = 0;
+  std::uint64_t max_alloc = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  std::uint64_t global_mem = 0;  // CL_DEVICE_GLOBAL_MEM_SIZE
+  std::uint32_t compute_units = 1;
+  bool fp64 = false;                        // cl_khr_fp64 (or OpenCL 1.2+ double config)
+  bool int64_atomics = false;               // cl_khr_int64_base_atomics
+  bool correctly_rounded_div_sqrt = false;  // -cl-fp32-correctly-rounded-divide-sqrt allowed
+};
+
+// The live SVM allocations of one backend: what memory_space() answers from. Shared with the
+// callbacks of queued frees, which may run after the backend is gone.
+class SvmRegistry {
+ public:
+  void add(std::uintptr_t begin, std::size_t nbytes);
+  void remove(std::uintptr_t begin);
+  // The allocation [begin, end) that contains `address`, if any.
+  bool find(std::uintptr_t address, std::uintptr_t* begin, std::uintptr_t* end) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::uintptr_t, std::uintptr_t> ranges_;  // begin -> end
+};
+
+class OpenClBackend final : public Backend {
+ public:
+  OpenClBackend(std::shared_ptr<const OpenClApi> api, cl_platform_id platform, cl_device_id device,
+                int index, OpenClDeviceInfo info, cl_context context, cl_command_queue queue);
+  ~OpenClBackend() override;
+
+  std::string name() const override { return "opencl:" + std::to_string(index_); }
+  std::string kind() const override { return "opencl"; }
+  // Contents unspecified. Out of device memory: RuntimeError naming the size and the device;
+  // nothing else is affected.
+  std::shared_ptr<DeviceBuffer> allocate(std::size_t nbytes) override;
+  // Only memory inside one live SVM allocation of this device (ValueError otherwise).
+  std::shared_ptr<DeviceBuffer> wrap(std::uintptr_t address, std::size_t nbytes,
+                                     std::shared_ptr<void> hold) override;
+  // "opencl" inside an SVM allocation this backend made and has not freed, else "cpu".
+  std::string memory_space(std::uintptr_t address) const override;
+  std::vector<std::string> device_memory_spaces() const override { return {"opencl"}; }
+  // clFinish: waits for everything queued (launches, fills, ordered frees).
+  void synchronize() override;
+
+  // ---- programs and launches (the API dispatch uses; see opencl_program.hpp) ----
+  // Compiles `source` (OpenCL C) and returns kernel `kernel_name` of it. Cached in memory by
+  // source text, and on disk as a program binary (opencl_program.cpp). A build failure is a
+  // CompileError that quotes the generated source line the compiler's first error points to.
+  std::shared_ptr<OpenClKernel> build_program(const std::string& source,
+                                              const std::string& kernel_name);
+  // Binds `args` in order and enqueues `global_size` work items (a multiple of nothing: no
+  // local size is imposed); returns without waiting. Buffers bound are marked as used by the
+  // launch (ordered frees, synchronize). If one of them is shared outside Tack, waits for the
+  // launch before returning (memory seed, "Queued launches and memory").
+  void launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args, std::size_t global_size);
+  // A work-item count that fills the device; kernels from OpenClPrinter are grid-stride, so
+  // any global size is correct and this one is merely a good default.
+  std::size_t default_global_size() const;
+
+  // ---- for buffers and tests ----
+  const OpenClApi& api() const { return *api_; }
+  const std::shared_ptr<const OpenClApi>& api_ptr() const { return api_; }
+  cl_context context() const { return context_; }
+  cl_command_queue queue() const { return queue_; }
+  cl_device_id device_id() const { return device_; }
+  int index() const { return index_; }
+  const OpenClDeviceInfo& info() const { return info_; }
+  const std::shared_ptr<SvmRegistry>& svm_registry() const { return svm_; }
+
+  // Queue bookkeeping: every enqueued command that uses a buffer takes a ticket; a buffer
+  // remembers its last ticket, and waiting is needed only while it is above completed().
+  std::uint64_t next_ticket() { return ++issued_; }
+  std::uint64_t issued() const { return issued_.load(std::memory_order_acquire); }
+  std::uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
+  // Records that every command up to `ticket` has completed (after a blocking command).
+  void mark_completed(std::uint64_t ticket);
+  // Waits for every command issued so far (clFinish) and records it.
+  void finish();
+
+ private:
+  std::shared_ptr<const OpenClApi> api_;
+  cl_platform_id platform_;
+  cl_device_id device_;
+  int index_;
+  OpenClDeviceInfo info_;
+  cl_context context_;
+  cl_command_queue queue_;
+  std::shared_ptr<SvmRegistry> svm_ = std::make_shared<SvmRegistry>();
+  std::atomic<std::uint64_t> issued_{0};
+  std::atomic<std::uint64_t> completed_{0};
+  std::mutex launch_mutex_;  // clSetKernelArg + enqueue must not interleave on one kernel
+  // Built kernels by (source, kernel name): a variant is compiled once per process.
+  struct ProgramCache {
+    std::mutex mutex;
+    std::map<std::pair<std::string, std::string>, std::shared_ptr<OpenClKernel>> kernels;
+  };
+  std::unique_ptr<ProgramCache> programs_;
+};
+
+// The OpenCL devices of this process, found once: every device of every platform that answers
+// and has coarse-grained SVM. `notes` says why anything was left out (no runtime, no platform,
+// a device without SVM), for messages and skipped tests.
+struct OpenClDiscovery {
+  std::vector<std::shared_ptr<OpenClBackend>> backends;
+  std::vector<std::string> notes;
+};
+// Discovers with `api` (nullptr: none); never throws.
+OpenClDiscovery discover_opencl(const std::shared_ptr<const OpenClApi>& api);
+// The process-wide discovery the device registry lists. TACK_OPENCL=0 turns it off.
+const OpenClDiscovery& opencl_devices();
+// One line for a skipped test: "no OpenCL device: <notes>".
+std::string opencl_unavailable_reason();
+
+}  // namespace tack::detail

@@ -1,0 +1,380 @@
+// OpenCL programs (build, in-memory and on-disk caches, build errors) and queued launches.
+#include "runtime/opencl/opencl_program.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "runtime/opencl/opencl_backend.hpp"
+#include "runtime/opencl/opencl_buffer.hpp"
+#include "support/error.hpp"
+
+#ifndef TACK_VERSION
+#define TACK_VERSION "unknown"
+#endif
+
+namespace tack::detail {
+
+namespace {
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A cache file: magic, the full key (so a collision of the hashed file name, or a stale file,
+// is a miss, never a wrong program), the binary's size and hash, then the binary. Anything that
+// does not check out is ignored.
+constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'O', 'C', 'L', '1'};
+
+bool read_cache(const std::string& path, const std::string& key, std::string* binary) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  char magic[8];
+  std::uint64_t key_size = 0, size = 0, hash = 0;
+  in.read(magic, 8);
+  in.read(reinterpret_cast<char*>(&key_size), 8);
+  if (!in || std::memcmp(magic, kMagic, 8) != 0 || key_size != key.size()) return false;
+  std::string stored(key_size, '\0');
+  in.read(stored.data(), static_cast<std::streamsize>(key_size));
+  in.read(reinterpret_cast<char*>(&size), 8);
+  in.read(reinterpret_cast<char*>(&hash), 8);
+  if (!in || stored != key || size == 0 || size > (std::uint64_t{1} << 30)) return false;
+  binary->resize(size);
+  in.read(binary->data(), static_cast<std::streamsize>(size));
+  return static_cast<bool>(in) && fnv1a(*binary) == hash;
+}
+
+void write_cache(const std::string& path, const std::string& key, const std::string& binary) {
+  static std::atomic<unsigned> counter{0};
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    const std::uint64_t key_size = key.size(), size = binary.size(), hash = fnv1a(binary);
+    out.write(kMagic, 8);
+    out.write(reinterpret_cast<const char*>(&key_size), 8);
+    out.write(key.data(), static_cast<std::streamsize>(key.size()));
+    out.write(reinterpret_cast<const char*>(&size), 8);
+    out.write(reinterpret_cast<const char*>(&hash), 8);
+    out.write(binary.data(), static_cast<std::streamsize>(binary.size()));
+    if (!out) {
+      out.close();
+      std::remove(tmp.c_str());
+      return;
+    }
+  }
+  // Atomic replacement: a concurrent reader sees the old file or the new one, never half.
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::remove(tmp.c_str());
+}
+
+std::string program_binary(const OpenClApi& api, cl_program program) {
+  std::size_t size = 0;
+  if (api.GetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
+          CL_SUCCESS ||
+      size == 0) {
+    return "";
+  }
+  std::string binary(size, '\0');
+  unsigned char* ptr = reinterpret_cast<unsigned char*>(binary.data());
+  if (api.GetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) !=
+      CL_SUCCESS) {
+    return "";
+  }
+  return binary;
+}
+
+std::string build_log(const OpenClApi& api, cl_program program, cl_device_id device) {
+  std::size_t n = 0;
+  if (api.GetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) !=
+          CL_SUCCESS ||
+      n == 0) {
+    return "";
+  }
+  std::string log(n, '\0');
+  api.GetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || std::isspace(static_cast<unsigned char>(log.back()))))
+    log.pop_back();
+  return log;
+}
+
+std::string trim(std::string s) {
+  std::size_t b = 0;
+  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  s.erase(0, b);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// Finds ":LINE:COL:" in `text`; on success sets line, column and the position after it.
+bool find_location(const std::string& text, int* line, int* column, std::size_t* after) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != ':') continue;
+    std::size_t j = i + 1, k;
+    long l = 0, c = 0;
+    for (k = j; k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); ++k)
+      l = l * 10 + (text[k] - '0');
+    if (k == j || k >= text.size() || text[k] != ':' || l > 1000000) continue;
+    const std::size_t m = k + 1;
+    for (k = m; k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); ++k)
+      c = c * 10 + (text[k] - '0');
+    if (k == m || k >= text.size() || text[k] != ':' || c > 1000000) continue;
+    *line = static_cast<int>(l);
+    *column = static_cast<int>(c);
+    *after = k + 1;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- OpenClKernel, OpenClArgs ------------------------------------------------------------------
+
+OpenClKernel::OpenClKernel(std::shared_ptr<const OpenClApi> api, cl_program program,
+                           cl_kernel kernel, std::string name, std::string source, bool from_disk)
+    : api_(std::move(api)),
+      program_(program),
+      kernel_(kernel),
+      name_(std::move(name)),
+      source_(std::move(source)),
+      from_disk_(from_disk) {
+  cl_uint n = 0;
+  if (api_->GetKernelInfo(kernel_, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) == CL_SUCCESS)
+    arg_count_ = n;
+}
+
+OpenClKernel::~OpenClKernel() {
+  api_->ReleaseKernel(kernel_);
+  api_->ReleaseProgram(program_);
+}
+
+OpenClArgs& OpenClArgs::array(const Array& a) {
+  args_.push_back(OpenClArg::of_buffer(a.buffer()));
+  for (std::int64_t extent : a.shape()) args_.push_back(OpenClArg::value<cl_long>(extent));
+  if (a.dtype().is_vector()) args_.push_back(OpenClArg::value<cl_long>(a.dtype().vector_n));
+  return *this;
+}
+
+OpenClArgs& OpenClArgs::buffer(std::shared_ptr<DeviceBuffer> b) {
+  args_.push_back(OpenClArg::of_buffer(std::move(b)));
+  return *this;
+}
+
+// ---- build errors -----------------------------------------------------------------------------
+
+void throw_build_error(const std::string& kernel_name, const std::string& device,
+                       const std::string& source, const std::string& log) {
+  // Vendors agree on "FILE:LINE:COL:" and on the word "error"; they differ in where the word
+  // stands (PoCL: "error: FILE:3:10: msg", clang and NVIDIA: "FILE:3:10: error: msg").
+  std::istringstream lines(log);
+  std::string l, first_message;
+  int line = 0, column = 0, errors = 0;
+  while (std::getline(lines, l)) {
+    if (l.find("error") == std::string::npos) continue;
+    int ln = 0, col = 0;
+    std::size_t after = 0;
+    if (!find_location(l, &ln, &col, &after)) continue;
+    ++errors;
+    if (errors > 1) continue;
+    line = ln;
+    column = col;
+    std::string msg = trim(l.substr(after));
+    if (msg.rfind("error:", 0) == 0) msg = trim(msg.substr(6));
+    if (msg.rfind("fatal error:", 0) == 0) msg = trim(msg.substr(12));
+    first_message = msg;
+  }
+  std::string source_line;
+  if (line > 0) {
+    std::istringstream src(source);
+    std::string s;
+    for (int i = 1; std::getline(src, s); ++i) {
+      if (i == line) {
+        source_line = s;
+        break;
+      }
+    }
+  }
+  std::string message;
+  if (errors == 0) {
+    message = "the OpenCL C compiler of device '" + device + "' rejected the generated source: " +
+              (log.empty() ? std::string("(no build log)") : log);
+  } else {
+    message = first_message + " (in the generated OpenCL C, built for device '" + device + "'" +
+              (errors > 1 ? "; " + std::to_string(errors - 1) + " more error(s) in the build log"
+                          : std::string()) +
+              ")";
+  }
+  throw CompileError(kernel_name, line, column, message, source_line);
+}
+
+std::string opencl_cache_directory() {
+  namespace fs = std::filesystem;
+  fs::path dir;
+  // The same rules as the CPU's cache (dispatch/disk_cache.hpp): an empty TACK_CACHE_DIR turns
+  // caching off.
+  if (const char* env = std::getenv("TACK_CACHE_DIR"); env != nullptr) {
+    if (*env == '\0') return "";
+    dir = env;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    dir = fs::path(xdg) / "tack";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    dir = fs::path(home) / ".cache" / "tack";
+  } else {
+    return "";
+  }
+  dir /= "opencl";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "";  // no cache: every process compiles, which is only slower
+  return dir.string();
+}
+
+// ---- OpenClBackend: build and launch ----------------------------------------------------------
+
+std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& source,
+                                                           const std::string& kernel_name) {
+  const auto key = std::make_pair(source, kernel_name);
+  {
+    std::lock_guard lock(programs_->mutex);
+    auto it = programs_->kernels.find(key);
+    if (it != programs_->kernels.end()) return it->second;
+  }
+  // IEEE single-precision / and sqrt (the IR's contract: no relaxed math), where the device
+  // can; fp64 is always correctly rounded. No -cl-fast-relaxed-math, no -cl-mad-enable.
+  const std::string options =
+      info_.correctly_rounded_div_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "";
+
+  const std::string key_text = std::string(TACK_VERSION) + '\0' + info_.platform_name + '\0' +
+                               info_.name + '\0' + info_.version + '\0' + info_.driver_version +
+                               '\0' + options + '\0' + source;
+  const std::string dir = opencl_cache_directory();
+  const std::string path = dir.empty() ? "" : dir + "/" + hex64(fnv1a(key_text)) + ".bin";
+
+  cl_program program = nullptr;
+  bool from_disk = false;
+  cl_int err = CL_SUCCESS;
+  if (!path.empty()) {
+    std::string binary;
+    if (read_cache(path, key_text, &binary)) {
+      const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+      const std::size_t size = binary.size();
+      cl_int status = CL_SUCCESS;
+      program = api_->CreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &status, &err);
+      if (program != nullptr &&
+          (err != CL_SUCCESS || status != CL_SUCCESS ||
+           api_->BuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr) !=
+               CL_SUCCESS)) {
+        api_->ReleaseProgram(program);  // a stale or foreign binary: compile instead
+        program = nullptr;
+      }
+      from_disk = program != nullptr;
+    }
+  }
+  if (program == nullptr) {
+    const char* text = source.c_str();
+    const std::size_t length = source.size();
+    program = api_->CreateProgramWithSource(context_, 1, &text, &length, &err);
+    if (program == nullptr || err != CL_SUCCESS) {
+      throw RuntimeError("cannot create an OpenCL program on device '" + name() +
+                         "': " + cl_error_string(err));
+    }
+    err = api_->BuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      const std::string log = build_log(*api_, program, device_);
+      api_->ReleaseProgram(program);
+      if (err == CL_BUILD_PROGRAM_FAILURE) throw_build_error(kernel_name, name(), source, log);
+      throw RuntimeError("the OpenCL compiler of device '" + name() + "' is not usable (" +
+                         cl_error_string(err) + ")" + (log.empty() ? "" : ": " + log));
+    }
+    if (!path.empty()) {
+      const std::string binary = program_binary(*api_, program);
+      if (!binary.empty()) write_cache(path, key_text, binary);
+    }
+  }
+  cl_kernel kernel = api_->CreateKernel(program, kernel_name.c_str(), &err);
+  if (kernel == nullptr || err != CL_SUCCESS) {
+    api_->ReleaseProgram(program);
+    throw RuntimeError("the OpenCL program built for device '" + name() +
+                       "' has no kernel named '" + kernel_name + "' (" + cl_error_string(err) +
+                       ")");
+  }
+  auto k = std::make_shared<OpenClKernel>(api_, program, kernel, kernel_name, source, from_disk);
+  std::lock_guard lock(programs_->mutex);
+  auto [it, inserted] = programs_->kernels.emplace(key, k);
+  return it->second;  // a concurrent build of the same source: the first one stays
+}
+
+void OpenClBackend::launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args,
+                           std::size_t global_size) {
+  if (args.size() != kernel.arg_count()) {
+    throw RuntimeError("OpenCL kernel '" + kernel.name() + "' takes " +
+                       std::to_string(kernel.arg_count()) + " arguments, but the launch gives " +
+                       std::to_string(args.size()));
+  }
+  if (global_size == 0) return;  // nothing to run; OpenCL refuses an empty range
+  bool must_wait = false;
+  {
+    std::lock_guard lock(launch_mutex_);
+    std::vector<OpenClAllocation*> used;
+    used.reserve(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const OpenClArg& a = args[i];
+      const auto index = static_cast<cl_uint>(i);
+      cl_int err;
+      if (a.buffer) {
+        auto* b = dynamic_cast<OpenClBuffer*>(a.buffer.get());
+        if (b == nullptr || b->allocation().backend.get() != this) {
+          throw RuntimeError("argument " + std::to_string(i) + " of kernel '" + kernel.name() +
+                             "' is an array on device '" + a.buffer->backend()->name() +
+                             "', but the launch runs on '" + name() +
+                             "'; copy the array to this device first");
+        }
+        err = api_->SetKernelArgSVMPointer(kernel.handle(), index, b->data());
+        must_wait = must_wait || b->shared();
+        used.push_back(&b->allocation());
+      } else {
+        err = api_->SetKernelArg(kernel.handle(), index, a.size, a.bytes);
+      }
+      if (err != CL_SUCCESS) {
+        throw RuntimeError("cannot bind argument " + std::to_string(i) + " of OpenCL kernel '" +
+                           kernel.name() + "' (" + cl_error_string(err) +
+                           "); the argument list does not match the kernel's parameters");
+      }
+    }
+    const std::uint64_t ticket = next_ticket();
+    const cl_int err = api_->EnqueueNDRangeKernel(queue_, kernel.handle(), 1, nullptr,
+                                                  &global_size, nullptr, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      throw RuntimeError("cannot launch OpenCL kernel '" + kernel.name() + "' on device '" +
+                         name() + "': " + cl_error_string(err));
+    }
+    for (OpenClAllocation* u : used) u->note_use(ticket);
+    api_->Flush(queue_);  // start it now; the call still returns without waiting
+  }
+  // Memory handed outside Tack: the other side may touch it with no Tack call in between.
+  if (must_wait) finish();
+}
+
+}  // namespace tack::detail

@@ -1,0 +1,510 @@
+// The builtins a kernel can call, in one table: Python's (len, int, float, bool, abs, min, max,
+// pow, round), the math module's functions, tack's casts, math functions, atomics and local
+// arrays (tack.zeros); and how each one is typed and lowered.
+#include <cmath>
+#include <map>
+
+#include "transforms/lowerer.hpp"
+#include "transforms/typing.hpp"
+
+namespace tack::transforms::lowering {
+namespace {
+
+using frontend::SourceLoc;
+using ir::MathFn;
+using ir::ScalarType;
+
+enum class Kind : uint8_t {
+  Len,
+  Int,
+  Float,
+  Bool,
+  Abs,
+  Min,
+  Max,
+  Pow,          // pow(a, b), tack.pow: a ** b
+  Round,        // round(x): Python returns an int
+  FloatFn,      // math functions: arguments converted to one float type
+  IntRounding,  // math.floor/ceil/trunc: Python returns an int
+  FloatPow,     // math.pow: always a float
+  Rsqrt,
+  Clamp,
+  Cast,
+  Atomic,
+  Zeros,
+};
+
+struct Builtin {
+  Kind kind;
+  int min_args, max_args;  // max_args -1: no limit
+  MathFn fn = MathFn::Sqrt;
+  ScalarType type = ScalarType::F32;
+  ir::AtomicOp atomic = ir::AtomicOp::Add;
+};
+
+const std::map<std::string, Builtin>& table() {
+  static const std::map<std::string, Builtin> t = [] {
+    std::map<std::string, Builtin> m;
+    m["len"] = {Kind::Len, 1, 1};
+    m["int"] = {Kind::Int, 1, 1};
+    m["float"] = {Kind::Float, 1, 1};
+    m["bool"] = {Kind::Bool, 1, 1};
+    m["abs"] = m["tack.abs"] = {Kind::Abs, 1, 1};
+    m["min"] = m["tack.min"] = {Kind::Min, 2, -1};
+    m["max"] = m["tack.max"] = {Kind::Max, 2, -1};
+    m["pow"] = m["tack.pow"] = {Kind::Pow, 2, 2};
+    m["round"] = {Kind::Round, 1, 1};
+    struct F {
+      const char* name;
+      MathFn fn;
+      int args;
+    };
+    const F floats[] = {
+        {"sqrt", MathFn::Sqrt, 1},   {"cbrt", MathFn::Cbrt, 1},
+        {"sin", MathFn::Sin, 1},     {"cos", MathFn::Cos, 1},
+        {"tan", MathFn::Tan, 1},     {"asin", MathFn::Asin, 1},
+        {"acos", MathFn::Acos, 1},   {"atan", MathFn::Atan, 1},
+        {"sinh", MathFn::Sinh, 1},   {"cosh", MathFn::Cosh, 1},
+        {"tanh", MathFn::Tanh, 1},   {"asinh", MathFn::Asinh, 1},
+        {"acosh", MathFn::Acosh, 1}, {"atanh", MathFn::Atanh, 1},
+        {"exp", MathFn::Exp, 1},     {"exp2", MathFn::Exp2, 1},
+        {"expm1", MathFn::Expm1, 1}, {"log", MathFn::Log, 1},
+        {"log2", MathFn::Log2, 1},   {"log10", MathFn::Log10, 1},
+        {"log1p", MathFn::Log1p, 1}, {"erf", MathFn::Erf, 1},
+        {"erfc", MathFn::Erfc, 1},   {"atan2", MathFn::Atan2, 2},
+        {"fmod", MathFn::Fmod, 2},   {"copysign", MathFn::Copysign, 2},
+        {"hypot", MathFn::Hypot, 2}, {"isnan", MathFn::IsNan, 1},
+        {"isinf", MathFn::IsInf, 1}, {"isfinite", MathFn::IsFinite, 1},
+        {"fabs", MathFn::Abs, 1},
+    };
+    for (const F& f : floats) {
+      Builtin b{Kind::FloatFn, f.args, f.args, f.fn};
+      m[f.name] = m[std::string("math.") + f.name] = m[std::string("tack.") + f.name] = b;
+    }
+    // Python's math.floor returns an int; tack.floor keeps the float (as NumPy's floor does).
+    const F rounding[] = {
+        {"floor", MathFn::Floor, 1}, {"ceil", MathFn::Ceil, 1}, {"trunc", MathFn::Trunc, 1}};
+    for (const F& f : rounding) {
+      m[f.name] = m[std::string("math.") + f.name] = {Kind::IntRounding, 1, 1, f.fn};
+      m[std::string("tack.") + f.name] = {Kind::FloatFn, 1, 1, f.fn};
+    }
+    m["tack.round"] = {Kind::FloatFn, 1, 1, MathFn::Round};
+    m["math.pow"] = {Kind::FloatPow, 2, 2};
+    m["tack.rsqrt"] = {Kind::Rsqrt, 1, 1};
+    m["tack.clamp"] = {Kind::Clamp, 3, 3};
+    const std::pair<const char*, ScalarType> casts[] = {
+        {"bool", ScalarType::Bool},   {"bool_", ScalarType::Bool},  {"i8", ScalarType::I8},
+        {"int8", ScalarType::I8},     {"i16", ScalarType::I16},     {"int16", ScalarType::I16},
+        {"i32", ScalarType::I32},     {"int32", ScalarType::I32},   {"i64", ScalarType::I64},
+        {"int64", ScalarType::I64},   {"u8", ScalarType::U8},       {"uint8", ScalarType::U8},
+        {"u16", ScalarType::U16},     {"uint16", ScalarType::U16},  {"u32", ScalarType::U32},
+        {"uint32", ScalarType::U32},  {"u64", ScalarType::U64},     {"uint64", ScalarType::U64},
+        {"f32", ScalarType::F32},     {"float32", ScalarType::F32}, {"f64", ScalarType::F64},
+        {"float64", ScalarType::F64},
+    };
+    for (const auto& [name, type] : casts) {
+      m[std::string("tack.") + name] = {Kind::Cast, 1, 1, MathFn::Sqrt, type};
+    }
+    m["tack.atomic_add"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Add};
+    m["tack.atomic_min"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Min};
+    m["tack.atomic_max"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Max};
+    m["tack.zeros"] = {Kind::Zeros, 1, 2};
+    return m;
+  }();
+  return t;
+}
+
+[[noreturn]] void unknown_function(const Lowerer& l, const std::string& name, SourceLoc loc) {
+  if (name == "range" || name == "tack.ndrange") {
+    l.fail(loc, name + "() is only allowed as the iterable of a for loop");
+  }
+  if (name == "tack.vec" || name == "tack.mat") {
+    l.fail(loc,
+           "vector and matrix values are not supported in kernels yet; tack.vec arrays are "
+           "indexed by component (p[i, c])");
+  }
+  if (name == "tack.f16" || name == "tack.float16") {
+    l.fail(loc, "f16 is not supported in kernels; compute in f32 (tack.f32(...))");
+  }
+  if (name == "print") l.fail(loc, "print() is not supported in kernels");
+  if (name.rfind("tack.", 0) == 0 || name.rfind("math.", 0) == 0) {
+    l.fail(loc, "unknown function '" + name + "'; docs/language.md lists the builtins");
+  }
+  l.fail(loc, "unknown function '" + name +
+                  "'; a kernel calls builtins (docs/language.md) and the @tack.func functions "
+                  "defined in the same source");
+}
+
+std::string call_name(const std::string& name) {
+  return name + "()";
+}
+
+[[noreturn]] void arity_error(const Lowerer& l, const std::string& name, const Builtin& b,
+                              size_t got, SourceLoc loc) {
+  if (name == "pow" || name == "tack.pow") {
+    if (got == 3) l.fail(loc, "pow() with a modulus (3 arguments) is not supported");
+  }
+  if (name == "round" && got == 2) {
+    l.fail(loc,
+           "round(x, ndigits) is not supported; round(x) rounds to an integer, "
+           "tack.round(x) to a float");
+  }
+  if (name == "math.log" && got == 2) {
+    l.fail(loc, "math.log(x, base) is not supported; write math.log(x) / math.log(base)");
+  }
+  std::string want = b.max_args < 0 ? "at least " + std::to_string(b.min_args)
+                     : b.min_args == b.max_args
+                         ? std::to_string(b.min_args)
+                         : std::to_string(b.min_args) + " or " + std::to_string(b.max_args);
+  l.fail(loc, call_name(name) + " takes " + want + " argument" +
+                  (b.max_args == 1 && b.min_args == 1 ? "" : "s") + ", got " + std::to_string(got));
+}
+
+// Arguments of a float function, all converted to one float type: the widest float among the
+// typed arguments, an integer counting as the default float.
+std::vector<ir::Expr> float_args(Lowerer& l, std::vector<Value>& args) {
+  std::optional<ScalarType> t;
+  for (const Value& v : args) {
+    if (v.is_weak()) continue;
+    ScalarType vt = ir::is_float(v.expr->type) ? v.expr->type : l.default_float();
+    t = t ? *promote(*t, vt) : vt;
+  }
+  ScalarType ft = t ? *t : l.default_float();
+  std::vector<ir::Expr> out;
+  for (const Value& v : args) {
+    out.push_back(v.is_weak() ? make_constant(*v.weak, ft) : ir::cast(ft, v.expr));
+  }
+  return out;
+}
+
+// A weak float made an integer the way int()/math.floor do; Python raises on inf and nan.
+Value int_literal(const Lowerer& l, double v, SourceLoc loc, const std::string& name) {
+  if (!std::isfinite(v) || std::fabs(v) >= 18446744073709551616.0) {
+    l.fail(loc, call_name(name) + " of the constant " + Constant::of_float(v).text() +
+                    " has no 64-bit integer value");
+  }
+  return Value::literal(Constant::of_int(static_cast<Int128>(v)));
+}
+
+// The type numbers merge into for min/max/clamp; bools are refused.
+ScalarType merged_number_type(Lowerer& l, const std::vector<Value>& args,
+                              const std::vector<const frontend::Expr*>& exprs,
+                              const std::string& name) {
+  Value acc = args[0];
+  ScalarType t = ScalarType::I32;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (!args[k].is_weak() && ir::is_bool(args[k].expr->type)) {
+      l.fail(exprs[k]->loc, call_name(name) + " takes numbers, got a bool; convert it: int(...)");
+    }
+  }
+  for (size_t k = 1; k < args.size(); ++k) {
+    t = l.merge_types(acc, args[k], exprs[k]->loc, "the arguments of " + call_name(name));
+    acc = Value::typed(ir::make_const(t, 0));
+  }
+  return t;
+}
+
+Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
+              const std::vector<const frontend::Expr*>& exprs, const std::string& name,
+              SourceLoc loc) {
+  ScalarType t = merged_number_type(l, args, exprs, name);
+  bool all_weak = true;
+  for (const Value& v : args) all_weak = all_weak && v.is_weak();
+  if (all_weak) {
+    // Python's min/max: the first of equal values wins.
+    Constant best = *args[0].weak;
+    for (size_t k = 1; k < args.size(); ++k) {
+      const Constant& c = *args[k].weak;
+      if (fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater, c,
+                       best)) {
+        best = c;
+      }
+    }
+    return Value::literal(best);
+  }
+  MathFn fn = is_min ? MathFn::Min : MathFn::Max;
+  ir::Expr e = l.coerce(args[0], t, exprs[0]->loc, "the other arguments");
+  for (size_t k = 1; k < args.size(); ++k) {
+    e = ir::call(fn, {e, l.coerce(args[k], t, exprs[k]->loc, "the other arguments")});
+  }
+  (void)loc;
+  return Value::typed(e);
+}
+
+Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const frontend::Call& c) {
+  std::string what = "the first argument of " + call_name(name);
+  const Symbol* arr = l.array_of(*c.args[0], what);
+  if (arr->kind == SymbolKind::LocalArray) {
+    l.fail(c.args[0]->loc, "atomics work on array arguments; '" + arr->name +
+                               "' is a local array, private to one iteration: update it "
+                               "directly (" +
+                               arr->name + "[i] += v)");
+  }
+  if (ir::is_bool(arr->type)) {
+    l.fail(c.args[0]->loc, "atomics on bool arrays are not supported ('" + arr->name + "')");
+  }
+  const frontend::Expr& ie = *c.args[1];
+  std::vector<const frontend::Expr*> idx;
+  if (const auto* t = ie.as<frontend::Tuple>()) {
+    for (const frontend::ExprPtr& e : t->elements) idx.push_back(e.get());
+  } else {
+    idx.push_back(&ie);
+  }
+  int need = arr->array.index_count();
+  if (static_cast<int>(idx.size()) != need) {
+    l.fail(ie.loc,
+           "'" + arr->name + "' has rank " + std::to_string(arr->array.rank) +
+               (arr->array.vec_width
+                    ? " with vectors of " + std::to_string(arr->array.vec_width) + " components"
+                    : "") +
+               " and takes " + std::to_string(need) + " " +
+               (need == 1 ? "index"
+                          : "indices, as a tuple (" + name + "(" + arr->name + ", (i, j), v))") +
+               ", got " + std::to_string(idx.size()));
+  }
+  Sequence seq(l);
+  for (const frontend::Expr* e : idx) seq.add_expr(*e);
+  size_t value = seq.add_expr(*c.args[2]);
+  std::vector<ir::Expr> indices;
+  for (size_t k = 0; k < idx.size(); ++k) indices.push_back(l.index(seq[k], idx[k]->loc));
+  ir::Expr v =
+      l.convert_store(seq[value], arr->type, c.args[2]->loc, "the array '" + arr->name + "'");
+  return Value::typed(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, indices, v));
+}
+
+std::optional<ScalarType> dtype_of(const Lowerer& l, const frontend::Expr& e) {
+  std::string name = frontend::dotted_name(e);
+  if (name == "float") return l.default_float();
+  if (name == "int") return ScalarType::I64;
+  if (name == "bool") return ScalarType::Bool;
+  auto it = table().find(name);
+  if (it != table().end() && it->second.kind == Kind::Cast) return it->second.type;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool Lowerer::is_reserved_name(const std::string& name) const {
+  return name == "tack" || name == "math" || name == "range" || name == "print" ||
+         table().count(name) > 0 || module_.find(name) != nullptr;
+}
+
+Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
+  std::string name = frontend::dotted_name(*c.func);
+  if (name.empty()) {
+    fail(c.loc, "only functions named directly can be called (f(x), tack.f32(x), math.sqrt(x))");
+  }
+  std::string head = name.substr(0, name.find('.'));
+  if (const Symbol* s = frame().scopes.lookup(head)) {
+    if (head == name) {
+      fail(c.func->loc,
+           "'" + name + "' is " + (s->is_array() ? "an array" : "a number") + ", not a function");
+    }
+    fail(c.func->loc, "'" + name +
+                          "(...)' is not supported: arrays and numbers have no methods "
+                          "in kernels");
+  }
+  if (head == name) {
+    if (const frontend::FunctionDef* f = module_.find(name)) {
+      if (f->kind == frontend::FunctionKind::Func) return inline_call(*f, c, discard);
+      if (f->kind == frontend::FunctionKind::Kernel) {
+        fail(c.func->loc, "'" + name +
+                              "' is a @tack.kernel and cannot be called from device "
+                              "code; make it a @tack.func to call it");
+      }
+      fail(c.func->loc, "'" + name +
+                            "' is not a device function; decorate it with @tack.func "
+                            "to call it from a kernel");
+    }
+  }
+  auto it = table().find(name);
+  if (it == table().end()) unknown_function(*this, name, c.func->loc);
+  const Builtin& b = it->second;
+  size_t n = c.args.size();
+  if (n < static_cast<size_t>(b.min_args) ||
+      (b.max_args >= 0 && n > static_cast<size_t>(b.max_args))) {
+    arity_error(*this, name, b, n, c.loc);
+  }
+  switch (b.kind) {
+    case Kind::Len: {
+      Value v = lower_expr(*c.args[0]);
+      if (!v.array)
+        fail(c.args[0]->loc, "len() takes an array; this is " +
+                                 (v.is_none() ? std::string("no value")
+                                              : "a number (" + type_name(type_of(v)) + ")"));
+      if (v.array->kind == SymbolKind::LocalArray) {
+        return Value::typed(ir::const_i64(v.array->dims[0]));
+      }
+      return Value::typed(ir::shape(ir::ArrayRef{v.array->param, v.array->array}, 0));
+    }
+    case Kind::Atomic:
+      return lower_atomic(*this, name, b.atomic, c);
+    case Kind::Zeros:
+      fail(c.loc,
+           "tack.zeros(...) creates a local array; it must be the whole right-hand side "
+           "of an assignment to a new name: buf = tack.zeros(16, tack.f32)");
+    default:
+      break;
+  }
+  Sequence seq(*this);
+  std::vector<const frontend::Expr*> exprs;
+  for (const frontend::ExprPtr& a : c.args) {
+    seq.add_expr(*a);
+    exprs.push_back(a.get());
+  }
+  std::vector<Value>& args = seq.values();
+  Value& v = args[0];
+  auto refuse_bool = [&](const char* hint) {
+    if (!v.is_weak() && ir::is_bool(v.expr->type)) {
+      fail(exprs[0]->loc, call_name(name) + " of a bool is not supported; " + hint);
+    }
+  };
+  switch (b.kind) {
+    case Kind::Int:
+      if (v.is_weak())
+        return v.weak->is_float ? int_literal(*this, std::trunc(v.weak->f), c.loc, name) : v;
+      if (ir::is_int(v.expr->type)) return v;  // int() of an integer is the integer itself
+      if (ir::is_bool(v.expr->type)) return Value::typed(ir::cast(ScalarType::I32, v.expr));
+      return Value::typed(ir::cast(ScalarType::I64, v.expr));
+    case Kind::Float:
+      if (v.is_weak()) return Value::literal(Constant::of_float(v.weak->as_double()));
+      if (ir::is_float(v.expr->type)) return v;
+      return Value::typed(ir::cast(default_float(), v.expr));
+    case Kind::Bool:
+      return Value::typed(to_bool(v, exprs[0]->loc));
+    case Kind::Abs:
+      refuse_bool("convert it first: int(...)");
+      if (v.is_weak()) {
+        return Value::literal(v.weak->is_float
+                                  ? Constant::of_float(std::fabs(v.weak->f))
+                                  : Constant::of_int(v.weak->i < 0 ? -v.weak->i : v.weak->i));
+      }
+      return Value::typed(ir::call(MathFn::Abs, {v.expr}));
+    case Kind::Min:
+    case Kind::Max:
+      return min_max(*this, b.kind == Kind::Min, args, exprs, name, c.loc);
+    case Kind::Pow:
+      return binary(frontend::BinaryOp::Pow, args[0], args[1], c.loc);
+    case Kind::Round:
+    case Kind::IntRounding: {
+      refuse_bool("convert it first: int(...)");
+      MathFn fn = b.kind == Kind::Round ? MathFn::Round : b.fn;
+      if (v.is_weak()) {
+        if (!v.weak->is_float) return v;
+        double x = v.weak->f;
+        double r = fn == MathFn::Round   ? round_half_even(x)
+                   : fn == MathFn::Floor ? std::floor(x)
+                   : fn == MathFn::Ceil  ? std::ceil(x)
+                                         : std::trunc(x);
+        return int_literal(*this, r, c.loc, name);
+      }
+      if (ir::is_int(v.expr->type)) return v;
+      // Python's round/math.floor/ceil/trunc give an int: i64, saturating, as int() does.
+      return Value::typed(ir::cast(ScalarType::I64, ir::call(fn, {v.expr})));
+    }
+    case Kind::FloatFn:
+    case Kind::FloatPow:
+    case Kind::Rsqrt: {
+      for (size_t k = 0; k < args.size(); ++k) {
+        if (!args[k].is_weak() && ir::is_bool(args[k].expr->type)) {
+          fail(exprs[k]->loc, call_name(name) + " takes numbers, got a bool");
+        }
+      }
+      std::vector<ir::Expr> fargs = float_args(*this, args);
+      if (b.kind == Kind::FloatPow) return Value::typed(ir::power(fargs[0], fargs[1]));
+      if (b.kind == Kind::Rsqrt) {
+        return Value::typed(
+            ir::truediv(ir::float_const(fargs[0]->type, 1.0), ir::call(MathFn::Sqrt, {fargs[0]})));
+      }
+      return Value::typed(ir::call(b.fn, fargs));
+    }
+    case Kind::Clamp: {
+      // clamp(x, lo, hi) = min(max(x, lo), hi), in the type the three merge into.
+      ScalarType t = merged_number_type(*this, args, exprs, name);
+      ir::Expr x = coerce(args[0], t, exprs[0]->loc, "the other arguments");
+      ir::Expr lo = coerce(args[1], t, exprs[1]->loc, "the other arguments");
+      ir::Expr hi = coerce(args[2], t, exprs[2]->loc, "the other arguments");
+      return Value::typed(ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, lo}), hi}));
+    }
+    case Kind::Cast:
+      if (v.is_weak()) return Value::typed(make_constant(*v.weak, b.type));
+      return Value::typed(ir::cast(b.type, v.expr));
+    case Kind::Len:
+    case Kind::Atomic:
+    case Kind::Zeros:
+      break;
+  }
+  fail(c.loc, "internal: unhandled builtin '" + name + "'");
+}
+
+void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
+                                  const frontend::Call& call) {
+  if (const Symbol* s = frame().scopes.lookup(name)) {
+    fail(loc, "'" + name + "' already names " +
+                  (s->is_array() ? std::string("an array") : std::string("a number")) +
+                  (s->loc.line > 0 ? " (line " + std::to_string(s->loc.line) + ")" : "") +
+                  "; a local array needs a new name");
+  }
+  if (name == "tack" || name == "math") {
+    fail(loc, "'" + name + "' is the name of a module; choose another name for the local array");
+  }
+  size_t n = call.args.size();
+  if (n < 1 || n > 2) {
+    fail(call.loc, "tack.zeros() takes a shape and a dtype (tack.zeros((4, 4), tack.f32)), got " +
+                       std::to_string(n) + " arguments");
+  }
+  std::vector<const frontend::Expr*> extents;
+  if (const auto* t = call.args[0]->as<frontend::Tuple>()) {
+    for (const frontend::ExprPtr& e : t->elements) extents.push_back(e.get());
+  } else {
+    extents.push_back(call.args[0].get());
+  }
+  if (extents.size() > 3) {
+    fail(call.args[0]->loc,
+         "a local array has 1 to 3 dimensions, got " + std::to_string(extents.size()));
+  }
+  std::vector<int64_t> dims;
+  for (const frontend::Expr* e : extents) {
+    Value v = scalar(*e);
+    if (!v.is_weak() || v.weak->is_float || v.weak->i <= 0 || v.weak->i > (Int128{1} << 40)) {
+      fail(e->loc,
+           "the shape of a local array must be positive integer constants "
+           "(tack.zeros((4, 4), tack.f32)), got " +
+               (v.is_weak() ? "the constant " + v.weak->text()
+                            : "a value computed at run time (" + type_name(v.expr->type) + ")"));
+    }
+    dims.push_back(static_cast<int64_t>(v.weak->i));
+  }
+  ScalarType elem = default_float();
+  if (n == 2) {
+    auto t = dtype_of(*this, *call.args[1]);
+    if (!t) {
+      fail(call.args[1]->loc,
+           "the dtype of tack.zeros must be a Tack dtype such as tack.f32, "
+           "tack.int32, tack.float64, float, int or bool");
+    }
+    elem = *t;
+  }
+  int64_t bytes = ir::bytes_in_memory(elem);
+  for (int64_t d : dims) bytes = bytes > ir::kMaxLocalArrayBytes ? bytes : bytes * d;
+  if (bytes > ir::kMaxLocalArrayBytes) {
+    std::string shape;
+    for (int64_t d : dims) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    fail(call.loc, "the local array '" + name + "' of shape (" + shape + ") and type " +
+                       type_name(elem) + " needs more than " +
+                       std::to_string(ir::kMaxLocalArrayBytes) +
+                       " bytes; local arrays live on the stack of each iteration and are "
+                       "limited to that size: use a smaller shape or an array argument");
+  }
+  Symbol s;
+  s.kind = SymbolKind::LocalArray;
+  s.name = name;
+  s.ir_name = fresh(name);
+  s.type = elem;
+  s.loc = loc;
+  s.dims = dims;
+  emit(ir::local_array(s.ir_name, elem, dims));
+  frame().scopes.declare(new_symbol(std::move(s)));
+}
+
+}  // namespace tack::transforms::lowering

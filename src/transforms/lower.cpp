@@ -1,0 +1,309 @@
+// Lowering of a kernel as a whole: parameters from the signature, the effect-free prelude, the
+// parallel loop; plus the helpers every part of the lowering shares.
+#include "transforms/lower.hpp"
+
+#include <algorithm>
+
+#include "frontend/checks.hpp"
+#include "ir/visitor.hpp"
+#include "transforms/lowerer.hpp"
+#include "transforms/typing.hpp"
+
+namespace tack::transforms {
+namespace lowering {
+namespace {
+
+using frontend::SourceLoc;
+
+class MemoryUse final : public ir::Visitor {
+ public:
+  bool reads = false, atomic = false, writes = false;
+
+  void visit(const ir::ArrayLoad& n) override {
+    reads = true;
+    Visitor::visit(n);
+  }
+  void visit(const ir::LocalArrayLoad& n) override {
+    reads = true;
+    Visitor::visit(n);
+  }
+  void visit(const ir::AtomicRMW& n) override {
+    reads = atomic = writes = true;
+    Visitor::visit(n);
+  }
+  void visit(const ir::ArrayStore& n) override {
+    writes = true;
+    Visitor::visit(n);
+  }
+  void visit(const ir::LocalArrayDecl& n) override {
+    writes = true;
+    Visitor::visit(n);
+  }
+  void visit(const ir::LocalArrayStore& n) override {
+    writes = true;
+    Visitor::visit(n);
+  }
+};
+
+std::string arg_list(const frontend::FunctionDef& f) {
+  std::string s;
+  for (const frontend::Param& p : f.params) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+}  // namespace
+
+bool reads_memory(const ir::Expr& e) {
+  MemoryUse m;
+  m.visit_expr(e);
+  return m.reads;
+}
+
+bool has_atomic(const ir::Expr& e) {
+  MemoryUse m;
+  m.visit_expr(e);
+  return m.atomic;
+}
+
+bool has_effects(const ir::Stmt& s) {
+  MemoryUse m;
+  m.visit_stmt(s);
+  return m.writes;
+}
+
+Lowerer::Lowerer(const frontend::Module& module, const frontend::FunctionDef& kernel,
+                 const std::vector<compiler::ArgType>& signature)
+    : module_(module), kernel_(kernel), signature_(signature) {}
+
+void Lowerer::fail(SourceLoc loc, const std::string& message) const {
+  module_.fail(frames_.empty() ? &kernel_ : frames_.back()->fn, loc, message);
+}
+
+Symbol* Lowerer::new_symbol(Symbol s) {
+  symbols_.push_back(std::move(s));
+  return &symbols_.back();
+}
+
+RangeBounds Lowerer::range_bounds(std::vector<Value> args,
+                                  const std::vector<const frontend::Expr*>& exprs, SourceLoc loc) {
+  static const char* const kRole[3][3] = {
+      {"stop", "", ""}, {"start", "stop", ""}, {"start", "stop", "step"}};
+  const size_t n = args.size();
+  std::optional<ir::ScalarType> t;
+  for (size_t k = 0; k < n; ++k) {
+    const Value& v = args[k];
+    std::string role = std::string("the ") + kRole[n - 1][k] + " of range()";
+    if (v.is_weak()) {
+      if (v.weak->is_float) {
+        fail(exprs[k]->loc, role + " is the float " + v.weak->text() +
+                                "; range() takes integers (write an integer literal)");
+      }
+      continue;
+    }
+    ir::ScalarType vt = type_of(v);
+    if (!ir::is_int(vt)) {
+      fail(exprs[k]->loc,
+           role + " is " + type_name(vt) + "; range() takes integers: convert it with int(...)");
+    }
+    if (!t) {
+      t = vt;
+    } else if (auto p = promote(*t, vt)) {
+      t = p;
+    } else {
+      fail(exprs[k]->loc, "the bounds of range() are " + type_name(*t) + " and " + type_name(vt) +
+                              ", which have no common integer type; convert one of them, e.g. "
+                              "with tack.i64(...)");
+    }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (!args[k].is_weak()) continue;
+    const Constant& c = *args[k].weak;
+    ir::ScalarType ct = default_type(c, default_float());
+    if (!t) {
+      t = ct;
+    } else if (!fits(c, *t)) {
+      auto p = promote(*t, ct);
+      if (!p) {
+        fail(exprs[k]->loc, "the range() bound " + c.text() + " does not fit in " + type_name(*t) +
+                                ", the type of the other bounds");
+      }
+      t = p;
+    }
+  }
+  if (n == 3 && args[2].is_weak() && args[2].weak->is_zero()) {
+    fail(exprs[2]->loc, "range() step must not be zero");
+  }
+  auto conv = [&](size_t k) { return coerce(args[k], *t, exprs[k]->loc, "the other bounds"); };
+  RangeBounds r;
+  r.start = n >= 2 ? conv(0) : ir::int_const(*t, 0);
+  r.stop = n == 1 ? conv(0) : conv(1);
+  r.step = n == 3 ? conv(2) : ir::int_const(*t, 1);
+  (void)loc;
+  return r;
+}
+
+ir::Function Lowerer::run() {
+  frontend::check_kernel_structure(module_, kernel_);
+  if (signature_.size() != kernel_.params.size()) {
+    throw TypeError("kernel '" + kernel_.name + "' takes " + std::to_string(kernel_.params.size()) +
+                    " argument(s) (" + arg_list(kernel_) + "), got " +
+                    std::to_string(signature_.size()));
+  }
+  fn_.name = kernel_.name;
+  fn_.default_float = compiler::default_float_type(signature_);
+  frames_.push_back(std::make_unique<Frame>());
+  frame().fn = &kernel_;
+  frame().scopes.push();
+
+  for (const frontend::Param& p : kernel_.params) names_.reserve(p.name);
+  for (size_t k = 0; k < kernel_.params.size(); ++k) {
+    const frontend::Param& p = kernel_.params[k];
+    const compiler::ArgType& a = signature_[k];
+    Symbol s;
+    s.name = p.name;
+    s.type = a.type;
+    s.loc = p.loc;
+    s.param = static_cast<int>(k);
+    if (a.is_array()) {
+      TACK_INTERNAL_ASSERT(a.rank >= 1 && a.rank <= 3,
+                           "signature: array '" + p.name + "' of rank " + std::to_string(a.rank));
+      s.kind = SymbolKind::ArrayParam;
+      s.array = ir::ArrayType{a.type, a.rank, a.vec_width};
+      fn_.params.push_back(ir::ParamDecl::array(p.name, s.array));
+    } else {
+      s.kind = SymbolKind::Value;
+      s.value = ir::Param::make(a.type, static_cast<int>(k));
+      fn_.params.push_back(ir::ParamDecl::scalar(p.name, a.type));
+    }
+    frame().scopes.declare(new_symbol(std::move(s)));
+  }
+
+  // Scalar parameters the kernel assigns become locals: before the parallel loop when it is
+  // assigned there (then shared, read-only in the loop), else private to each iteration.
+  const frontend::For* loop = frontend::parallel_loop(kernel_);
+  std::vector<AssignedName> in_prelude, in_loop;
+  for (const frontend::StmtPtr& s : kernel_.body) {
+    if (s.get() == loop) {
+      for (const frontend::StmtPtr& b : loop->body) assigned_names(*b, in_loop);
+      break;
+    }
+    assigned_names(*s, in_prelude);
+  }
+  auto copy_params = [&](const std::vector<AssignedName>& assigned, bool prelude) {
+    for (const AssignedName& a : assigned) {
+      Symbol* p = frame().scopes.lookup(a.name);
+      if (!p || p->kind != SymbolKind::Value) continue;
+      Symbol copy = *p;
+      copy.kind = SymbolKind::Local;
+      copy.ir_name = fresh(a.name);
+      copy.prelude = prelude;
+      emit(ir::let(copy.ir_name, p->value));
+      frame().scopes.declare(new_symbol(std::move(copy)));
+    }
+  };
+
+  std::vector<ir::Stmt> prelude;
+  Redirect to_prelude(*this, prelude);
+  in_prelude_ = true;
+  copy_params(in_prelude, true);
+  for (const frontend::StmtPtr& s : kernel_.body) {
+    if (s.get() == loop) break;
+    size_t mark = prelude.size();
+    lower_stmt(*s);
+    for (size_t k = mark; k < prelude.size(); ++k) {
+      if (has_effects(prelude[k])) {
+        fail(s->loc,
+             "this statement has an effect (a store, an atomic or a local array); "
+             "statements before the parallel loop must be effect-free");
+      }
+    }
+  }
+
+  // The parallel loop's bounds: evaluated once, in the prelude.
+  std::vector<std::vector<const frontend::Expr*>> dim_args;
+  if (loop->range == frontend::LoopRange::Range) {
+    dim_args.emplace_back();
+    for (const frontend::ExprPtr& a : loop->args) dim_args.back().push_back(a.get());
+  } else {
+    for (const frontend::ExprPtr& a : loop->args) {
+      dim_args.emplace_back();
+      if (const auto* t = a->as<frontend::Tuple>()) {
+        if (t->elements.size() < 2 || t->elements.size() > 3) {
+          fail(a->loc,
+               "a dimension of tack.ndrange is an extent n or a range (start, stop) or "
+               "(start, stop, step); this tuple has " +
+                   std::to_string(t->elements.size()) + " elements");
+        }
+        for (const frontend::ExprPtr& e : t->elements) dim_args.back().push_back(e.get());
+      } else {
+        dim_args.back().push_back(a.get());
+      }
+    }
+  }
+  size_t mark = prelude.size();
+  Sequence seq(*this);
+  for (const auto& d : dim_args) {
+    for (const frontend::Expr* e : d) seq.add_expr(*e);
+  }
+  std::vector<ir::ParallelDim> dims;
+  size_t next = 0;
+  for (size_t d = 0; d < dim_args.size(); ++d) {
+    std::vector<Value> vals(
+        seq.values().begin() + static_cast<std::ptrdiff_t>(next),
+        seq.values().begin() + static_cast<std::ptrdiff_t>(next + dim_args[d].size()));
+    next += dim_args[d].size();
+    RangeBounds b = range_bounds(std::move(vals), dim_args[d], loop->iter_loc);
+    const frontend::Identifier& target = loop->targets[d];
+    dims.push_back(ir::ParallelDim{target.name, b.start, b.stop, b.step});
+    if (has_atomic(b.start) || has_atomic(b.stop) || has_atomic(b.step)) {
+      fail(loop->iter_loc,
+           "the bounds of the parallel loop are evaluated once, before it, and "
+           "must be effect-free: no atomics");
+    }
+  }
+  for (size_t k = mark; k < prelude.size(); ++k) {
+    if (has_effects(prelude[k])) {
+      fail(loop->iter_loc,
+           "the bounds of the parallel loop are evaluated once, before it, and "
+           "must be effect-free: a device function called here stores to memory");
+    }
+  }
+
+  std::vector<ir::Stmt> body;
+  {
+    Redirect to_body(*this, body);
+    ScopeGuard scope(*this);
+    in_prelude_ = false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const frontend::Identifier& target = loop->targets[d];
+      if (Symbol* old = frame().scopes.lookup(target.name)) {
+        fail(target.loc, "the loop variable '" + target.name + "' reuses the name of " +
+                             (old->kind == SymbolKind::Local ? "the local" : "the parameter") +
+                             " '" + target.name + "'; choose another name");
+      }
+      Symbol s;
+      s.kind = SymbolKind::Local;
+      s.name = target.name;
+      s.ir_name = fresh(target.name);
+      s.type = dims[d].type();
+      s.loc = target.loc;
+      s.loop_var = true;
+      dims[d].name = s.ir_name;
+      frame().scopes.declare(new_symbol(std::move(s)));
+    }
+    copy_params(in_loop, false);
+    lower_stmts(loop->body);
+  }
+  prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));
+  fn_.body = ir::block(std::move(prelude));
+  return fn_;
+}
+
+}  // namespace lowering
+
+ir::Function lower_kernel(const frontend::Module& module, const frontend::FunctionDef& kernel,
+                          const std::vector<compiler::ArgType>& signature) {
+  return lowering::Lowerer(module, kernel, signature).run();
+}
+
+}  // namespace tack::transforms

@@ -1,0 +1,223 @@
+// Device functions (@tack.func): inlined at every call. Parameters take the types of the call's
+// arguments (arrays pass through as the caller's array), `return` becomes an assignment of a
+// result local plus an exit from the inlined body's LabeledBlock, and the result type is the
+// merge of every returned value's type.
+#include <algorithm>
+
+#include "ir/visitor.hpp"
+#include "transforms/lowerer.hpp"
+#include "transforms/typing.hpp"
+
+namespace tack::transforms::lowering {
+namespace {
+
+using frontend::SourceLoc;
+
+const std::set<std::string>& assigned_in(Lowerer& l, const frontend::FunctionDef& f) {
+  auto it = l.assigned_in_.find(&f);
+  if (it != l.assigned_in_.end()) return it->second;
+  std::vector<AssignedName> names;
+  for (const frontend::StmtPtr& s : f.body) assigned_names(*s, names);
+  std::set<std::string>& set = l.assigned_in_[&f];
+  for (const AssignedName& a : names) set.insert(a.name);
+  return set;
+}
+
+// Replaces the placeholder Assigns of `return` once the result type is known.
+class ReplaceStmts final : public ir::Mutator {
+ public:
+  std::map<const ir::StmtNode*, ir::Stmt> replace;
+
+  ir::Stmt mutate(const ir::Assign& n, const ir::Stmt& self) override {
+    auto it = replace.find(&n);
+    return it == replace.end() ? self : it->second;
+  }
+};
+
+std::string describe_args(const Lowerer& l, const std::vector<Value>& args) {
+  std::string s;
+  for (const Value& v : args) {
+    s += s.empty() ? "" : ", ";
+    s += v.array ? (v.array->kind == SymbolKind::LocalArray
+                        ? "local array of " + type_name(v.array->type)
+                        : ir::to_string(v.array->array))
+                 : type_name(l.type_of(v));
+  }
+  return s;
+}
+
+std::string lines_of(const std::vector<Frame::Return>& returns) {
+  std::string s;
+  for (const Frame::Return& r : returns) {
+    s += (s.empty() ? "" : ", ") + std::to_string(r.stmt->loc.line);
+  }
+  return s;
+}
+
+// The body of `f` in the current (callee) frame; the result, or a none Value.
+Value inline_body(Lowerer& l, const frontend::FunctionDef& f) {
+  // A function that is one `return expr` is an expression: no block, no result local.
+  if (f.body.size() == 1 && f.body[0]->is<frontend::Return>()) {
+    const auto& r = *f.body[0]->as<frontend::Return>();
+    if (r.value && !r.value->is<frontend::Tuple>()) {
+      Value v = l.lower_expr(*r.value);
+      if (v.array) {
+        l.fail(r.value->loc,
+               "a device function returns a number, not an array ('" + v.array->name + "')");
+      }
+      if (v.is_none()) l.fail(r.value->loc, "this call returns no value; it cannot be returned");
+      return Value::typed(l.typed(v));
+    }
+  }
+  Frame& fr = l.frame();
+  fr.label = l.fresh(f.name + "_body");
+  fr.result_name = l.fresh(f.name + "_result");
+  if (!f.body.empty() && f.body.back()->is<frontend::Return>()) {
+    fr.final_return = f.body.back().get();
+  }
+  std::vector<ir::Stmt> body;
+  {
+    Redirect r(l, body);
+    l.lower_stmts(f.body);
+  }
+  const auto valued = [](const Frame::Return& r) { return r.value.has_value(); };
+  auto first = std::find_if(fr.returns.begin(), fr.returns.end(), valued);
+  ir::Stmt block = ir::block(std::move(body));
+  if (first == fr.returns.end()) {
+    l.emit(fr.used_label ? ir::labeled(fr.label, block) : block);
+    return Value{};
+  }
+  for (const Frame::Return& r : fr.returns) {
+    if (!r.value) {
+      l.fail(r.stmt->loc, "'" + f.name + "' returns a value on line " +
+                              std::to_string(first->stmt->loc.line) +
+                              ", but this 'return' gives none; return a value on every path");
+    }
+  }
+  if (falls_through(f.body)) {
+    const frontend::Stmt& last = *f.body.back();
+    l.fail(last.loc, "'" + f.name + "' returns a value on line " +
+                         std::to_string(first->stmt->loc.line) +
+                         " but can also reach its end without a return; add a return at the "
+                         "end");
+  }
+  Value acc = *fr.returns[0].value;
+  for (size_t k = 1; k < fr.returns.size(); ++k) {
+    ir::ScalarType t =
+        l.merge_types(acc, *fr.returns[k].value, fr.returns[k].stmt->loc,
+                      "the values '" + f.name + "' returns (lines " + lines_of(fr.returns) + ")");
+    acc = Value::typed(ir::make_const(t, 0));
+  }
+  ir::ScalarType rt = l.type_of(acc);
+  ReplaceStmts replace;
+  for (const Frame::Return& r : fr.returns) {
+    const Value& v = *r.value;
+    if (!v.is_weak() && v.expr->type == rt) continue;
+    replace.replace[r.placeholder.get()] =
+        ir::assign(fr.result_name, l.coerce(v, rt, r.stmt->loc, "the other returned values"));
+  }
+  if (!replace.replace.empty()) block = replace.mutate_stmt(block);
+  l.emit(ir::let(fr.result_name, ir::make_const(rt, 0)));
+  l.emit(fr.used_label ? ir::labeled(fr.label, block) : block);
+  return Value::typed(ir::var(rt, fr.result_name));
+}
+
+}  // namespace
+
+Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call& c, bool discard) {
+  if (c.args.size() != f.params.size()) {
+    std::string params;
+    for (const frontend::Param& p : f.params) params += (params.empty() ? "" : ", ") + p.name;
+    fail(c.loc, "'" + f.name + "' takes " + std::to_string(f.params.size()) + " argument" +
+                    (f.params.size() == 1 ? "" : "s") + " (" + params + "), got " +
+                    std::to_string(c.args.size()));
+  }
+  Sequence seq(*this);
+  for (const frontend::ExprPtr& a : c.args) {
+    seq.add([&] {
+      Value v = lower_expr(*a);
+      if (v.is_none()) fail(a->loc, "this call returns no value; it cannot be an argument");
+      return v;
+    });
+  }
+  std::string note = " (in '" + f.name + "', inlined from line " + std::to_string(c.loc.line) +
+                     " with arguments (" + describe_args(*this, seq.values()) + "))";
+
+  frames_.push_back(std::make_unique<Frame>());
+  Frame& fr = frame();
+  fr.fn = &f;
+  fr.call_loc = c.loc;
+  fr.scopes.push();
+  Value result;
+  try {
+    const std::set<std::string>& assigned = assigned_in(*this, f);
+    for (size_t k = 0; k < f.params.size(); ++k) {
+      const frontend::Param& p = f.params[k];
+      const Value& a = seq[k];
+      Symbol s;
+      if (a.array) {
+        s = *a.array;  // the caller's array, under the parameter's name
+      } else {
+        ir::Expr e = typed(a);
+        s.type = e->type;
+        // A parameter the function never assigns reads its argument directly, unless the
+        // argument reads memory (the body might store in between) or would be evaluated twice.
+        if (!assigned.count(p.name) && !reads_memory(e)) {
+          s.kind = SymbolKind::Value;
+          s.value = e;
+        } else {
+          s.kind = SymbolKind::Local;
+          s.ir_name = fresh(p.name);
+          emit(ir::let(s.ir_name, e));
+        }
+      }
+      s.name = p.name;
+      s.loc = p.loc;
+      fr.scopes.declare(new_symbol(std::move(s)));
+    }
+    result = inline_body(*this, f);
+  } catch (const CompileError& e) {
+    frames_.pop_back();
+    std::string line = module_.source.line(e.line());
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    throw CompileError(e.kernel(), e.line(), e.column(), e.message() + note, line);
+  } catch (...) {
+    frames_.pop_back();
+    throw;
+  }
+  frames_.pop_back();
+  if (result.is_none() && !discard) {
+    fail(c.loc, "'" + f.name + "' returns no value, so its call cannot be used as a value");
+  }
+  return result;
+}
+
+void Lowerer::lower_return(const frontend::Return& r) {
+  if (frames_.size() == 1) fail(r.loc, "'return' is not allowed in a kernel");
+  Frame& fr = frame();
+  if (r.value) {
+    if (r.value->is<frontend::Tuple>()) {
+      fail(r.value->loc,
+           "returning several values is not supported; a device function returns "
+           "one number");
+    }
+    Value v = lower_expr(*r.value);
+    if (v.array) {
+      fail(r.value->loc,
+           "a device function returns a number, not an array ('" + v.array->name + "')");
+    }
+    if (v.is_none()) fail(r.value->loc, "this call returns no value; it cannot be returned");
+    // The result's type is known once every return is lowered; inline_body retypes this.
+    ir::Stmt placeholder = ir::Assign::make(fr.result_name, typed(v));
+    emit(placeholder);
+    fr.returns.push_back({&r, v, placeholder});
+  } else {
+    fr.returns.push_back({&r, std::nullopt, nullptr});
+  }
+  if (&r != fr.final_return) {
+    emit(ir::exit_block(fr.label));
+    fr.used_label = true;
+  }
+}
+
+}  // namespace tack::transforms::lowering

@@ -1,0 +1,252 @@
+// The Lowerer: the state shared by lower*.cpp and builtins.cpp while one kernel is turned from
+// its AST into typed IR. Internal to src/transforms; the entry point is lower.hpp.
+//
+// How expressions become IR. The kernel language has expressions that need statements in the
+// IR: an inlined device function, a chained comparison whose middle operand must be evaluated
+// once, `and`/`or`/`if-else` whose lazily evaluated side needs statements. Lowering an
+// expression therefore may emit statements into the current buffer (`out_`) before the
+// statement that uses the expression. To keep Python's left-to-right evaluation order, the
+// operands of one construct are lowered through a Sequence: when an operand emits statements,
+// the operands before it that read memory are first saved into temporaries (see
+// Lowerer::spill_before). A lazily evaluated operand is lowered into a buffer of its own; if that
+// buffer stays empty the construct is a plain IR expression, else it becomes an `if` that
+// assigns a temporary.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/signature.hpp"
+#include "frontend/ast.hpp"
+#include "ir/builder.hpp"
+#include "ir/ir.hpp"
+#include "transforms/constants.hpp"
+#include "transforms/scope.hpp"
+
+namespace tack::transforms::lowering {
+
+// A lowered expression: typed IR, a weakly typed literal value, an array, or nothing (a call of
+// a device function that returns no value).
+struct Value {
+  ir::Expr expr;                  // typed IR; null for weak literals, arrays and "no value"
+  std::optional<Constant> weak;   // a literal value whose type is not fixed yet
+  const Symbol* array = nullptr;  // the expression names an array
+
+  static Value typed(ir::Expr e) { return Value{std::move(e), std::nullopt, nullptr}; }
+  static Value literal(Constant c) { return Value{nullptr, c, nullptr}; }
+  static Value of_array(const Symbol* s) { return Value{nullptr, std::nullopt, s}; }
+  bool is_weak() const { return weak.has_value(); }
+  bool is_none() const { return !expr && !weak && !array; }
+};
+
+// An element of an array parameter or local array, its indices lowered.
+struct Access {
+  const Symbol* array = nullptr;
+  std::vector<ir::Expr> indices;
+};
+
+// The bounds of a range() with one integer type.
+struct RangeBounds {
+  ir::Expr start, stop, step;
+};
+
+// One function being lowered: the kernel (frames_[0]) or an inlined device function.
+struct Frame {
+  const frontend::FunctionDef* fn = nullptr;
+  ScopeStack scopes;
+  std::vector<Symbol*> tracked;  // hoisted locals whose definite assignment is tracked
+  int loop_depth = 0;
+
+  // Device functions only.
+  frontend::SourceLoc call_loc;
+  std::string label;        // the LabeledBlock that `return` leaves
+  std::string result_name;  // the local that holds the returned value
+  bool used_label = false;
+  const frontend::Stmt* final_return = nullptr;  // a last top-level `return` needs no exit
+  struct Return {
+    const frontend::Return* stmt;
+    std::optional<Value> value;
+    ir::Stmt placeholder;  // the Assign emitted for it, retyped once every return is known
+  };
+  std::vector<Return> returns;
+};
+
+class Sequence;
+
+class Lowerer {
+ public:
+  Lowerer(const frontend::Module& module, const frontend::FunctionDef& kernel,
+          const std::vector<compiler::ArgType>& signature);
+  ir::Function run();
+
+  // ------------------------------------------------------------ lower.cpp: kernel, helpers
+  [[noreturn]] void fail(frontend::SourceLoc loc, const std::string& message) const;
+  Frame& frame() { return *frames_.back(); }
+  Symbol* new_symbol(Symbol s);
+  std::string fresh(const std::string& base) { return names_.fresh(base); }
+  void emit(ir::Stmt s) { out_->push_back(std::move(s)); }
+  ir::ScalarType default_float() const { return fn_.default_float; }
+  // Range bounds from already lowered arguments (1 to 3, as range()).
+  RangeBounds range_bounds(std::vector<Value> args, const std::vector<const frontend::Expr*>& exprs,
+                           frontend::SourceLoc loc);
+
+  // ------------------------------------------------------------ lower_stmt.cpp
+  // Lowers a block's statements into out_, in the current scope, declaring first the locals that
+  // are first assigned inside if/for/while statements (they outlive them, as in Python).
+  void lower_stmts(const frontend::Block& block);
+  // Lowers a nested block into a new buffer and scope; returns it as one IR Block.
+  ir::Stmt lower_body(const frontend::Block& block);
+  void lower_stmt(const frontend::Stmt& s);
+  // `name = value` for a local: declares it on first assignment, else converts and assigns.
+  void assign_name(const std::string& name, frontend::SourceLoc loc, const Value& v,
+                   frontend::SourceLoc value_loc);
+
+  // Definite assignment of hoisted locals, saved and merged around branches and loops.
+  using Snapshot = std::vector<std::pair<Symbol*, bool>>;
+  Snapshot snapshot();
+  void restore(const Snapshot& s);
+
+  // ------------------------------------------------------------ lower_expr.cpp
+  Value lower_expr(const frontend::Expr& e);
+  // lower_expr, refusing arrays and "no value": the expression must be a number or a bool.
+  Value scalar(const frontend::Expr& e);
+  // An expression in a truth-testing position (if, while, `not`, and/or there): bool IR.
+  ir::Expr lower_condition(const frontend::Expr& e);
+  ir::Expr to_bool(const Value& v, frontend::SourceLoc loc);
+
+  Value binary(frontend::BinaryOp op, const Value& a, const Value& b, frontend::SourceLoc loc);
+  ir::Expr compare(frontend::CompareOp op, const Value& a, const Value& b, frontend::SourceLoc loc);
+  // The type two values merge into (conditional arms, returns, min/max), or a CompileError.
+  ir::ScalarType merge_types(const Value& a, const Value& b, frontend::SourceLoc loc,
+                             const std::string& what);
+
+  // The value's type; weak literals report their default type.
+  ir::ScalarType type_of(const Value& v) const;
+  // The value as IR; weak literals take their default type.
+  ir::Expr typed(const Value& v) const;
+  // The value converted to `to`, where the typing rules already chose `to` (a promotion): weak
+  // integers must fit (else a CompileError naming `what`), floats do not become integers.
+  ir::Expr coerce(const Value& v, ir::ScalarType to, frontend::SourceLoc loc,
+                  const std::string& what);
+  // The value converted for a store into an element of type `to` (NumPy's a[i] = v: any number
+  // converts; a literal integer must fit).
+  ir::Expr convert_store(const Value& v, ir::ScalarType to, frontend::SourceLoc loc,
+                         const std::string& what);
+
+  // a[i, j], a[i][j], p[i, c]: the element, with its indices lowered into `seq`.
+  Access lower_access(const frontend::Subscript& s, Sequence& seq);
+  ir::Expr load(const Access& a);
+  ir::Stmt store(const Access& a, ir::Expr value);
+  // An index: any integer type; literals must not be negative.
+  ir::Expr index(const Value& v, frontend::SourceLoc loc);
+  // The symbol an array-valued expression names (a bare name), or a CompileError.
+  const Symbol* array_of(const frontend::Expr& e, const std::string& what);
+
+  // Saves into temporaries the values that read memory (the operands lowered before a
+  // statement-emitting operand), inserting the Lets at `mark` in out_.
+  void spill_before(std::vector<Value>& values, size_t mark);
+  // The value in a fresh local (when it would otherwise be evaluated twice).
+  ir::Expr spill(ir::Expr e);
+  // A lazily evaluated `and`/`or` operand: plain Logical when its buffer is empty.
+  ir::Expr lazy_logical(ir::LogicalOp op, ir::Expr lhs, std::vector<ir::Stmt> rhs_stmts,
+                        ir::Expr rhs);
+
+  // ------------------------------------------------------------ builtins.cpp
+  // A call in an expression (discard: in an expression statement, the result is unused).
+  Value lower_call(const frontend::Call& call, bool discard);
+  // `name = tack.zeros(shape, dtype)`.
+  void declare_local_array(const std::string& name, frontend::SourceLoc loc,
+                           const frontend::Call& call);
+  // Whether a bare name is taken by a builtin, a module or a module function.
+  bool is_reserved_name(const std::string& name) const;
+
+  // ------------------------------------------------------------ lower_func.cpp
+  Value inline_call(const frontend::FunctionDef& fn, const frontend::Call& call, bool discard);
+  void lower_return(const frontend::Return& r);
+
+  // Members are public to the files of this class; nothing outside src/transforms sees them.
+  const frontend::Module& module_;
+  const frontend::FunctionDef& kernel_;
+  const std::vector<compiler::ArgType>& signature_;
+  ir::Function fn_;
+  NameSupply names_;
+  std::deque<Symbol> symbols_;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  std::vector<ir::Stmt>* out_ = nullptr;
+  bool in_prelude_ = false;
+  std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
+};
+
+// Redirects emitted statements into `buffer` for its lifetime.
+class Redirect {
+ public:
+  Redirect(Lowerer& l, std::vector<ir::Stmt>& buffer) : l_(l), saved_(l.out_) { l.out_ = &buffer; }
+  ~Redirect() { l_.out_ = saved_; }
+  Redirect(const Redirect&) = delete;
+  Redirect& operator=(const Redirect&) = delete;
+
+ private:
+  Lowerer& l_;
+  std::vector<ir::Stmt>* saved_;
+};
+
+// A scope of the current frame for its lifetime.
+class ScopeGuard {
+ public:
+  explicit ScopeGuard(Lowerer& l) : scopes_(l.frame().scopes) { scopes_.push(); }
+  ~ScopeGuard() { scopes_.pop(); }
+  ScopeGuard(const ScopeGuard&) = delete;
+  ScopeGuard& operator=(const ScopeGuard&) = delete;
+
+ private:
+  ScopeStack& scopes_;
+};
+
+// The operands of one construct, lowered left to right in Python's order (see the top).
+class Sequence {
+ public:
+  explicit Sequence(Lowerer& l) : l_(l) {}
+
+  // Lowers one operand with `lower` (returning a Value); returns its position.
+  template <class F>
+  size_t add(F&& lower) {
+    size_t mark = l_.out_->size();
+    Value v = lower();
+    if (l_.out_->size() != mark) l_.spill_before(values_, mark);
+    values_.push_back(std::move(v));
+    return values_.size() - 1;
+  }
+  size_t add_expr(const frontend::Expr& e) {
+    return add([&] { return l_.scalar(e); });
+  }
+  Value& operator[](size_t i) { return values_[i]; }
+  std::vector<Value>& values() { return values_; }
+
+ private:
+  Lowerer& l_;
+  std::vector<Value> values_;
+};
+
+// Every name assigned (= or op=) in s or its nested blocks, with the first assignment's location,
+// in source order: not loop variables of loops inside s, not `x = tack.zeros(...)` (local arrays
+// are scoped to their block).
+struct AssignedName {
+  std::string name;
+  frontend::SourceLoc loc;
+};
+void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out);
+
+// IR facts the lowering needs about expressions it built.
+bool reads_memory(const ir::Expr& e);  // loads or atomics below e
+bool has_atomic(const ir::Expr& e);    // atomics below e
+bool has_effects(const ir::Stmt& s);   // stores, atomics, local arrays below s
+// Whether a block can complete normally (its last statement is not break/continue/return or an
+// if/else all of whose branches end so). Used for definite assignment and device functions.
+bool falls_through(const frontend::Block& block);
+
+}  // namespace tack::transforms::lowering

@@ -1,0 +1,145 @@
+; Golden test of the LLVM code generator (unoptimized IR), options: default
+; Regenerate with tools/update_golden.sh. Tack IR:
+;   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f32 {
+;     let rows: i64 = (src.shape[0] - 1:i64)
+;     parallel for i: i64 in range(1:i64, rows, 1:i64), j: i64 in range(0:i64, src.shape[1], 1:i64) {
+;       dst[i, j] = (0.5:f64 * (src[(i - 1:i64), j] + src[i, j]))
+;     }
+;   }
+
+; Function Attrs: alwaysinline nounwind
+define internal void @tack_body(ptr nocapture %src, i64 %src.shape0, i64 %src.shape1, ptr nocapture %dst, i64 %dst.shape0, i64 %dst.shape1, i64 %begin, i64 %end, ptr %status) #0 {
+entry:
+  %j = alloca i64, align 8
+  %i = alloca i64, align 8
+  %rows = alloca i64, align 8
+  %0 = sub i64 %src.shape0, 1
+  store i64 %0, ptr %rows, align 8
+  %rows1 = load i64, ptr %rows, align 8
+  %1 = icmp sgt i64 %rows1, 1
+  %2 = sub i64 %rows1, 1
+  %3 = sub i64 %2, 1
+  %i.count = select i1 %1, i64 %2, i64 0
+  %4 = icmp sgt i64 %src.shape1, 0
+  %5 = sub i64 %src.shape1, 1
+  %j.count = select i1 %4, i64 %src.shape1, i64 0
+  br label %row.header
+
+parallel.exit:                                    ; preds = %row.header
+  ret void
+
+row.header:                                       ; preds = %row.latch, %entry
+  %linear = phi i64 [ %begin, %entry ], [ %linear.next, %row.latch ]
+  %6 = icmp slt i64 %linear, %end
+  br i1 %6, label %row.body, label %parallel.exit
+
+row.body:                                         ; preds = %row.header
+  %row = udiv i64 %linear, %j.count
+  %col.begin = urem i64 %linear, %j.count
+  %7 = sub i64 %end, %linear
+  %8 = add i64 %col.begin, %7
+  %col.end = call i64 @llvm.umin.i64(i64 %j.count, i64 %8)
+  br label %iter.header
+
+row.latch:                                        ; preds = %iter.header
+  %9 = sub i64 %col.end, %col.begin
+  %linear.next = add i64 %linear, %9
+  br label %row.header
+
+iter.header:                                      ; preds = %iter.latch, %row.body
+  %iter = phi i64 [ %col.begin, %row.body ], [ %iter.next, %iter.latch ]
+  %10 = icmp slt i64 %iter, %col.end
+  br i1 %10, label %iter.body, label %row.latch
+
+iter.body:                                        ; preds = %iter.header
+  %i2 = add i64 1, %row
+  store i64 %i2, ptr %i, align 8
+  store i64 %iter, ptr %j, align 8
+  %i3 = load i64, ptr %i, align 8
+  %11 = sub i64 %i3, 1
+  %j4 = load i64, ptr %j, align 8
+  %12 = mul nsw i64 %11, %src.shape1
+  %13 = add nsw i64 %12, %j4
+  %14 = getelementptr inbounds double, ptr %src, i64 %13
+  %15 = load double, ptr %14, align 1
+  %i5 = load i64, ptr %i, align 8
+  %j6 = load i64, ptr %j, align 8
+  %16 = mul nsw i64 %i5, %src.shape1
+  %17 = add nsw i64 %16, %j6
+  %18 = getelementptr inbounds double, ptr %src, i64 %17
+  %19 = load double, ptr %18, align 1
+  %20 = fadd double %15, %19
+  %21 = fmul double 5.000000e-01, %20
+  %i7 = load i64, ptr %i, align 8
+  %j8 = load i64, ptr %j, align 8
+  %22 = mul nsw i64 %i7, %dst.shape1
+  %23 = add nsw i64 %22, %j8
+  %24 = getelementptr inbounds double, ptr %dst, i64 %23
+  store double %21, ptr %24, align 1
+  br label %iter.latch
+
+iter.latch:                                       ; preds = %iter.body
+  %iter.next = add nuw nsw i64 %iter, 1
+  br label %iter.header
+}
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare i64 @llvm.umin.i64(i64, i64) #1
+
+; Function Attrs: alwaysinline nounwind
+define internal i64 @tack_count(ptr nocapture %src, i64 %src.shape0, i64 %src.shape1, ptr nocapture %dst, i64 %dst.shape0, i64 %dst.shape1) #0 {
+entry:
+  %rows = alloca i64, align 8
+  %0 = sub i64 %src.shape0, 1
+  store i64 %0, ptr %rows, align 8
+  %rows1 = load i64, ptr %rows, align 8
+  %1 = icmp sgt i64 %rows1, 1
+  %2 = sub i64 %rows1, 1
+  %3 = sub i64 %2, 1
+  %i.count = select i1 %1, i64 %2, i64 0
+  %4 = icmp sgt i64 %src.shape1, 0
+  %5 = sub i64 %src.shape1, 1
+  %j.count = select i1 %4, i64 %src.shape1, i64 0
+  %total = mul i64 %i.count, %j.count
+  ret i64 %total
+}
+
+; Function Attrs: nounwind
+define void @tack_chunk_stencil2d(ptr %args, i64 %begin, i64 %end, ptr %status) #2 {
+entry:
+  %src = load ptr, ptr %args, align 8
+  %0 = getelementptr inbounds i64, ptr %args, i64 1
+  %1 = load i64, ptr %0, align 8
+  %2 = getelementptr inbounds i64, ptr %args, i64 2
+  %3 = load i64, ptr %2, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %dst = load ptr, ptr %4, align 8
+  %5 = getelementptr inbounds i64, ptr %args, i64 4
+  %6 = load i64, ptr %5, align 8
+  %7 = getelementptr inbounds i64, ptr %args, i64 5
+  %8 = load i64, ptr %7, align 8
+  call void @tack_body(ptr %src, i64 %1, i64 %3, ptr %dst, i64 %6, i64 %8, i64 %begin, i64 %end, ptr %status)
+  ret void
+}
+
+; Function Attrs: nounwind
+define i64 @tack_extent_stencil2d(ptr %args) #2 {
+entry:
+  %src = load ptr, ptr %args, align 8
+  %0 = getelementptr inbounds i64, ptr %args, i64 1
+  %1 = load i64, ptr %0, align 8
+  %2 = getelementptr inbounds i64, ptr %args, i64 2
+  %3 = load i64, ptr %2, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %dst = load ptr, ptr %4, align 8
+  %5 = getelementptr inbounds i64, ptr %args, i64 4
+  %6 = load i64, ptr %5, align 8
+  %7 = getelementptr inbounds i64, ptr %args, i64 5
+  %8 = load i64, ptr %7, align 8
+  %9 = call i64 @tack_count(ptr %src, i64 %1, i64 %3, ptr %dst, i64 %6, i64 %8)
+  ret i64 %9
+}
+
+attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }
+attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+attributes #2 = { nounwind "target-cpu"="<host>" "target-features"="<host>" }

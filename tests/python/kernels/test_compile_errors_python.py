@@ -1,0 +1,278 @@
+"""CompileError through the Python front door: a bad kernel raises tack.CompileError whose
+`.line` is the line of this FILE holding the offending construct (the decorator hands the C++
+front end the function's first line), with `.kernel`, `.column` and `.message`. Structural
+errors are raised by the decorator, type errors by the first call; either way the line is right.
+The C++ suites hold the full tables; these are representative cases. The line each test
+expects is marked in this file with a trailing `# ERR:<case>` comment."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import marker_line, zeros
+
+HERE = __file__
+
+
+def check(err, case, kernel, *words):
+    assert isinstance(err, tack.CompileError)
+    assert err.line == marker_line(HERE, case), (str(err), err.line)
+    names = kernel if isinstance(kernel, tuple) else (kernel,)
+    assert err.kernel in names, err.kernel
+    assert isinstance(err.column, int) and err.column >= 1
+    assert err.message
+    text = str(err)
+    assert err.kernel in text and str(err.line) in text
+    for w in words:
+        assert w in text, (w, text)
+
+
+def f32(n=4):
+    return zeros(n, np.float32)
+
+
+def test_no_parallel_loop():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_no_loop(a):  # ERR:no_loop
+            n = len(a)
+            m = n + 1
+        ce_no_loop(f32())
+    check(ei.value, "no_loop", "ce_no_loop", "parallel loop")
+
+
+def test_second_parallel_loop():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_two_loops(a):
+            for i in range(len(a)):
+                a[i] = 1.0
+            for j in range(len(a)):  # ERR:two_loops
+                a[j] = 2.0
+        ce_two_loops(f32())
+    check(ei.value, "two_loops", "ce_two_loops")
+
+
+def test_store_before_the_parallel_loop():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_early_store(a):
+            n = len(a)
+            a[0] = 1.0  # ERR:early_store
+            for i in range(n):
+                a[i] = 2.0
+        ce_early_store(f32())
+    check(ei.value, "early_store", "ce_early_store", "before the parallel loop")
+
+
+def test_return_in_a_kernel():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_return(a):
+            for i in range(len(a)):
+                if a[i] > 0.0:
+                    return  # ERR:return
+                a[i] = 1.0
+        ce_return(f32())
+    check(ei.value, "return", "ce_return", "return")
+
+
+def test_string_literal():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_string(a):
+            for i in range(len(a)):
+                a[i] = "one"  # ERR:string
+        ce_string(f32())
+    check(ei.value, "string", "ce_string", "string")
+
+
+def test_list_literal():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_list(a):
+            for i in range(len(a)):
+                b = [1.0, 2.0]  # ERR:list
+                a[i] = 0.0
+        ce_list(f32())
+    check(ei.value, "list", "ce_list", "list")
+
+
+def test_unsupported_statement():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_try(a):
+            for i in range(len(a)):
+                try:  # ERR:try
+                    a[i] = 1.0
+                except Exception:
+                    pass
+        ce_try(f32())
+    check(ei.value, "try", "ce_try", "not supported")
+
+
+def test_break_leaving_the_parallel_loop():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_break(a):
+            for i in range(len(a)):
+                if a[i] > 0.0:
+                    break  # ERR:break
+        ce_break(f32())
+    check(ei.value, "break", "ce_break", "break")
+
+
+def test_keyword_argument():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_keyword(a):
+            for i in range(len(a)):
+                a[i] = min(a[i], b=1.0)  # ERR:keyword
+        ce_keyword(f32())
+    check(ei.value, "keyword", "ce_keyword", "keyword")
+
+
+def test_slice():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_slice(a, b):
+            for i in range(len(a)):
+                b[i] = a[1:3]  # ERR:slice
+        ce_slice(f32(), f32())
+    check(ei.value, "slice", "ce_slice", "slice")
+
+
+def test_chained_assignment():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_chained(a):
+            for i in range(len(a)):
+                x = y = 1.0  # ERR:chained
+                a[i] = x
+        ce_chained(f32())
+    check(ei.value, "chained", "ce_chained", "chained")
+
+
+def test_is_operator():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_is(a):
+            for i in range(len(a)):
+                if a[i] is a[i]:  # ERR:is
+                    a[i] = 1.0
+        ce_is(f32())
+    check(ei.value, "is", "ce_is", "is")
+
+
+# Errors found while lowering for the argument types: raised by the first call.
+
+def test_unknown_function_at_call_time():
+    @tack.kernel
+    def ce_unknown(a):
+        for i in range(len(a)):
+            a[i] = no_such_function(a[i])  # noqa: F821  # ERR:unknown
+
+    with pytest.raises(tack.CompileError) as ei:
+        ce_unknown(f32())
+    check(ei.value, "unknown", "ce_unknown", "no_such_function")
+
+
+def test_wrong_number_of_indices():
+    @tack.kernel
+    def ce_indices(a, out):
+        for i in range(len(a)):
+            out[i] = a[i, 0]  # ERR:indices
+
+    with pytest.raises(tack.CompileError) as ei:
+        ce_indices(f32(), f32())
+    check(ei.value, "indices", "ce_indices")
+
+
+def test_u64_with_i64_has_no_common_type():
+    @tack.kernel
+    def ce_mixed(a, b, out):
+        for i in range(len(a)):
+            t = a[i] + 1
+            out[i] = t + b[i]  # ERR:mixed
+
+    with pytest.raises(tack.CompileError) as ei:
+        ce_mixed(zeros(4, np.uint64), zeros(4, np.int64), zeros(4, np.int64))
+    check(ei.value, "mixed", "ce_mixed", "u64", "i64")
+
+
+def test_unknown_name():
+    @tack.kernel
+    def ce_name(a):
+        for i in range(len(a)):
+            a[i] = undefined_value * 2.0  # noqa: F821  # ERR:name
+
+    with pytest.raises(tack.CompileError) as ei:
+        ce_name(f32())
+    check(ei.value, "name", "ce_name", "undefined_value")
+
+
+@tack.func
+def ce_helper_bad(x):
+    y = x * 2.0
+    return y + "s"  # ERR:helper
+
+
+def test_error_inside_a_device_function_names_its_file_line():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_calls_bad(a):
+            for i in range(len(a)):
+                a[i] = ce_helper_bad(a[i])
+        ce_calls_bad(f32())
+    # The error is in the device function; it may be reported under its name or the kernel's.
+    check(ei.value, "helper", ("ce_helper_bad", "ce_calls_bad"), "string")
+
+
+@tack.func
+def ce_rec_a(x):
+    return ce_rec_b(x) + 1.0
+
+
+@tack.func
+def ce_rec_b(x):
+    return ce_rec_a(x) * 2.0
+
+
+def test_recursion():
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_recursive(a):
+            for i in range(len(a)):
+                a[i] = ce_rec_a(a[i])
+        ce_recursive(f32())
+    assert "recursive" in str(ei.value)
+    with open(HERE, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert "ce_rec_" in lines[ei.value.line - 1]  # a line of one of the two functions
+
+
+class Holder:
+    @staticmethod
+    def make():
+        @tack.kernel
+        def ce_indented(a):
+            for i in range(len(a)):
+                a[i] = a[i] + None  # ERR:indented
+        return ce_indented
+
+
+def test_indented_definition_keeps_file_lines():
+    with pytest.raises(tack.CompileError) as ei:
+        Holder.make()(f32())
+    check(ei.value, "indented", "ce_indented", "None")
+
+
+def test_lambda():
+    assert issubclass(tack.CompileError, Exception)
+    with pytest.raises(tack.CompileError) as ei:
+        @tack.kernel
+        def ce_lambda(a):
+            for i in range(len(a)):
+                f = lambda v: v  # noqa: E731  # ERR:lambda
+                a[i] = 0.0
+        ce_lambda(f32())
+    check(ei.value, "lambda", "ce_lambda", "lambda")

@@ -1,0 +1,223 @@
+"""Dispatch rules, on every call (also the cached fast path): a read-only array bound to a
+parameter the kernel may write -> ValueError before launch (nothing written); a misaligned
+atomic target -> ValueError; wrong arity -> TypeError; scalar values and launch lengths never
+recompile; a kernel that writes an array bumps its version."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import arr, zeros
+
+
+@tack.kernel
+def dc_two_outputs(src, out1, out2):
+    for i in range(len(src)):
+        out1[i] = src[i] + 1.0
+        out2[i] = src[i] * 2.0
+
+
+def test_read_only_array_bound_to_a_written_parameter():
+    src = arr(np.arange(8, dtype=np.float32))
+    out1 = zeros(8, np.float32)
+    backing = np.full(8, -1.0, np.float32)
+    ro = tack.array_from_ptr(backing, tack.f32, 8)
+    assert not ro.writable
+    with pytest.raises(ValueError, match="read-only"):
+        dc_two_outputs(src, out1, ro)
+    assert not out1.numpy().any()  # refused before launch: nothing written
+    np.testing.assert_array_equal(backing, np.full(8, -1.0, np.float32))
+
+
+def test_read_only_check_runs_on_the_cached_path():
+    src = arr(np.arange(8, dtype=np.float32))
+    out1, out2 = zeros(8, np.float32), zeros(8, np.float32)
+    dc_two_outputs(src, out1, out2)  # compiles and caches the variant
+    backing = np.zeros(8, np.float32)
+    ro = tack.array_from_ptr(backing, tack.f32, 8)
+    fresh = zeros(8, np.float32)
+    for _ in range(3):
+        with pytest.raises(ValueError):
+            dc_two_outputs(src, fresh, ro)
+    assert not fresh.numpy().any() and not backing.any()
+    assert dc_two_outputs.variant_count == 1
+
+
+def test_read_only_array_bound_to_a_read_parameter_is_fine():
+    backing = np.arange(8, dtype=np.float32)
+    ro = tack.array_from_ptr(backing, tack.f32, 8)
+    out1, out2 = zeros(8, np.float32), zeros(8, np.float32)
+    dc_two_outputs(ro, out1, out2)
+    np.testing.assert_array_equal(out1.numpy(), backing + 1)
+
+
+def test_read_only_view_inherits_the_refusal():
+    backing = np.zeros((6, 2), np.float32)
+    ro_root = tack.array_from_ptr(backing, tack.f32, 12)
+    view = ro_root[2:10]
+    assert not view.writable
+    with pytest.raises(ValueError):
+        dc_two_outputs(zeros(8, np.float32), view, zeros(8, np.float32))
+    assert not backing.any()
+
+
+def test_read_only_dlpack_import_is_refused():
+    x = np.zeros(8, np.float32)
+    x.flags.writeable = False
+    imported = tack.from_dlpack(x)
+    assert not imported.writable
+    with pytest.raises(ValueError):
+        dc_two_outputs(zeros(8, np.float32), zeros(8, np.float32), imported)
+
+
+@tack.kernel
+def dc_atomic(bins, h):
+    for i in range(len(bins)):
+        tack.atomic_add(h, bins[i], 1)
+
+
+def test_read_only_atomic_target_is_refused():
+    backing = np.zeros(4, np.int32)
+    ro = tack.array_from_ptr(backing, tack.i32, 4)
+    with pytest.raises(ValueError):
+        dc_atomic(arr(np.zeros(10, np.int32)), ro)
+    assert not backing.any()
+
+
+def misaligned_i32(raw, offset, n):
+    return tack.array_from_ptr(raw[offset:offset + 4 * n], tack.i32, n, writable=True)
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_misaligned_atomic_target(offset):
+    raw = np.zeros(64, np.uint8)
+    base = raw.ctypes.data
+    start = (-base) % 16  # an aligned start inside raw, then `offset` bytes further
+    h = misaligned_i32(raw, start + offset, 4)
+    bins = arr(np.array([0, 1, 1, 3], np.int32))
+    with pytest.raises(ValueError, match="align"):
+        dc_atomic(bins, h)
+    assert not raw.any()
+    ok = misaligned_i32(raw, start + 4, 4)  # 4-byte aligned: accepted
+    dc_atomic(bins, ok)
+    assert np.frombuffer(raw[start + 4:start + 20].tobytes(), np.int32).tolist() == [1, 2, 0, 1]
+
+
+def test_misaligned_atomic_target_on_the_cached_path():
+    raw = np.zeros(64, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    bins = arr(np.array([0, 1], np.int32))
+    dc_atomic(bins, misaligned_i32(raw, start, 2))  # aligned: compiles and caches
+    with pytest.raises(ValueError):
+        dc_atomic(bins, misaligned_i32(raw, start + 17, 2))
+
+
+def test_i64_atomic_target_needs_8_byte_alignment():
+    raw = np.zeros(64, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    h = tack.array_from_ptr(raw[start + 4:start + 36], tack.i64, 4, writable=True)
+    with pytest.raises(ValueError):
+        dc_atomic(arr(np.array([0, 1], np.int32)), h)
+
+
+@tack.kernel
+def dc_copy(src, dst):
+    for i in range(len(src)):
+        dst[i] = src[i]
+
+
+def test_misaligned_arrays_without_atomics_are_fine():
+    raw = np.zeros(64, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    dst = misaligned_i32(raw, start + 1, 4)
+    dc_copy(arr(np.array([1, -2, 3, 2 ** 31 - 1], np.int32)), dst)
+    got = np.frombuffer(raw[start + 1:start + 17].tobytes(), np.int32)
+    assert got.tolist() == [1, -2, 3, 2 ** 31 - 1]
+
+
+@pytest.mark.parametrize("nargs", [0, 1, 3, 4])
+def test_wrong_arity_is_a_type_error(nargs):
+    args = [zeros(4, np.float32) for _ in range(nargs)]
+    with pytest.raises(TypeError, match="dc_copy"):
+        dc_copy(*args)
+
+
+@pytest.mark.parametrize("bad", ["text", [1.0, 2.0], None, np.zeros(4, np.float32), object()],
+                         ids=["str", "list", "None", "ndarray", "object"])
+def test_unsupported_argument_is_a_type_error(bad):
+    with pytest.raises(TypeError):
+        dc_copy(bad, zeros(4, np.float32))
+
+
+def test_array_of_more_than_three_dimensions_is_refused():
+    with pytest.raises(TypeError):
+        dc_copy(zeros((2, 2, 2, 2), np.float32), zeros(4, np.float32))
+
+
+def test_scalar_values_never_recompile():
+    @tack.kernel
+    def dc_scaled_local(s, n, x, out):
+        for i in range(len(x)):
+            out[i] = x[i] * s + n
+
+    x = arr(np.arange(5, dtype=np.float32))
+    for s, n in [(2.0, 1), (3.5, -7), (-1e30, 0), (0.0, 2 ** 31 - 1), (float("nan"), -2 ** 31)]:
+        out = zeros(5, np.float32)
+        dc_scaled_local(s, n, x, out)
+        with np.errstate(all="ignore"):
+            expected = np.arange(5, dtype=np.float32) * np.float32(s) + np.float32(n)
+        np.testing.assert_array_equal(out.numpy(), expected)
+    assert dc_scaled_local.variant_count == 1
+    for m in [1, 9, 100]:  # the launch length is not keyed either
+        dc_scaled_local(1.0, 0, arr(np.ones(m, np.float32)), zeros(m, np.float32))
+    assert dc_scaled_local.variant_count == 1
+    dc_scaled_local(1.0, 2 ** 40, x, zeros(5, np.float32))  # an i64 scalar: a new type
+    assert dc_scaled_local.variant_count == 2
+
+
+def test_argument_types_are_keyed():
+    @tack.kernel
+    def dc_keyed(x, out):
+        for i in range(len(x)):
+            out[i] = x[i]
+
+    dc_keyed(zeros(3, np.float32), zeros(3, np.float32))
+    dc_keyed(zeros(3, np.float32), zeros(3, np.float32))
+    assert dc_keyed.variant_count == 1
+    dc_keyed(zeros(3, np.int32), zeros(3, np.int32))
+    assert dc_keyed.variant_count == 2
+    dc_keyed(zeros(3, np.float32), zeros(3, np.float64))  # one parameter's type differs
+    assert dc_keyed.variant_count == 3
+    dc_keyed(zeros(5, np.float32), zeros(7, np.float32))  # lengths are not keyed
+    assert dc_keyed.variant_count == 3
+
+
+def test_written_array_version_is_bumped():
+    src = arr(np.arange(8, dtype=np.float32))
+    out1, out2 = zeros(8, np.float32), zeros(8, np.float32)
+    v_src, v1, v2 = src.version, out1.version, out2.version
+    dc_two_outputs(src, out1, out2)
+    assert out1.version > v1 and out2.version > v2
+    assert src.version == v_src  # only read
+    v1 = out1.version
+    dc_two_outputs(src, out1, out2)
+    assert out1.version > v1
+
+
+def test_write_through_a_view_bumps_the_root_version():
+    root = zeros((6, 2), np.float32)
+    view = root.reshape(12)[2:10]
+    v = root.version
+    dc_copy(zeros(8, np.float32), view)
+    assert root.version > v and view.version == root.version
+
+
+def test_atomic_target_version_is_bumped():
+    h = zeros(4, np.int32)
+    v = h.version
+    dc_atomic(arr(np.array([1, 2], np.int32)), h)
+    assert h.version > v
+
+
+def test_kernel_name_and_repr():
+    assert dc_copy.name == "dc_copy"
+    assert "dc_copy" in repr(dc_copy)

@@ -1,0 +1,167 @@
+"""Local fixed-size arrays (tack.zeros((n,), dtype) inside a kernel): zero-filled at their
+declaration, private to one iteration, 1-D and 2-D, of several types, passed to device
+functions."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import arr, rng, zeros
+
+
+@tack.kernel
+def la_reverse(x, out):
+    for i in range(x.shape[0]):
+        buf = tack.zeros((8,), tack.f32)
+        before = 0.0
+        for j in range(8):
+            before += buf[j]  # zero-filled, whatever another iteration stored
+        for j in range(8):
+            buf[j] = x[i, j]
+        for j in range(8):
+            out[i, j] = buf[7 - j] + before
+
+
+def test_zero_filled_private_reverse():
+    x = rng(110).standard_normal((5000, 8)).astype(np.float32)
+    out = zeros((5000, 8), np.float32)
+    la_reverse(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), x[:, ::-1])
+
+
+@tack.kernel
+def la_sort_rows(x, out):
+    for i in range(x.shape[0]):
+        buf = tack.zeros((16,), tack.i32)
+        n = x.shape[1]
+        for j in range(n):
+            buf[j] = x[i, j]
+        for j in range(1, n):  # insertion sort
+            v = buf[j]
+            k = j - 1
+            while k >= 0 and buf[k] > v:
+                buf[k + 1] = buf[k]
+                k -= 1
+            buf[k + 1] = v
+        for j in range(n):
+            out[i, j] = buf[j]
+
+
+@pytest.mark.parametrize("width", [1, 2, 9, 16])
+def test_insertion_sort_in_a_local_array(width):
+    x = rng(111).integers(-1000, 1000, (3000, width)).astype(np.int32)
+    out = zeros((3000, width), np.int32)
+    la_sort_rows(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), np.sort(x, axis=1))
+
+
+@tack.kernel
+def la_matrix(a, out):
+    for i in range(a.shape[0]):
+        m = tack.zeros((3, 3), tack.f64)
+        for r in range(3):
+            for c in range(3):
+                m[r, c] = a[i, r * 3 + c]
+        for r in range(3):
+            for c in range(3):
+                s = 0.0
+                for k in range(3):
+                    s += m[r, k] * m[k, c]
+                out[i, r * 3 + c] = s
+
+
+def test_two_dimensional_local_array():
+    a = rng(112).integers(-9, 9, (400, 9)).astype(np.float64)
+    out = zeros((400, 9), np.float64)
+    la_matrix(arr(a), out)
+    m = a.reshape(400, 3, 3)
+    np.testing.assert_array_equal(out.numpy(), np.einsum("nrk,nkc->nrc", m, m).reshape(400, 9))
+
+
+@tack.kernel
+def la_digit_histogram(x, out):
+    for i in range(len(x)):
+        h = tack.zeros((10,), tack.u8)
+        v = x[i]
+        while v > 0:
+            h[v % 10] += 1
+            v = v // 10
+        for d in range(10):
+            out[i, d] = h[d]
+
+
+def test_integer_local_histogram():
+    x = rng(113).integers(0, 2 ** 62, 2000, dtype=np.int64)
+    x[:3] = [0, 10, 999999]
+    out = zeros((2000, 10), np.uint8)
+    la_digit_histogram(arr(x), out)
+    expected = np.array([[str(int(v)).count(str(d)) if v > 0 else 0 for d in range(10)]
+                         for v in x], np.uint8)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.kernel
+def la_window(x, out):
+    for i in range(len(out)):
+        w = tack.zeros((4,), tack.i64)
+        for j in range(4):
+            w[j] = x[i + j]
+        s = w[0]
+        for j in range(1, 4):
+            s += w[j] * (j + 1)
+        out[i] = s
+
+
+def test_sliding_window():
+    x = rng(114).integers(-1000, 1000, 1003).astype(np.int64)
+    out = zeros(1000, np.int64)
+    la_window(arr(x), out)
+    expected = x[:-3] + 2 * x[1:-2] + 3 * x[2:-1] + 4 * x[3:]
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.func
+def la_sum_local(buf, n):
+    s = buf[0] * 0
+    for j in range(n):
+        s += buf[j]
+    return s
+
+
+@tack.func
+def la_fill_local(buf, n, v):
+    for j in range(n):
+        buf[j] = v + j
+
+
+@tack.kernel
+def la_through_funcs(x, out):
+    for i in range(len(x)):
+        buf = tack.zeros((6,), tack.i32)
+        la_fill_local(buf, 6, x[i])
+        out[i] = la_sum_local(buf, 6)
+
+
+def test_local_array_passed_to_device_functions():
+    x = np.arange(-50, 50, dtype=np.int32)
+    out = zeros(100, np.int32)
+    la_through_funcs(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), 6 * x + 15)
+
+
+@tack.kernel
+def la_redeclared_in_loop(x, out):
+    for i in range(len(x)):
+        total = 0
+        for rep in range(3):
+            b = tack.zeros((2,), tack.i32)
+            b[0] += x[i]
+            b[1] += rep
+            total += b[0] + b[1]
+        out[i] = total
+
+
+def test_local_array_is_zeroed_at_each_declaration():
+    x = np.array([1, 2, 3], np.int32)
+    out = zeros(3, np.int32)
+    la_redeclared_in_loop(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), 3 * x + 3)

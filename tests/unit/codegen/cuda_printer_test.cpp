@@ -1,0 +1,198 @@
+// The CUDA printer as text: the dialect's spellings over the shared C-style printer, no
+// restrict, and (where NVRTC is installed) a compile of a kernel that uses every helper, so
+// the text is known to be CUDA C++ before any CUDA runtime exists in Tack.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/cuda_printer.hpp"
+#include "codegen/opencl/opencl_printer.hpp"
+#include "ir/builder.hpp"
+#include "ir/verifier.hpp"
+
+namespace tack {
+namespace {
+
+using namespace ir;
+using codegen::CudaPrinter;
+using codegen::OpenClPrinter;
+using ST = ir::ScalarType;
+
+Expr vi(const std::string& n, ST t = ST::I64) { return var(t, n); }
+
+Function saxpy() {
+  FunctionBuilder fb("saxpy");
+  Expr s = fb.scalar_param("s", ST::F32);
+  ArrayRef x = fb.array_param("x", ST::F32), y = fb.array_param("y", ST::F32);
+  return fb.build({range_dim("i", shape(x, 0))},
+                  store(y, {vi("i")}, add(mul(s, load(x, {vi("i")})), load(y, {vi("i")}))));
+}
+
+// One kernel that asks for every helper of every type: arithmetic, floor division, modulo,
+// powers, shifts, casts both ways, min/max/abs, math functions, atomics, control flow, local
+// arrays, bool parameters and vec arrays.
+Function kitchen_sink() {
+  const ST all[] = {ST::I8, ST::I16, ST::I32, ST::I64, ST::U8, ST::U16, ST::U32, ST::U64,
+                    ST::F32, ST::F64};
+  FunctionBuilder fb("kitchen_sink");
+  std::vector<ArrayRef> arrays;
+  for (ST t : all) arrays.push_back(fb.array_param(std::string("a_") + std::string(name(t)), t));
+  ArrayRef v3 = fb.array_param("v3", ST::F32, 2, 3);
+  Expr flag = fb.scalar_param("flag", ST::Bool);
+  std::vector<Stmt> body;
+  Expr i = vi("i");
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    const ArrayRef& a = arrays[k];
+    const ST t = a.type.elem;
+    Expr x = load(a, {i}), y = load(a, {mod(add(i, const_i64(1)), shape(a, 0))});
+    std::vector<Expr> values = {add(x, y), sub(x, y), mul(x, y), floordiv(x, y), mod(x, y),
+                                power(x, y), call(MathFn::Min, {x, y}), call(MathFn::Max, {x, y}),
+                                call(MathFn::Abs, {x}), neg(x)};
+    if (is_int(t)) {
+      for (Expr e : {shl(x, y), shr(x, y), bit_and(x, y), bit_or(x, y), bit_xor(x, y), invert(x),
+                     cast(t, cast(ST::F32, x)), cast(t, cast(ST::F64, x))})
+        values.push_back(e);
+    } else {
+      values.push_back(truediv(x, y));
+      for (MathFn fn : {MathFn::Sqrt, MathFn::Cbrt, MathFn::Sin, MathFn::Cos, MathFn::Tan,
+                        MathFn::Asin, MathFn::Acos, MathFn::Atan, MathFn::Sinh, MathFn::Cosh,
+                        MathFn::Tanh, MathFn::Asinh, MathFn::Acosh, MathFn::Atanh, MathFn::Exp,
+                        MathFn::Exp2, MathFn::Expm1, MathFn::Log, MathFn::Log2, MathFn::Log10,
+                        MathFn::Log1p, MathFn::Erf, MathFn::Erfc, MathFn::Floor, MathFn::Ceil,
+                        MathFn::Trunc, MathFn::Round})
+        values.push_back(call(fn, {x}));
+      for (MathFn fn : {MathFn::Atan2, MathFn::Fmod, MathFn::Copysign, MathFn::Hypot})
+        values.push_back(call(fn, {x, y}));
+      values.push_back(select(logical_or(call(MathFn::IsNan, {x}),
+                                         logical_and(call(MathFn::IsInf, {y}),
+                                                     call(MathFn::IsFinite, {x}))),
+                              float_const(t, std::numeric_limits<double>::infinity()),
+                              float_const(t, -0.0)));
+      for (ST to : all) {
+        if (is_int(to)) values.push_back(cast(t, cast(to, x)));
+      }
+    }
+    for (std::size_t n = 0; n < values.size(); ++n)
+      body.push_back(store(a, {mod(add(i, const_i64(static_cast<std::int64_t>(n))), shape(a, 0))},
+                           values[n]));
+    for (AtomicOp op : {AtomicOp::Add, AtomicOp::Min, AtomicOp::Max})
+      body.push_back(eval(atomic(op, a, {const_i64(0)}, x)));
+  }
+  body.push_back(local_array("loc", ST::F64, {2, 3}));
+  body.push_back(local_store("loc", {const_i32(1), const_i32(2)}, const_f64(1.5)));
+  body.push_back(if_then(flag, store(v3, {i, const_i64(0), const_i64(2)},
+                                     cast(ST::F32, local_load(ST::F64, "loc", {const_i32(1),
+                                                                              const_i32(2)})))));
+  body.push_back(for_range("k", const_u32(10), const_u32(0), const_u32(3),
+                           if_then(gt(vi("k", ST::U32), const_u32(4)), break_stmt(),
+                                   continue_stmt())));
+  body.push_back(labeled("done", block({if_then(flag, exit_block("done")),
+                                        while_loop(logical_not(flag), break_stmt())})));
+  return fb.build({range_dim("i", shape(arrays[0], 0)), range_dim("j", const_i32(2))},
+                  block(std::move(body)));
+}
+
+TEST(CudaPrinter, SpellsCudaOverTheSharedPrinter) {
+  const std::string src = CudaPrinter().print(saxpy());
+  EXPECT_NE(src.find("extern \"C\" __global__ void tack_saxpy(float p_s, float* p_x, long long n0_x, "
+                     "float* p_y, long long n0_y)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("blockIdx.x * blockDim.x + threadIdx.x"), std::string::npos) << src;
+  EXPECT_NE(src.find("gridDim.x * blockDim.x"), std::string::npos) << src;
+  EXPECT_NE(src.find("--fmad=false"), std::string::npos) << src;
+  // Arrays may alias: no restrict in any spelling, and no OpenCL qualifiers.
+  EXPECT_EQ(src.find("restrict"), std::string::npos) << src;
+  EXPECT_EQ(src.find("__global "), std::string::npos) << src;
+  EXPECT_EQ(src.find("__kernel"), std::string::npos) << src;
+}
+
+TEST(CudaPrinter, HelpersUseCudaBuiltins) {
+  const std::string src = CudaPrinter().print(kitchen_sink(), {true});
+  for (const char* s : {"atomicAdd(p, v)", "atomicCAS((unsigned int*)", "atomicCAS((unsigned long long*)",
+                        "__uint_as_float", "__longlong_as_double", "__float_as_uint", "sqrtf(",
+                        "rintf(", "powf(", "fmodf(", "static __device__ __forceinline__",
+                        "TackDebugStatus* tack_status", "signed char", "unsigned long long",
+                        "0x7f800000u", "tack_in_bounds(tack_status, -1, "}) {
+    EXPECT_NE(src.find(s), std::string::npos) << "missing " << s << "\n" << src;
+  }
+  for (const char* s : {"restrict", "__global ", " as_float(", "atomic_cmpxchg", "get_global_id"})
+    EXPECT_EQ(src.find(s), std::string::npos) << "unexpected " << s;
+}
+
+TEST(CudaPrinter, SameSemanticsAsOpenCl) {
+  // One printer underneath: the kernel bodies differ only in spelling, so the helpers present
+  // are the same set.
+  const Function f = kitchen_sink();
+  ASSERT_TRUE(verify(f).empty()) << verify(f).front();
+  const std::string cuda = CudaPrinter().print(f), ocl = OpenClPrinter().print(f);
+  for (const char* helper : {"tack_floordiv_i8", "tack_mod_f64", "tack_pow_u64", "tack_shr_i16",
+                             "tack_cast_u64_f32", "tack_min_f32", "tack_abs_i64",
+                             "tack_atomic_max_u8", "tack_atomic_min_f64", "tack_range_count_u32"}) {
+    EXPECT_NE(cuda.find(helper), std::string::npos) << helper;
+    EXPECT_NE(ocl.find(helper), std::string::npos) << helper;
+  }
+}
+
+// ---- an NVRTC compile, where the toolkit is installed (loaded at run time, as the CUDA
+// backend will) ----
+
+struct Nvrtc {
+  using Create = int (*)(void**, const char*, const char*, int, const char* const*,
+                         const char* const*);
+  using Compile = int (*)(void*, int, const char* const*);
+  using LogSize = int (*)(void*, std::size_t*);
+  using Log = int (*)(void*, char*);
+  using Destroy = int (*)(void**);
+  void* lib = nullptr;
+  Create create = nullptr;
+  Compile compile = nullptr;
+  LogSize log_size = nullptr;
+  Log log = nullptr;
+  Destroy destroy = nullptr;
+
+  Nvrtc() {
+    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) {
+      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib) break;
+    }
+    if (!lib) return;
+    create = reinterpret_cast<Create>(dlsym(lib, "nvrtcCreateProgram"));
+    compile = reinterpret_cast<Compile>(dlsym(lib, "nvrtcCompileProgram"));
+    log_size = reinterpret_cast<LogSize>(dlsym(lib, "nvrtcGetProgramLogSize"));
+    log = reinterpret_cast<Log>(dlsym(lib, "nvrtcGetProgramLog"));
+    destroy = reinterpret_cast<Destroy>(dlsym(lib, "nvrtcDestroyProgram"));
+  }
+  bool ok() const { return create && compile && log_size && log && destroy; }
+
+  // "" when the source compiles; the log otherwise.
+  std::string check(const std::string& source) const {
+    void* prog = nullptr;
+    if (create(&prog, source.c_str(), "kernel.cu", 0, nullptr, nullptr) != 0) return "create failed";
+    const char* options[] = {"--fmad=false", "--std=c++17"};
+    const int rc = compile(prog, 2, options);
+    std::string text;
+    std::size_t n = 0;
+    log_size(prog, &n);
+    text.resize(n);
+    if (n) log(prog, text.data());
+    destroy(&prog);
+    return rc == 0 ? "" : "nvrtc error " + std::to_string(rc) + ":\n" + text;
+  }
+};
+
+TEST(CudaPrinter, NvrtcCompilesTheKitchenSink) {
+  static Nvrtc nvrtc;
+  if (!nvrtc.ok()) GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed; the CUDA text is checked only";
+  for (bool debug : {false, true}) {
+    const std::string src = CudaPrinter().print(kitchen_sink(), {debug});
+    EXPECT_EQ(nvrtc.check(src), "") << src;
+  }
+}
+
+}  // namespace
+}  // namespace tack

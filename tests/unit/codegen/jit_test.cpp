@@ -1,0 +1,161 @@
+// The compile/load API: objects for the disk cache, corrupt objects, what the generated LLVM IR
+// promises (alignment, aliasing, no fast-math, vectorized loops), and compile/load times.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <thread>
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "ir/builder.hpp"
+#include "kernel_runner.hpp"
+#include "tack/error.hpp"
+
+namespace tack::codegen {
+namespace {
+
+using namespace tack::ir;
+using testing::Args;
+using testing::run;
+
+Function triad() {
+  FunctionBuilder fb("triad");
+  ArrayRef a = fb.array_param("a", ScalarType::F32);
+  ArrayRef b = fb.array_param("b", ScalarType::F32);
+  ArrayRef c = fb.array_param("c", ScalarType::F32);
+  Expr s = fb.scalar_param("s", ScalarType::F32);
+  Expr i = var(ScalarType::I64, "i");
+  return fb.build({range_dim("i", shape(c, 0))},
+                  block({store(c, {i}, add(load(a, {i}), mul(s, load(b, {i}))))}));
+}
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t p = text.find(part); p != std::string::npos; p = text.find(part, p + 1)) ++n;
+  return n;
+}
+
+TEST(CodegenJit, ObjectRoundTripAndSymbols) {
+  Function f = triad();
+  SymbolNames names = symbol_names(f);
+  EXPECT_EQ(names.chunk, "tack_chunk_triad");
+  EXPECT_EQ(names.extent, "tack_extent_triad");
+  std::vector<char> obj = compile_to_object(f, {});
+  ASSERT_GT(obj.size(), 100u);
+  EXPECT_EQ(std::string(obj.data() + 1, 3), "ELF");
+  // Two loads of one object live side by side (separate JIT libraries).
+  auto m1 = load_object(obj, names);
+  auto m2 = load_object(obj, names);
+  EXPECT_NE(reinterpret_cast<void*>(m1->chunk()), reinterpret_cast<void*>(m2->chunk()));
+  std::vector<float> a(10, 1), b(10, 2), c(10, 0);
+  run(*m2, Args().array(a).array(b).array(c).f32(3));
+  m1.reset();  // freeing one leaves the other usable
+  run(*m2, Args().array(a).array(b).array(c).f32(0.5f));
+  for (float x : c) EXPECT_EQ(x, 2);
+}
+
+TEST(CodegenJit, CorruptObjectIsARuntimeError) {
+  std::vector<char> obj = compile_to_object(triad(), {});
+  std::vector<char> junk(obj.begin(), obj.begin() + obj.size() / 3);
+  EXPECT_THROW(load_object(junk, symbol_names(triad())), RuntimeError);
+  EXPECT_THROW(load_object(std::vector<char>{'x', 'y'}, symbol_names(triad())), RuntimeError);
+  EXPECT_THROW(load_object(obj, SymbolNames{"nope", "nope2"}), RuntimeError);
+  // The JIT still works afterwards.
+  auto m = load_object(obj, symbol_names(triad()));
+  EXPECT_NE(m->chunk(), nullptr);
+}
+
+TEST(CodegenJit, SanitizesKernelNames) {
+  FunctionBuilder fb("my kernel.v2");
+  ArrayRef a = fb.array_param("a", ScalarType::I32);
+  Expr i = var(ScalarType::I64, "i");
+  Function f = fb.build({range_dim("i", shape(a, 0))}, block({store(a, {i}, const_i32(4))}));
+  EXPECT_EQ(symbol_names(f).chunk, "tack_chunk_my_kernel_v2");
+  auto m = compile(f, {});
+  std::vector<int32_t> v(3);
+  run(*m, Args().array(v));
+  EXPECT_EQ(v, (std::vector<int32_t>{4, 4, 4}));
+}
+
+TEST(CodegenJit, UnoptimizedIrCarriesTheMemoryModel) {
+  std::string plain = emit_llvm_ir(triad(), {}, false);
+  std::string disjoint = emit_llvm_ir(triad(), {.disjoint = true}, false);
+  EXPECT_NE(
+      plain.find("define void @tack_chunk_triad(ptr %args, i64 %begin, i64 %end, ptr %status)"),
+      std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("define i64 @tack_extent_triad(ptr %args)"), std::string::npos);
+  EXPECT_EQ(count(plain, "noalias"), 0u);
+  // The three arrays of the body and of the count function; never the status pointer.
+  EXPECT_EQ(count(disjoint, "ptr noalias nocapture"), 6u);
+  EXPECT_EQ(count(plain, "align 1"), 3u);  // two loads, one store
+  EXPECT_EQ(count(plain, " fast "), 0u);
+  EXPECT_EQ(count(plain, "contract"), 0u);
+  EXPECT_NE(plain.find("\"target-cpu\""), std::string::npos);
+}
+
+TEST(CodegenJit, OptimizedTriadIsVectorized) {
+  std::string ir = emit_llvm_ir(triad(), {.disjoint = true}, true);
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;
+  EXPECT_EQ(count(ir, "call void @tack_body"), 0u);  // inlined into the ABI wrapper
+  std::string aliasing = emit_llvm_ir(triad(), {}, true);
+  EXPECT_NE(aliasing.find("x float>"), std::string::npos);  // with runtime overlap checks
+  EXPECT_NE(aliasing.find("vector.memcheck"), std::string::npos);
+  EXPECT_EQ(ir.find("vector.memcheck"), std::string::npos);  // the promise removes them
+}
+
+TEST(CodegenJit, ConcurrentCompilesFromSeveralThreads) {
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto m = compile(triad(), {.disjoint = t % 2 == 1});
+      std::vector<float> a(33, 1), b(33, 1), c(33, 0);
+      run(*m, Args().array(a).array(b).array(c).f32(static_cast<float>(t)));
+      ok[t] = c[32] == 1.0f + t;
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(ok, (std::vector<int>{1, 1, 1, 1}));
+}
+
+// Measures, not asserts: prints the cold compile and object load times for the docs.
+TEST(CodegenJit, CompileAndLoadTimes) {
+  auto warm = compile(triad(), {});  // first use creates the JIT and the host description
+  const int reps = 10;
+  double emit = 0, opt = 0, cg = 0, load = 0, total = 0;
+  std::vector<char> obj;
+  for (int r = 0; r < reps; ++r) {
+    CompileTimes t;
+    auto t0 = std::chrono::steady_clock::now();
+    auto m = compile(triad(), {.disjoint = r % 2 == 1}, &t);
+    total +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    emit += t.emit_ms;
+    opt += t.optimize_ms;
+    cg += t.codegen_ms;
+    load += t.load_ms;
+  }
+  obj = compile_to_object(triad(), {});
+  double load_only = 0;
+  for (int r = 0; r < reps; ++r) {
+    CompileTimes t;
+    auto m = load_object(obj, symbol_names(triad()), &t);
+    load_only += t.load_ms;
+  }
+  std::printf(
+      "[ timing ] triad cold compile %.2f ms (emit %.2f, O3 %.2f, codegen %.2f, load %.2f);"
+      " load from object %.3f ms\n",
+      total / reps, emit / reps, opt / reps, cg / reps, load / reps, load_only / reps);
+  EXPECT_GT(total, 0);
+}
+
+TEST(CodegenJit, HostTargetIdNamesLlvmAndCpu) {
+  std::string id = host_target_id();
+  EXPECT_EQ(id.rfind("llvm-19", 0), 0u) << id;
+  EXPECT_NE(id.find("x86_64"), std::string::npos) << id;
+}
+
+}  // namespace
+}  // namespace tack::codegen

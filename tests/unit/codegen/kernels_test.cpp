@@ -1,0 +1,184 @@
+// End-to-end code generation of whole kernels built by hand: run through the ABI on host data.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "ir/builder.hpp"
+#include "kernel_runner.hpp"
+
+namespace tack::codegen {
+namespace {
+
+using namespace tack::ir;
+using testing::Args;
+using testing::run;
+
+Function vector_add() {
+  FunctionBuilder fb("vector_add");
+  ArrayRef a = fb.array_param("a", ScalarType::F32);
+  ArrayRef b = fb.array_param("b", ScalarType::F32);
+  ArrayRef c = fb.array_param("c", ScalarType::F32);
+  Expr i = var(ScalarType::I64, "i");
+  return fb.build({range_dim("i", shape(c, 0))},
+                  block({store(c, {i}, add(load(a, {i}), load(b, {i})))}));
+}
+
+TEST(CodegenKernels, VectorAdd) {
+  for (bool disjoint : {false, true}) {
+    auto m = compile(vector_add(), {.disjoint = disjoint});
+    std::vector<float> a(1003), b(1003), c(1003, -1);
+    std::iota(a.begin(), a.end(), 0.0f);
+    std::iota(b.begin(), b.end(), 1000.0f);
+    EXPECT_EQ(run(*m, Args().array(a).array(b).array(c), nullptr, 100), 1003);
+    for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  }
+}
+
+TEST(CodegenKernels, SaxpyWithScalarAndPrelude) {
+  FunctionBuilder fb("saxpy");
+  ArrayRef x = fb.array_param("x", ScalarType::F32);
+  ArrayRef y = fb.array_param("y", ScalarType::F32);
+  Expr alpha = fb.scalar_param("alpha", ScalarType::F32);
+  Expr limit = fb.scalar_param("limit", ScalarType::I32);
+  // n = min(len(x), limit): the launch length comes from the prelude.
+  fb.prelude(let("n", call(MathFn::Min, {shape(x, 0), cast(ScalarType::I64, limit)})));
+  Expr i = var(ScalarType::I64, "i");
+  Function f = fb.build({range_dim("i", var(ScalarType::I64, "n"))},
+                        block({store(y, {i}, add(mul(alpha, load(x, {i})), load(y, {i})))}));
+  auto m = compile(f, {});
+  std::vector<float> xs(100), ys(100, 1.0f);
+  std::iota(xs.begin(), xs.end(), 0.0f);
+  EXPECT_EQ(run(*m, Args().array(xs).array(ys).f32(2.5f).i64(60)), 60);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(ys[i], i < 60 ? 2.5f * i + 1.0f : 1.0f) << i;
+}
+
+// out[i, j] = 10 * i + j over ndrange(rows, cols), run in chunks that cut rows anywhere.
+TEST(CodegenKernels, NdRange2D) {
+  FunctionBuilder fb("fill2d");
+  ArrayRef out = fb.array_param("out", ScalarType::I32, 2);
+  Expr i = var(ScalarType::I64, "i"), j = var(ScalarType::I64, "j");
+  Function f =
+      fb.build({range_dim("i", shape(out, 0)), range_dim("j", shape(out, 1))},
+               block({store(out, {i, j}, cast(ScalarType::I32, add(mul(i, const_i64(10)), j)))}));
+  auto m = compile(f, {});
+  for (int64_t chunk : {1, 3, 7, 10, 1000}) {
+    std::vector<int32_t> v(5 * 7, -1);
+    EXPECT_EQ(run(*m, Args().array(v.data(), {5, 7}), nullptr, chunk), 35);
+    for (int r = 0; r < 5; ++r) {
+      for (int c = 0; c < 7; ++c) ASSERT_EQ(v[r * 7 + c], 10 * r + c) << chunk;
+    }
+  }
+}
+
+// range(a, b, c) dims with offsets and negative steps; 3-D, i32 loop variables.
+TEST(CodegenKernels, NdRange3DWithStartsAndSteps) {
+  FunctionBuilder fb("fill3d");
+  ArrayRef out = fb.array_param("out", ScalarType::I32, 3);
+  Expr i = var(ScalarType::I32, "i"), j = var(ScalarType::I32, "j"), k = var(ScalarType::I32, "k");
+  // i in range(1, 4) -> 1..3, j in range(5, -1, -2) -> 5, 3, 1, k in range(0, 8, 3) -> 0, 3, 6
+  Function f = fb.build(
+      {range_dim("i", const_i32(1), const_i32(4), const_i32(1)),
+       range_dim("j", const_i32(5), const_i32(-1), const_i32(-2)),
+       range_dim("k", const_i32(0), const_i32(8), const_i32(3))},
+      block(
+          {store(out, {sub(i, const_i32(1)), floordiv(j, const_i32(2)), floordiv(k, const_i32(3))},
+                 add(add(mul(i, const_i32(100)), mul(j, const_i32(10))), k))}));
+  auto m = compile(f, {});
+  for (int64_t chunk : {1, 2, 5, 27}) {
+    std::vector<int32_t> v(27, -1);
+    EXPECT_EQ(run(*m, Args().array(v.data(), {3, 3, 3}), nullptr, chunk), 27);
+    for (int a = 0; a < 3; ++a) {
+      for (int b = 0; b < 3; ++b) {
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(v[(a * 3 + b) * 3 + c], (a + 1) * 100 + (2 * b + 1) * 10 + 3 * c);
+        }
+      }
+    }
+  }
+}
+
+TEST(CodegenKernels, EmptyAndEdgeRangesHaveExactCounts) {
+  struct Case {
+    int64_t start, stop, step, count;
+  };
+  const Case cases[] = {{0, 10, 1, 10},
+                        {0, 10, 3, 4},
+                        {10, 0, -3, 4},
+                        {5, 5, 1, 0},
+                        {5, 0, 1, 0},
+                        {0, 5, -1, 0},
+                        {0, 10, 0, 0},
+                        {-7, 7, 7, 2},
+                        {INT64_MIN, INT64_MAX, INT64_MAX, 3},
+                        {INT64_MAX, INT64_MIN, INT64_MIN, 2}};
+  FunctionBuilder fb("count");
+  ArrayRef out = fb.array_param("out", ScalarType::I64);
+  Expr a = fb.scalar_param("a", ScalarType::I64);
+  Expr b = fb.scalar_param("b", ScalarType::I64);
+  Expr c = fb.scalar_param("c", ScalarType::I64);
+  Function f = fb.build({range_dim("i", a, b, c)}, block({}));
+  auto m = compile(f, {});
+  int64_t unused = 0;
+  for (const Case& k : cases) {
+    Args args = Args().array(&unused, {1}).i64(k.start).i64(k.stop).i64(k.step);
+    EXPECT_EQ(m->extent()(args.data()), k.count) << k.start << " " << k.stop << " " << k.step;
+  }
+  (void)out;
+}
+
+TEST(CodegenKernels, UnsignedAndNarrowParallelRanges) {
+  FunctionBuilder fb("narrow");
+  ArrayRef out = fb.array_param("out", ScalarType::U8);
+  Expr i = var(ScalarType::U8, "i");
+  // range(250, 255) over u8: 250..254; stored at i - 250.
+  Function f = fb.build({range_dim("i", int_const(ScalarType::U8, 250),
+                                   int_const(ScalarType::U8, 255), int_const(ScalarType::U8, 1))},
+                        block({store(out, {sub(i, int_const(ScalarType::U8, 250))}, i)}));
+  auto m = compile(f, {});
+  std::vector<uint8_t> v(5, 0);
+  EXPECT_EQ(run(*m, Args().array(v)), 5);
+  EXPECT_EQ(v, (std::vector<uint8_t>{250, 251, 252, 253, 254}));
+}
+
+TEST(CodegenKernels, VecArraysAddressComponentsLast) {
+  FunctionBuilder fb("vec3");
+  ArrayRef p = fb.array_param("p", ScalarType::F32, 1, 3);
+  ArrayRef out = fb.array_param("out", ScalarType::F32);
+  Expr i = var(ScalarType::I64, "i");
+  Expr sum =
+      add(add(load(p, {i, const_i32(0)}), load(p, {i, const_i32(1)})), load(p, {i, const_i32(2)}));
+  Function f = fb.build({range_dim("i", shape(p, 0))},
+                        block({store(out, {i}, sum),
+                               store(p, {i, const_i32(1)}, cast(ScalarType::F32, shape(p, 1)))}));
+  auto m = compile(f, {});
+  std::vector<float> pts = {1, 2, 3, 10, 20, 30};
+  std::vector<float> out_v(2);
+  run(*m, Args().array(pts.data(), {2, 3}).array(out_v));
+  EXPECT_EQ(out_v, (std::vector<float>{6, 60}));
+  EXPECT_EQ(pts, (std::vector<float>{1, 3, 3, 10, 3, 30}));  // shape[1] is the width, 3
+}
+
+TEST(CodegenKernels, ScalarSlotsOfEveryType) {
+  FunctionBuilder fb("scalars");
+  ArrayRef out = fb.array_param("out", ScalarType::F64);
+  std::vector<Expr> params = {
+      fb.scalar_param("a", ScalarType::I8),  fb.scalar_param("b", ScalarType::U16),
+      fb.scalar_param("c", ScalarType::I32), fb.scalar_param("d", ScalarType::U64),
+      fb.scalar_param("e", ScalarType::F32), fb.scalar_param("f", ScalarType::F64),
+      fb.scalar_param("g", ScalarType::Bool)};
+  std::vector<Stmt> body;
+  for (size_t k = 0; k < params.size(); ++k) {
+    body.push_back(
+        store(out, {const_i64(static_cast<int64_t>(k))}, cast(ScalarType::F64, params[k])));
+  }
+  Function f = fb.build({range_dim("i", const_i64(1))}, block(body));
+  auto m = compile(f, {});
+  std::vector<double> v(7);
+  run(*m,
+      Args().array(v).i64(-5).u64(65535).i64(-70000).u64(1ull << 40).f32(1.5f).f64(-2.25).u64(1));
+  EXPECT_EQ(v, (std::vector<double>{-5, 65535, -70000, 1099511627776.0, 1.5, -2.25, 1}));
+}
+
+}  // namespace
+}  // namespace tack::codegen

@@ -1,0 +1,475 @@
+// The OpenCL backend on whatever OpenCL device answers (PoCL in CI): listing, SVM buffers,
+// transfers, fills, views, pointer validation, queued launches and ordered frees, out of
+// memory, DLPack, build errors. Skipped, with the reason, where no OpenCL device is present.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "memory/device_buffer.hpp"
+#include "runtime/opencl/opencl_backend.hpp"
+#include "runtime/opencl/opencl_buffer.hpp"
+#include "runtime/opencl/opencl_program.hpp"
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+using detail::OpenClArgs;
+using detail::OpenClBackend;
+using detail::OpenClBuffer;
+
+// Runs `fn`, expecting an exception of type E whose message contains `fragment`.
+template <class E>
+void expect_error(const std::function<void()>& fn, const std::string& fragment) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected an exception containing '" << fragment << "'";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << fragment;
+  }
+}
+
+std::shared_ptr<OpenClBackend> first_opencl() {
+  const auto& found = detail::opencl_devices();
+  return found.backends.empty() ? nullptr : found.backends.front();
+}
+
+class OpenCl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend_ = first_opencl();
+    if (!backend_) GTEST_SKIP() << detail::opencl_unavailable_reason();
+    dev_ = Device(backend_);
+  }
+  void TearDown() override {
+    if (backend_) backend_->synchronize();
+  }
+  OpenClBuffer& buf(const Array& a) { return dynamic_cast<OpenClBuffer&>(*a.buffer()); }
+
+  std::shared_ptr<OpenClBackend> backend_;
+  std::optional<Device> dev_;
+};
+
+// ---- runtime loading and the device list (these run everywhere) -------------------------------
+
+TEST(OpenClRuntime, MissingLibraryIsAnOrdinaryState) {
+  std::string why;
+  EXPECT_EQ(detail::OpenClApi::load("/nonexistent/libOpenCL.so.1", &why), nullptr);
+  EXPECT_NE(why.find("no OpenCL library could be loaded"), std::string::npos) << why;
+}
+
+TEST(OpenClRuntime, LibraryWithoutTheEntryPointsIsRefused) {
+  std::string why;
+  EXPECT_EQ(detail::OpenClApi::load("libm.so.6", &why), nullptr);
+  EXPECT_NE(why.find("lacks clGetPlatformIDs"), std::string::npos) << why;
+  EXPECT_TRUE(detail::discover_opencl(nullptr).backends.empty());
+}
+
+TEST(OpenClRuntime, CpuStaysFirstAndDefault) {
+  auto all = devices();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.front().name(), "cpu");
+  EXPECT_EQ(default_device().name(), "cpu");
+  const auto& found = detail::opencl_devices();
+  std::size_t listed = 0;
+  for (const auto& d : all) listed += d.kind() == "opencl";
+  EXPECT_EQ(listed, found.backends.size());
+  if (found.backends.empty()) {
+    expect_error<ValueError>([] { device("opencl"); }, "no device named 'opencl'");
+  }
+}
+
+TEST_F(OpenCl, DevicesAreNamedByIndex) {
+  EXPECT_EQ(device("opencl").name(), "opencl:0");
+  EXPECT_EQ(device("opencl:0"), device("opencl"));
+  EXPECT_EQ(device("opencl:0").kind(), "opencl");
+  expect_error<ValueError>([] { device("opencl:99"); }, "the devices present are 'cpu'");
+}
+
+// ---- allocation and transfers -----------------------------------------------------------------
+
+TEST_F(OpenCl, TransfersRoundTrip) {
+  std::vector<float> v(1000);
+  std::iota(v.begin(), v.end(), -3.5f);
+  Array a = array(v, {10, 100}, *dev_);
+  EXPECT_EQ(a.device().name(), "opencl:0");
+  EXPECT_EQ(a.buffer()->backend_name(), "opencl");
+  EXPECT_FALSE(a.buffer()->starts_zeroed());
+  EXPECT_EQ(a.to_vector<float>(), v);
+  EXPECT_EQ(a.item<float>({3, 7}), v[307]);
+  EXPECT_EQ(a.item<float>({-1, -1}), v[999]);
+
+  std::vector<std::int64_t> w = {-1, 2, -3, 1ll << 40};
+  Array b = array(w, {4}, *dev_);
+  EXPECT_EQ(b.to_vector<std::int64_t>(), w);
+}
+
+TEST_F(OpenCl, ReadRangeIsCheckedFirst) {
+  Array a = zeros({4}, i32, *dev_);
+  std::int32_t out = 7;
+  expect_error<IndexError>([&] { a.buffer()->read_range(14, 4, &out); },
+                           "cannot read bytes [14, 18) of a buffer of 16 bytes");
+  EXPECT_EQ(out, 7);  // nothing was read
+  expect_error<IndexError>([&] { a.item<std::int32_t>({4}); }, "out of bounds for axis 0");
+  a.buffer()->read_range(12, 4, &out);
+  EXPECT_EQ(out, 0);
+}
+
+TEST_F(OpenCl, ZerosFillsEveryDtype) {
+  const DType all[] = {i8, i16, i32, i64, u8, u16, u32, u64, f32, f64};
+  for (DType t : all) {
+    { Array junk = full({333}, Scalar::from(std::int64_t{5}), t, *dev_); }  // dirty memory
+    Array z = zeros({333}, t, *dev_);
+    std::vector<unsigned char> bytes(z.nbytes(), 0xff);
+    z.to_host(bytes.data(), bytes.size());
+    for (unsigned char c : bytes) ASSERT_EQ(c, 0) << t.str();
+  }
+}
+
+// Every pattern size the dtypes make: 1, 2, 4, 8 (scalars) and vec(n, t) up to 16 x 8 = 128
+// bytes; Array::fill repeats one value over the components.
+TEST_F(OpenCl, FillsEveryDtypeAndVectorWidth) {
+  const DType scalars[] = {i8, i16, i32, i64, u8, u16, u32, u64, f32, f64};
+  for (DType t : scalars) {
+    const std::int64_t value = itemsize(t.scalar) == 1 ? 100 : 1000;
+    unsigned char one[8];
+    convert_scalar(Scalar::from(value), t.scalar, one);
+    for (int n : {0, 1, 2, 3, 4, 5, 8, 12, 16}) {
+      DType d = n == 0 ? t : vec(n, t);
+      Array a = empty({37}, d, *dev_);
+      a.fill(Scalar::from(value));
+      std::vector<unsigned char> bytes(a.nbytes());
+      a.to_host(bytes.data(), bytes.size());
+      const std::size_t cs = itemsize(t.scalar);
+      for (std::size_t k = 0; k < bytes.size(); k += cs)
+        ASSERT_EQ(std::memcmp(bytes.data() + k, one, cs), 0) << d.str() << " at byte " << k;
+    }
+  }
+}
+
+// Raw patterns whose bytes all differ, at every size from 1 to 128: powers of two take the
+// native fill, the others (and large buffers) the doubling path.
+TEST_F(OpenCl, RawPatternsOfEverySize) {
+  for (std::size_t size = 1; size <= 128; ++size) {
+    std::vector<unsigned char> pattern(size);
+    for (std::size_t i = 0; i < size; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + 1);
+    const std::size_t count = size < 8 ? 40000 : 3001;  // above the 64 KiB host run for small ones
+    Array a = empty({static_cast<std::int64_t>(count * size)}, u8, *dev_);
+    a.buffer()->fill(pattern.data(), size);
+    std::vector<unsigned char> bytes(a.nbytes());
+    a.to_host(bytes.data(), bytes.size());
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      ASSERT_EQ(bytes[k], pattern[k % size]) << "pattern of " << size << " bytes, byte " << k;
+  }
+}
+
+// ---- views ------------------------------------------------------------------------------------
+
+TEST_F(OpenCl, ViewsAtOddOffsetsReadAndWrite) {
+  std::vector<std::uint8_t> v(21);
+  std::iota(v.begin(), v.end(), 0);
+  Array a = array(v, {7, 3}, *dev_);
+  Array mid = a.slice(1, 4);  // bytes [3, 12): an odd offset
+  ASSERT_TRUE(mid.is_view());
+  EXPECT_EQ(mid.address(), a.address() + 3);
+  EXPECT_EQ(mid.item<std::uint8_t>({0, 0}), 3);
+  EXPECT_EQ(mid.item<std::uint8_t>({2, 2}), 11);
+  mid.fill(200.0);
+  std::vector<std::uint8_t> rows = {0, 1, 2, 200, 200, 200, 200, 200, 200, 200, 200, 200,
+                                    12, 13, 14, 15, 16, 17, 18, 19, 20};
+  EXPECT_EQ(a.to_vector<std::uint8_t>(), rows);
+  std::vector<std::uint8_t> w = {9, 8, 7};
+  copyto(mid.slice(1, 2), HostView{w.data(), ScalarType::u8, {1, 3}, {}});  // a view of a view
+  EXPECT_EQ(a.item<std::uint8_t>({2, 0}), 9);
+  EXPECT_EQ(a.item<std::uint8_t>({2, 2}), 7);
+  EXPECT_EQ(mid.slice(1, 2).address(), a.address() + 6);
+}
+
+TEST_F(OpenCl, ReshapeAndZerosOfViews) {
+  std::vector<float> v(24, 1.0f);
+  Array a = array(v, {6, 4}, *dev_);
+  Array flat = a.reshape({24});
+  Array rows = a.slice(2, 4);
+  Array z = zeros_like(rows);  // a new array on the same device
+  EXPECT_EQ(z.device(), a.device());
+  rows.fill(0.0);
+  EXPECT_EQ(flat.item<float>({7}), 1.0f);
+  EXPECT_EQ(flat.item<float>({8}), 0.0f);
+  EXPECT_EQ(flat.item<float>({15}), 0.0f);
+  EXPECT_EQ(flat.item<float>({16}), 1.0f);
+  Array empty_rows = a.slice(3, 3);
+  EXPECT_FALSE(empty_rows.is_view());
+  EXPECT_EQ(empty_rows.device(), a.device());
+}
+
+TEST_F(OpenCl, VersionAndSharedAreTheAllocations) {
+  Array a = zeros({8, 2}, f32, *dev_);
+  Array v = a.slice(2, 5);
+  const auto before = a.version();
+  v.fill(3.0);
+  EXPECT_GT(a.version(), before);
+  EXPECT_EQ(a.version(), v.version());
+  EXPECT_FALSE(v.shared());
+  auto* m = to_dlpack_versioned(a);
+  EXPECT_TRUE(v.shared());
+  m->deleter(m);
+}
+
+// ---- pointer kinds ----------------------------------------------------------------------------
+
+TEST_F(OpenCl, ArrayFromPtrValidatesTheMemorySpace) {
+  std::vector<float> host(16, 1.0f);
+  const auto host_address = reinterpret_cast<std::uintptr_t>(host.data());
+  EXPECT_EQ(memory_space(host_address, *dev_), "cpu");
+  expect_error<ValueError>(
+      [&] { array_from_ptr(host_address, f32, {16}, false, *dev_); },
+      "is cpu memory, but device 'opencl:0' accepts only opencl memory");
+  expect_error<TypeError>(
+      [&] { array_from_ptr(std::nullopt, f32, {16}, false, *dev_, nullptr, "a str"); },
+      "got a str");
+
+  Array owner = full({16}, Scalar::from(2.0), f32, *dev_);
+  const std::uintptr_t inside = owner.address() + 4 * sizeof(float);
+  EXPECT_EQ(memory_space(inside, *dev_), "opencl");
+  Array wrapped = array_from_ptr(inside, f32, {12}, false, *dev_);
+  EXPECT_TRUE(wrapped.shared());
+  EXPECT_FALSE(wrapped.writable());
+  EXPECT_EQ(wrapped.item<float>({11}), 2.0f);
+  expect_error<RuntimeError>([&] { wrapped.fill(1.0); }, "read-only");
+  expect_error<ValueError>([&] { array_from_ptr(inside, f32, {1000}, false, *dev_); },
+                           "past the end of its OpenCL allocation");
+}
+
+// A wrapped pointer at an address not aligned to the element: the fill cannot be the native
+// one (it needs the pattern's alignment), so it takes the doubling path.
+TEST_F(OpenCl, MisalignedWrappedFill) {
+  Array owner = zeros({64}, u8, *dev_);
+  Array w = array_from_ptr(owner.address() + 1, i32, {10}, true, *dev_);
+  w.fill(Scalar::from(std::int64_t{0x01020304}));
+  auto bytes = owner.to_vector<std::uint8_t>();
+  EXPECT_EQ(bytes[0], 0);
+  for (int k = 0; k < 10; ++k) {
+    std::int32_t x;
+    std::memcpy(&x, &bytes[1 + 4 * k], 4);
+    EXPECT_EQ(x, 0x01020304) << k;
+  }
+  EXPECT_EQ(bytes[41], 0);
+}
+
+// ---- queued launches --------------------------------------------------------------------------
+
+const char* kIncrement =
+    "__kernel void increment(__global const float* a, long n, __global float* b, long m) {\n"
+    "  for (long i = get_global_id(0); i < n; i += get_global_size(0)) b[i] = a[i] + 1.0f;\n"
+    "}\n";
+
+// Holds the device's in-order queue behind a user event, so commands queue up but do not run.
+class QueueGate {
+ public:
+  explicit QueueGate(OpenClBackend& b) : b_(b) {
+    cl_int err;
+    event_ = b.api().CreateUserEvent(b.context(), &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    EXPECT_EQ(b.api().EnqueueMarkerWithWaitList(b.queue(), 1, &event_, nullptr), CL_SUCCESS);
+  }
+  void open() {
+    if (event_ == nullptr) return;
+    b_.api().SetUserEventStatus(event_, CL_COMPLETE);
+    b_.api().ReleaseEvent(event_);
+    event_ = nullptr;
+  }
+  ~QueueGate() { open(); }
+
+ private:
+  OpenClBackend& b_;
+  cl_event event_ = nullptr;
+};
+
+TEST_F(OpenCl, LaunchesAreQueuedAndHostReadsWait) {
+  auto k = backend_->build_program(kIncrement, "increment");
+  std::vector<float> v(5000);
+  std::iota(v.begin(), v.end(), 0.0f);
+  Array a = array(v, {5000}, *dev_);
+  Array b = empty({5000}, f32, *dev_);
+  {
+    QueueGate gate(*backend_);
+    backend_->launch(*k, OpenClArgs().array(a).array(b).list(), 64);  // returns: queued
+    EXPECT_TRUE(buf(b).allocation().pending());
+    EXPECT_TRUE(buf(a.slice(1, 2)).allocation().pending());  // views share the allocation
+  }
+  EXPECT_EQ(b.item<float>({4999}), 5000.0f);  // the read waited for the launch
+  EXPECT_FALSE(buf(b).allocation().pending());
+  // A host write is queued behind launches: the launch reads the old a.
+  backend_->launch(*k, OpenClArgs().array(a).array(b).list(), 64);
+  a.fill(-1.0);
+  EXPECT_EQ(b.item<float>({10}), 11.0f);
+  EXPECT_EQ(a.item<float>({10}), -1.0f);
+  sync();
+}
+
+TEST_F(OpenCl, DroppedArrayIsFreedAfterTheLaunchesBeforeIt) {
+  auto k = backend_->build_program(kIncrement, "increment");
+  std::vector<float> v(1 << 16, 41.0f);
+  Array b = empty({1 << 16}, f32, *dev_);
+  // Written before the gate closes the queue (host writes block until they are done).
+  std::optional<Array> a = array(v, {1 << 16}, *dev_);
+  const std::uintptr_t address = a->address();
+  {
+    QueueGate gate(*backend_);
+    backend_->launch(*k, OpenClArgs().array(*a).array(b).list(), 256);
+    a.reset();  // dropped while the launch that reads it is still queued
+    EXPECT_EQ(backend_->memory_space(address), "opencl") << "freed before its launch ran";
+  }
+  backend_->synchronize();
+  EXPECT_EQ(backend_->memory_space(address), "cpu") << "never freed";
+  auto out = b.to_vector<float>();
+  for (float x : out) ASSERT_EQ(x, 42.0f);
+}
+
+TEST_F(OpenCl, SharedArraysCompleteTheirLaunches) {
+  auto k = backend_->build_program(kIncrement, "increment");
+  Array a = full({1000}, Scalar::from(1.0), f32, *dev_);
+  Array b = zeros({1000}, f32, *dev_);
+  auto* m = to_dlpack_versioned(b);  // b is now shared outside Tack
+  backend_->launch(*k, OpenClArgs().array(a).array(b).list(), 64);
+  EXPECT_FALSE(buf(b).allocation().pending());  // completed before launch returned
+  float x = 0;
+  std::memcpy(&x, reinterpret_cast<const void*>(b.address() + 999 * 4), 4);  // PoCL: host memory
+  EXPECT_EQ(x, 2.0f);
+  m->deleter(m);
+}
+
+TEST_F(OpenCl, LaunchRefusesArraysOfAnotherDevice) {
+  auto k = backend_->build_program(kIncrement, "increment");
+  Array host = zeros({10}, f32, device("cpu"));
+  Array b = zeros({10}, f32, *dev_);
+  expect_error<RuntimeError>(
+      [&] { backend_->launch(*k, OpenClArgs().array(host).array(b).list(), 16); },
+      "is an array on device 'cpu', but the launch runs on 'opencl:0'");
+  // Too few arguments: the runtime refuses to enqueue (the message names the kernel).
+  expect_error<RuntimeError>([&] { backend_->launch(*k, OpenClArgs().array(b).list(), 16); },
+                             "OpenCL kernel 'increment'");
+}
+
+// ---- faults -----------------------------------------------------------------------------------
+
+TEST_F(OpenCl, OutOfMemoryLeavesOtherArraysIntact) {
+  Array keep = full({256}, Scalar::from(7.0), f64, *dev_);
+  expect_error<RuntimeError>([&] { empty({std::int64_t{1} << 47}, f64, *dev_); },
+                             "on device 'opencl:0'");
+  expect_error<RuntimeError>([&] { empty({std::int64_t{1} << 47}, f64, *dev_); },
+                             "out of device memory");
+  expect_error<RuntimeError>(
+      [&] {
+        empty({static_cast<std::int64_t>(backend_->info().max_alloc)}, vec(2, u8), *dev_);
+      },
+      "per allocation");
+  for (double x : keep.to_vector<double>()) ASSERT_EQ(x, 7.0);
+  Array after = full({4}, Scalar::from(1.0), f32, *dev_);
+  EXPECT_EQ(after.item<float>({3}), 1.0f);
+}
+
+TEST_F(OpenCl, BuildErrorQuotesTheGeneratedLine) {
+  const std::string source =
+      "__kernel void broken(__global float* a, long n) {\n"
+      "  long i = get_global_id(0);\n"
+      "  a[i] = undefined_name + 1.0f;\n"
+      "}\n";
+  try {
+    backend_->build_program(source, "broken");
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.kernel(), "broken");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(e.message().find("undefined_name"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a[i] = undefined_name + 1.0f;"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(OpenClBuildLog, VendorFormatsPointAtTheLine) {
+  const std::string source = "line one\nline two\nline three\n";
+  const char* logs[] = {
+      "error: /root/.cache/pocl/kcache/tempfile_x.cl:2:5: use of undeclared identifier 'q'",
+      "<kernel>:2:5: error: use of undeclared identifier 'q'",
+      "/tmp/OCL123.cl:2:5: error: use of undeclared identifier 'q'\n1 error generated.",
+  };
+  for (const char* log : logs) {
+    try {
+      detail::throw_build_error("k", "opencl:0", source, log);
+    } catch (const CompileError& e) {
+      EXPECT_EQ(e.line(), 2) << log;
+      EXPECT_EQ(e.column(), 5) << log;
+      EXPECT_EQ(e.message().rfind("use of undeclared identifier 'q'", 0), 0u) << e.message();
+      EXPECT_NE(std::string(e.what()).find("line two"), std::string::npos) << e.what();
+    }
+  }
+  expect_error<CompileError>(
+      [&] { detail::throw_build_error("k", "opencl:0", source, "something odd"); },
+      "rejected the generated source: something odd");
+}
+
+TEST_F(OpenCl, ProgramsAreCachedInMemoryAndOnDisk) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tack-ocl-cache-" + std::to_string(::getpid()));
+  ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
+  const std::string source = std::string(kIncrement) + "// cache test\n";
+  auto first = backend_->build_program(source, "increment");
+  EXPECT_EQ(backend_->build_program(source, "increment"), first);  // in memory
+  EXPECT_FALSE(first->from_disk());
+  // A fresh context (a second discovery) has an empty memory cache: it loads the binary.
+  auto fresh = detail::discover_opencl(detail::OpenClApi::instance());
+  ASSERT_FALSE(fresh.backends.empty());
+  auto again = fresh.backends.front()->build_program(source, "increment");
+  EXPECT_TRUE(again->from_disk());
+  // A corrupt file costs only a recompile.
+  for (const auto& e : fs::directory_iterator(dir / "opencl")) {
+    std::FILE* f = std::fopen(e.path().c_str(), "r+b");
+    std::fputs("garbage", f);
+    std::fclose(f);
+  }
+  auto third = detail::discover_opencl(detail::OpenClApi::instance());
+  auto rebuilt = third.backends.front()->build_program(source, "increment");
+  EXPECT_FALSE(rebuilt->from_disk());
+  ::unsetenv("TACK_CACHE_DIR");
+  fs::remove_all(dir);
+}
+
+// ---- DLPack -----------------------------------------------------------------------------------
+
+TEST_F(OpenCl, DLPackRoundTrip) {
+  std::vector<std::int32_t> v = {1, 2, 3, 4, 5, 6};
+  Array a = array(v, {2, 3}, *dev_);
+  EXPECT_EQ(dlpack_device(a).device_type, dlpack::kOpenCL);
+  EXPECT_EQ(dlpack_device(a).device_id, 0);
+  auto* m = to_dlpack_versioned(a);
+  EXPECT_EQ(m->dl_tensor.device.device_type, dlpack::kOpenCL);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(m->dl_tensor.data), a.address());
+  Array b = from_dlpack(m, std::nullopt, *dev_);  // Tack owns m now
+  EXPECT_EQ(b.address(), a.address());
+  EXPECT_EQ(b.to_vector<std::int32_t>(), v);
+  b.fill(9.0);
+  EXPECT_EQ(a.item<std::int32_t>({1, 2}), 9);
+
+  // The CPU cannot address OpenCL memory; a host pointer labelled OpenCL is refused too.
+  auto* m2 = to_dlpack_versioned(a);
+  expect_error<ValueError>([&] { from_dlpack(m2, std::nullopt, device("cpu")); },
+                           "lives on device type 4");
+  std::vector<std::int32_t> host(6);
+  m2->dl_tensor.data = host.data();
+  expect_error<ValueError>([&] { from_dlpack(m2, std::nullopt, *dev_); },
+                           "accepts only opencl memory");
+  m2->deleter(m2);
+}
+
+}  // namespace
+}  // namespace tack

@@ -1,0 +1,737 @@
+// Kernels only the lowering can refuse (names, builtins, types, arities, shapes): each raises a
+// CompileError at the right line, naming the right function, with a message that says what is
+// wrong and what to write instead.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+#include "lower_test_util.hpp"
+
+namespace tack::transforms::test {
+namespace {
+
+using ST = ScalarType;
+
+struct BadKernel {
+  const char* name;    // the test's name
+  const char* source;  // the module; kernel "k" is lowered
+  std::vector<ArgType> signature;
+  int line;                    // the expected line of the error
+  const char* message;         // a substring of the expected message
+  const char* function = "k";  // the function named in the error
+};
+
+// gtest prints a failing case by its name.
+void PrintTo(const BadKernel& c, std::ostream* os) {
+  *os << c.name;
+}
+
+const ArgType kF32 = arr(ST::F32);
+const ArgType kI32 = num(ST::I32);
+
+const BadKernel kBadKernels[] = {
+    // ---- names, functions, attributes
+    {"UnknownName",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = foo
+)",
+     {kF32, kI32},
+     4,
+     "unknown name 'foo'"},
+    {"UnknownFunction",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = foo(1)
+)",
+     {kF32, kI32},
+     4,
+     "unknown function 'foo'"},
+    {"UnknownTackFunction",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = tack.frobnicate(1)
+)",
+     {kF32, kI32},
+     4,
+     "unknown function 'tack.frobnicate'"},
+    {"UnknownMathAttribute",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = math.golden
+)",
+     {kF32, kI32},
+     4,
+     "unknown attribute 'math.golden'"},
+    {"UnknownArrayAttribute",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x.size
+)",
+     {kF32, kI32},
+     4,
+     "arrays have no attribute 'size'"},
+    {"ModuleAsValue",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = math
+)",
+     {kF32, kI32},
+     4,
+     "'math' is a module"},
+    {"CallingAnArray",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x(i)
+)",
+     {kF32, kI32},
+     4,
+     "'x' is an array, not a function"},
+    {"MethodCall",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x.sum()
+)",
+     {kF32, kI32},
+     4,
+     "have no methods"},
+    {"UndecoratedFunction",
+     R"(def helper(v):
+    return v
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = helper(x[i])
+)",
+     {kF32, kI32},
+     7,
+     "decorate it with @tack.func"},
+    {"DeviceFunctionSeesOnlyItsOwnNames",
+     R"(@tack.func
+def f(v):
+    return v * scale
+
+@tack.kernel
+def k(x, scale):
+    for i in range(len(x)):
+        x[i] = f(x[i])
+)",
+     {kF32, num(ST::F32)},
+     3,
+     "belongs to the kernel",
+     "f"},
+    {"F16NotSupported",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = tack.f16(x[i])
+)",
+     {kF32, kI32},
+     4,
+     "f16 is not supported"},
+    // ---- arities
+    {"BuiltinArity",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = math.sqrt(x[i], 2)
+)",
+     {kF32, kI32},
+     4,
+     "math.sqrt() takes 1 argument, got 2"},
+    {"MinNeedsTwoArguments",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = min(x[i])
+)",
+     {kF32, kI32},
+     4,
+     "min() takes at least 2 arguments, got 1"},
+    {"RoundWithDigits",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = round(x[i], 2)
+)",
+     {kF32, kI32},
+     4,
+     "round(x, ndigits) is not supported"},
+    {"DeviceFunctionArity",
+     R"(@tack.func
+def f(a, b):
+    return a + b
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = f(x[i])
+)",
+     {kF32, kI32},
+     8,
+     "'f' takes 2 arguments (a, b), got 1"},
+    // ---- types
+    {"FloatLiteralIndex",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[0.5]
+)",
+     {kF32, kI32},
+     4,
+     "an index must be an integer, got the float constant 0.5"},
+    {"FloatIndex",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[x[i]]
+)",
+     {kF32, kI32},
+     4,
+     "an index must be an integer, got f32; convert it with int(...)"},
+    {"NegativeLiteralIndex",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[-1]
+)",
+     {kF32, kI32},
+     4,
+     "negative index -1"},
+    {"BoolArithmetic",
+     R"(@tack.kernel
+def k(b, n):
+    for i in range(n):
+        c = b[i] + 1
+)",
+     {arr(ST::Bool), kI32},
+     4,
+     "'+' does not take bool operands"},
+    {"BitwiseOnFloat",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[i] & 1
+)",
+     {kF32, kI32},
+     4,
+     "'&' takes integers"},
+    {"U64WithSigned",
+     R"(@tack.kernel
+def k(u, s, n):
+    for i in range(n):
+        u[i] = u[i] + s[i]
+)",
+     {arr(ST::U64), i64s, kI32},
+     4,
+     "no type holds both"},
+    {"LiteralDoesNotFitTheOperand",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[i] + 300
+)",
+     {arr(ST::U8), kI32},
+     4,
+     "the constant 300 does not fit in u8"},
+    {"LiteralDoesNotFitTheElement",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = 256
+)",
+     {arr(ST::U8), kI32},
+     4,
+     "the constant 256 does not fit in u8, the element type"},
+    {"DivisionByConstantZero",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x[i] // 0
+)",
+     {kF32, kI32},
+     4,
+     "division by zero"},
+    {"ConstantOverflow",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = 2 ** 100
+)",
+     {kF32, kI32},
+     4,
+     "overflows 64 bits"},
+    {"IntegerToNegativePower",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = n ** -1
+)",
+     {kF32, kI32},
+     4,
+     "an integer to a negative power is a float in Python"},
+    {"AndOrOnNumbersAsValue",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = x[i] or 1.0
+)",
+     {kF32, kI32},
+     4,
+     "Tack accepts only bool operands"},
+    {"AssignmentNarrowsFloatToInt",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        acc = 0
+        acc += x[i]
+)",
+     {kF32, kI32},
+     5,
+     "'acc' is i32 (from its first assignment on line 4, a literal)"},
+    {"AssignmentNarrowsF64ToF32",
+     R"(@tack.kernel
+def k(x, d, n):
+    for i in range(n):
+        t = x[i]
+        t = d[i]
+)",
+     {kF32, f64s, kI32},
+     5,
+     "assigning a value of type f64 to it would lose information"},
+    {"BranchesDisagreeOnALocalsType",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        if x[i] > 0:
+            y = 1
+        else:
+            y = x[i]
+)",
+     {kF32, kI32},
+     7,
+     "make 'y' a float from its first assignment"},
+    {"FloatRange",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        for j in range(2.5):
+            pass
+)",
+     {kF32, kI32},
+     4,
+     "range() takes integers"},
+    {"RangeStepZero",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(0, n, 0):
+        pass
+)",
+     {kF32, kI32},
+     3,
+     "range() step must not be zero"},
+    // ---- arrays, shapes and indices
+    {"ShapeIndexOutOfRange",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x.shape[1]
+)",
+     {kF32, kI32},
+     4,
+     "'x' has rank 1, so 'x.shape[1]' is out of range"},
+    {"ShapeIndexNotConstant",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = x.shape[i]
+)",
+     {kF32, kI32},
+     4,
+     "must be an integer constant"},
+    {"TooFewIndices",
+     R"(@tack.kernel
+def k(a, n):
+    for i in range(n):
+        a[i] = 1
+)",
+     {arr(ST::F32, 2), kI32},
+     4,
+     "'a' has rank 2 and takes 2 indices (a[i, j]), got 1"},
+    {"TooManyIndices",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i, 0] = 1
+)",
+     {kF32, kI32},
+     4,
+     "'x' has rank 1 and takes 1 index (x[i]), got 2"},
+    {"VectorValueNotSupported",
+     R"(@tack.kernel
+def k(p, n):
+    for i in range(n):
+        q = p[i]
+)",
+     {arr(ST::F32, 1, 3), kI32},
+     4,
+     "vector values are not supported in kernels: index one component"},
+    {"VectorComponentOutOfRange",
+     R"(@tack.kernel
+def k(p, n):
+    for i in range(n):
+        p[i, 3] = 0
+)",
+     {arr(ST::F32, 1, 3), kI32},
+     4,
+     "out of range for the vector component of 'p' (width 3)"},
+    {"IndexingAScalarParameter",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        n[0] = 1
+)",
+     {kF32, kI32},
+     4,
+     "'n' is a number (i32), not an array"},
+    {"AssignToArrayParameter",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x = 1
+)",
+     {kF32, kI32},
+     4,
+     "cannot assign to 'x': it is an array parameter"},
+    {"ArrayInArithmetic",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = x + 1
+)",
+     {kF32, kI32},
+     4,
+     "'x' is an array; a number is needed here: index it (x[i])"},
+    // ---- atomics
+    {"AtomicOnAScalar",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        tack.atomic_add(n, 0, 1)
+)",
+     {kF32, kI32},
+     4,
+     "needs an array; 'n' is a number"},
+    {"AtomicOnALocalArray",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros(4, tack.i32)
+        tack.atomic_add(buf, 0, 1)
+)",
+     {kF32, kI32},
+     5,
+     "atomics work on array arguments; 'buf' is a local array"},
+    {"AtomicIndexCount",
+     R"(@tack.kernel
+def k(h, n):
+    for i in range(n):
+        tack.atomic_add(h, i, 1)
+)",
+     {arr(ST::I32, 2), kI32},
+     4,
+     "takes 2 indices, as a tuple"},
+    {"AtomicArity",
+     R"(@tack.kernel
+def k(h, n):
+    for i in range(n):
+        tack.atomic_max(h, i)
+)",
+     {i32s, kI32},
+     4,
+     "tack.atomic_max() takes 3 arguments, got 2"},
+    // ---- local arrays
+    {"LocalArrayShapeNotConstant",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros(n, tack.f32)
+)",
+     {kF32, kI32},
+     4,
+     "must be positive integer constants"},
+    {"LocalArrayTooBig",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros((128, 128), tack.f64)
+)",
+     {kF32, kI32},
+     4,
+     "needs more than 65536 bytes"},
+    {"LocalArrayBadDtype",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros(4, x)
+)",
+     {kF32, kI32},
+     4,
+     "the dtype of tack.zeros must be a Tack dtype"},
+    {"ZerosInsideAnExpression",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = 1 + tack.zeros(4)
+)",
+     {kF32, kI32},
+     4,
+     "it must be the whole right-hand side"},
+    {"AssignLocalArrayAsAWhole",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros(4)
+        buf = 1
+)",
+     {kF32, kI32},
+     5,
+     "cannot assign to the local array 'buf' as a whole"},
+    {"LocalArrayConstantIndexOutOfRange",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        buf = tack.zeros(8, tack.i32)
+        buf[8] = 1
+)",
+     {kF32, kI32},
+     5,
+     "index 8 is out of range for dimension 0 of the local array 'buf'"},
+    // ---- scoping and definite assignment
+    {"MaybeUnassigned",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        if x[i] > 0:
+            y = 1.0
+        x[i] = y
+)",
+     {kF32, kI32},
+     6,
+     "'y' may be used before it is assigned"},
+    {"UsedBeforeFirstAssignment",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        for j in range(3):
+            if j > 0:
+                x[i] = prev
+            prev = x[j]
+)",
+     {kF32, kI32},
+     6,
+     "'prev' is used before it is assigned"},
+    {"LoopVariableAfterItsLoop",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        for j in range(3):
+            pass
+        x[i] = j
+)",
+     {kF32, kI32},
+     6,
+     "the loop variable 'j' (line 4) does not exist after its loop"},
+    {"LoopVariableReusesALocal",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        j = 0
+        for j in range(3):
+            pass
+)",
+     {kF32, kI32},
+     5,
+     "the loop variable 'j' reuses the name of the local 'j'"},
+    {"PreludeLocalAssignedInTheLoop",
+     R"(@tack.kernel
+def k(x, n):
+    m = n * 2
+    for i in range(n):
+        m = i
+)",
+     {kF32, kI32},
+     5,
+     "shared by all iterations"},
+    {"ParallelLoopBoundWithAnAtomic",
+     R"(@tack.kernel
+def k(x, c):
+    for i in range(tack.atomic_add(c, 0, 1)):
+        x[i] = 0
+)",
+     {kF32, i32s},
+     3,
+     "must be effect-free"},
+    {"TupleAsAValue",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = (1, 2)
+)",
+     {kF32, kI32},
+     4,
+     "a tuple is only allowed"},
+    // ---- device functions
+    {"ReturnTypesHaveNoCommonType",
+     R"(@tack.func
+def f(a, b, c):
+    if c > 0:
+        return a
+    return b
+
+@tack.kernel
+def k(u, s, n):
+    for i in range(n):
+        u[i] = f(u[i], s[i], i)
+)",
+     {arr(ST::U64), i64s, kI32},
+     5,
+     "which have no common type",
+     "f"},
+    {"FunctionWithoutResultUsedAsValue",
+     R"(@tack.func
+def touch(a, i):
+    a[i] = 0
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = touch(x, i) + 1
+)",
+     {kF32, kI32},
+     8,
+     "'touch' returns no value"},
+    {"FunctionMayEndWithoutReturn",
+     R"(@tack.func
+def f(v):
+    if v > 0:
+        return v
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = f(x[i])
+)",
+     {kF32, kI32},
+     3,
+     "can also reach its end without a return",
+     "f"},
+    {"FunctionReturnsAnArray",
+     R"(@tack.func
+def f(a):
+    return a
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = f(x)
+)",
+     {kF32, kI32},
+     3,
+     "returns a number, not an array",
+     "f"},
+    {"TypeErrorInsideAFunctionNamesTheCall",
+     R"(@tack.func
+def f(v):
+    return v[0]
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = f(n)
+)",
+     {kF32, kI32},
+     3,
+     "inlined from line 8 with arguments (i32)",
+     "f"},
+};
+
+class TypeErrorTest : public ::testing::TestWithParam<BadKernel> {};
+
+TEST_P(TypeErrorTest, RaisesCompileErrorAtTheRightLine) {
+  const BadKernel& c = GetParam();
+  try {
+    lower(c.source, c.signature);
+    FAIL() << "no CompileError for " << c.name;
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), c.line) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos)
+        << "expected \"" << c.message << "\" in:\n"
+        << e.what();
+    EXPECT_EQ(e.kernel(), c.function) << e.what();
+    EXPECT_GE(e.column(), 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find('^'), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lowering, TypeErrorTest, ::testing::ValuesIn(kBadKernels),
+                         [](const ::testing::TestParamInfo<BadKernel>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(TypeErrors, ThereAreAtLeastThirty) {
+  EXPECT_GE(std::size(kBadKernels), 30u);
+}
+
+TEST(TypeErrors, ErrorPointsAtTheOperator) {
+  try {
+    lower(R"(@tack.kernel
+def k(b, n):
+    for i in range(n):
+        c = b[i] + 1
+)",
+          {arr(ST::Bool), kI32});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.column(), 18) << e.what();
+  }
+}
+
+TEST(TypeErrors, WrongSignatureLengthIsATypeError) {
+  EXPECT_THROW(lower(R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = 0
+)",
+                     {kF32}),
+               TypeError);
+}
+
+TEST(TypeErrors, StructuralErrorsComeFromTheFrontEndChecks) {
+  // lower_kernel runs frontend::check_kernel_structure first.
+  try {
+    lower(R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        return
+)",
+          {kF32, kI32});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_NE(e.message().find("'return' is not allowed in a kernel"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tack::transforms::test
