@@ -18,7 +18,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     for (const auto& r : runs) {
       if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
       std::string name = r.benchmark_name();
-      for (const char* suffix : {"/real_time", "/process_time"}) {
+      for (const char* suffix : {"/iterations:", "/real_time", "/process_time"}) {
         auto at = name.find(suffix);
         if (at != std::string::npos) name.erase(at);
       }

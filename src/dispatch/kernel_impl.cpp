@@ -9,6 +9,7 @@
 #include "analysis/atomic_targets.hpp"
 #include "analysis/written_arrays.hpp"
 #include "compiler/pipeline.hpp"
+#include "dispatch/opencl_dispatch.hpp"
 #include "frontend/checks.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
@@ -113,7 +114,10 @@ std::size_t KernelImpl::variant_count() const {
   std::shared_lock lock(mutex_);
   std::size_t n = 0;
   for (const auto& [h, list] : variants_) {
-    for (const auto& v : list) n += (v->code[0].load() != nullptr) + (v->code[1].load() != nullptr);
+    for (const auto& v : list) {
+      n += (v->code[0].load() != nullptr) + (v->code[1].load() != nullptr) +
+           (v->opencl.load() != nullptr);
+    }
   }
   return n;
 }
@@ -166,6 +170,14 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
 std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   auto v = std::make_unique<Variant>();
   v->key = key;
+  const std::string kind = key.device->kind();
+  if (kind == "opencl") {
+    v->device_kind = DeviceKind::OpenCl;
+  } else if (kind != "cpu") {
+    throw RuntimeError("kernel '" + name_ + "': Tack cannot launch kernels on device '" +
+                       key.device->name() + "' (kind '" + kind +
+                       "') yet; copy the arrays to the CPU or an OpenCL device");
+  }
   v->ir = compiler::build_ir(module_, name_, key.args);
   auto written = analysis::written_array_params(v->ir);
   v->written.assign(key.args.size(), false);
@@ -237,6 +249,10 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
   ParamFacts facts{&name_, &param_names_, &v.written, &v.atomics};
   check_writable_arrays(facts, args);
   check_atomic_alignment(facts, args);
+  switch (v.device_kind) {
+    case DeviceKind::Cpu: break;
+    case DeviceKind::OpenCl: opencl_launch(v, opencl_code(v, compile_mutex_), args, facts); return;
+  }
   const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
   launch(v, code_for(v, disjoint), args);
 }
@@ -301,30 +317,36 @@ void KernelImpl::launch(Variant& v, const CompiledCode& code, const KernelArg* a
   for (std::size_t i = 0; i < n; ++i) {
     if (v.written[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
   }
-  if (status.failed && status.param < 0) {
-    throw IndexError("kernel '" + name_ + "': index " + std::to_string(status.index) +
+  if (status.failed) raise_out_of_bounds(name_, param_names_, args, status);
+}
+
+void raise_out_of_bounds(const std::string& kernel, const std::vector<std::string>& param_names,
+                         const KernelArg* args, const codegen::TackDebugStatus& status) {
+  if (status.param < 0) {
+    throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
                      " is out of bounds for axis " + std::to_string(status.dim) +
                      " of a local array of extent " + std::to_string(status.extent) +
                      "; debug mode skipped the access");
   }
-  if (status.failed) {
-    const Array& a = *args[status.param].array;
-    throw IndexError("kernel '" + name_ + "': index " + std::to_string(status.index) +
-                     " is out of bounds for axis " + std::to_string(status.dim) + " of array '" +
-                     param_names_[static_cast<std::size_t>(status.param)] + "' with shape " +
-                     shape_of_param(a) + " (extent " + std::to_string(status.extent) +
-                     "); debug mode skipped the access");
-  }
+  const Array& a = *args[status.param].array;
+  throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
+                   " is out of bounds for axis " + std::to_string(status.dim) + " of array '" +
+                   param_names[static_cast<std::size_t>(status.param)] + "' with shape " +
+                   shape_of_param(a) + " (extent " + std::to_string(status.extent) +
+                   "); debug mode skipped the access");
 }
 
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {
+  if (mode != "ir" && mode != "source" && mode != "optimized") {
+    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
+                     "'; use \"ir\", \"source\" or \"optimized\"");
+  }
   Variant& v = variant_for(args, count);
-  const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
   if (mode == "ir") return ir::to_string(v.ir);
-  if (mode == "source") return cpu_source(v.ir, disjoint, v.key.debug, false);
-  if (mode == "optimized") return cpu_source(v.ir, disjoint, v.key.debug, true);
-  throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
-                   "'; use \"ir\", \"source\" or \"optimized\"");
+  const bool optimized = mode == "optimized";
+  if (v.device_kind == DeviceKind::OpenCl) return opencl_inspect(v, optimized);
+  const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
+  return cpu_source(v.ir, disjoint, v.key.debug, optimized);
 }
 
 }  // namespace tack::detail

@@ -21,6 +21,10 @@
 namespace tack::detail {
 
 class Backend;
+struct OpenClCode;
+
+// Which backend's dispatch a variant takes: decided once, when the variant is lowered.
+enum class DeviceKind : std::uint8_t { Cpu, OpenCl };
 
 // The variant key of DESIGN.md section 7: device, per-parameter kind and type (with rank and
 // vector width) and debug mode. Scalar values and the launch length are not in it. The CPU's
@@ -54,6 +58,11 @@ struct Variant {
   std::atomic<const CompiledCode*> code[2] = {nullptr, nullptr};
   // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
   std::atomic<double> ns_per_iteration{-1.0};
+  DeviceKind device_kind = DeviceKind::Cpu;
+  // OpenCL: one program per variant (no disjoint specialization), built on first use
+  // (dispatch/opencl_dispatch.hpp).
+  std::shared_ptr<const OpenClCode> opencl_storage;
+  std::atomic<const OpenClCode*> opencl{nullptr};
 };
 
 class KernelImpl {
@@ -84,6 +93,12 @@ class KernelImpl {
   std::mutex compile_mutex_;  // one compile at a time per kernel; lookups do not wait for it
   std::atomic<Variant*> last_{nullptr};
 };
+
+// The IndexError of a debug-mode launch whose status recorded an out-of-bounds access (param
+// -1: a local array); the same message on every device.
+[[noreturn]] void raise_out_of_bounds(const std::string& kernel,
+                                      const std::vector<std::string>& param_names,
+                                      const KernelArg* args, const codegen::TackDebugStatus& status);
 
 // Compiles a variant's IR for the CPU through the disk cache (dispatch/cpu_compile.cpp).
 CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug);

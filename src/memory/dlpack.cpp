@@ -57,6 +57,35 @@ bool device_accepts(const Device& device, dlpack::DeviceType type) {
   return false;
 }
 
+// A copy of a device tensor, made without reading device memory through a host pointer: the
+// bytes the tensor spans are wrapped as a device array (array_from_ptr checks that they lie in
+// one live allocation of `device`), read to the host through the buffer interface (which waits
+// for the device's queued work), and copied into a new array of `device` with the tensor's
+// strides applied on the host.
+Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape& shape,
+                         const std::vector<std::int64_t>& byte_strides, const Device& device) {
+  const auto item = static_cast<std::int64_t>(itemsize(scalar));
+  if (detail::element_count(shape, "tack.from_dlpack") == 0) return empty(shape, DType(scalar), device);
+  // The byte range [lo, hi) relative to `address` that the elements cover (strides may be
+  // negative, or zero for broadcast dimensions).
+  std::int64_t lo = 0, hi = item;
+  std::int64_t contiguous_stride = item;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    const std::int64_t stride = byte_strides.empty() ? contiguous_stride : byte_strides[k];
+    const std::int64_t reach = (shape[k] - 1) * stride;
+    (reach < 0 ? lo : hi) += reach;
+    contiguous_stride *= shape[k];
+  }
+  const std::uintptr_t begin = address - static_cast<std::uintptr_t>(-lo);
+  const auto span = static_cast<std::size_t>(hi - lo);
+  Array bytes = array_from_ptr(begin, DType(ScalarType::u8), {static_cast<std::int64_t>(span)},
+                               false, device, nullptr, "a DLPack tensor");
+  std::vector<std::byte> staging(span);
+  bytes.to_host(staging.data(), staging.size());
+  HostView v{staging.data() + (-lo), scalar, shape, byte_strides};
+  return array(v, std::nullopt, device);
+}
+
 // The import path both managed-tensor forms share: validate, then wrap or copy.
 Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool> copy,
                     const Device& device) {
@@ -92,8 +121,11 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
   }
   const auto address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
   if (n == 0 || copy.value_or(false)) {
-    HostView v{reinterpret_cast<const void*>(address), *scalar, shape, byte_strides};
-    return array(v, std::nullopt, device);
+    if (device.kind() == "cpu") {  // host memory: read in place
+      HostView v{reinterpret_cast<const void*>(address), *scalar, shape, byte_strides};
+      return array(v, std::nullopt, device);
+    }
+    return copy_device_tensor(address, *scalar, shape, byte_strides, device);
   }
   if (!contiguous) {
     throw ValueError("DLPack tensor of shape " + detail::shape_str(shape) +

@@ -205,8 +205,7 @@ ScalarType merged_number_type(Lowerer& l, const std::vector<Value>& args,
 }
 
 Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
-              const std::vector<const frontend::Expr*>& exprs, const std::string& name,
-              SourceLoc loc) {
+              const std::vector<const frontend::Expr*>& exprs, const std::string& name) {
   ScalarType t = merged_number_type(l, args, exprs, name);
   bool all_weak = true;
   for (const Value& v : args) all_weak = all_weak && v.is_weak();
@@ -227,7 +226,6 @@ Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
   for (size_t k = 1; k < args.size(); ++k) {
     e = ir::call(fn, {e, l.coerce(args[k], t, exprs[k]->loc, "the other arguments")});
   }
-  (void)loc;
   return Value::typed(e);
 }
 
@@ -382,7 +380,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       return Value::typed(ir::call(MathFn::Abs, {v.expr}));
     case Kind::Min:
     case Kind::Max:
-      return min_max(*this, b.kind == Kind::Min, args, exprs, name, c.loc);
+      return min_max(*this, b.kind == Kind::Min, args, exprs, name);
     case Kind::Pow:
       return binary(frontend::BinaryOp::Pow, args[0], args[1], c.loc);
     case Kind::Round:

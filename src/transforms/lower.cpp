@@ -53,6 +53,20 @@ std::string arg_list(const frontend::FunctionDef& f) {
 
 }  // namespace
 
+bool is_leaf(const ir::Expr& e) {
+  switch (e->kind) {
+    case ir::NodeKind::IntConst:
+    case ir::NodeKind::FloatConst:
+    case ir::NodeKind::BoolConst:
+    case ir::NodeKind::Var:
+    case ir::NodeKind::Param:
+    case ir::NodeKind::ArrayShape:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool reads_memory(const ir::Expr& e) {
   MemoryUse m;
   m.visit_expr(e);
@@ -85,7 +99,7 @@ Symbol* Lowerer::new_symbol(Symbol s) {
 }
 
 RangeBounds Lowerer::range_bounds(std::vector<Value> args,
-                                  const std::vector<const frontend::Expr*>& exprs, SourceLoc loc) {
+                                  const std::vector<const frontend::Expr*>& exprs) {
   static const char* const kRole[3][3] = {
       {"stop", "", ""}, {"start", "stop", ""}, {"start", "stop", "step"}};
   const size_t n = args.size();
@@ -138,7 +152,6 @@ RangeBounds Lowerer::range_bounds(std::vector<Value> args,
   r.start = n >= 2 ? conv(0) : ir::int_const(*t, 0);
   r.stop = n == 1 ? conv(0) : conv(1);
   r.step = n == 3 ? conv(2) : ir::int_const(*t, 1);
-  (void)loc;
   return r;
 }
 
@@ -252,7 +265,7 @@ ir::Function Lowerer::run() {
         seq.values().begin() + static_cast<std::ptrdiff_t>(next),
         seq.values().begin() + static_cast<std::ptrdiff_t>(next + dim_args[d].size()));
     next += dim_args[d].size();
-    RangeBounds b = range_bounds(std::move(vals), dim_args[d], loop->iter_loc);
+    RangeBounds b = range_bounds(std::move(vals), dim_args[d]);
     const frontend::Identifier& target = loop->targets[d];
     dims.push_back(ir::ParallelDim{target.name, b.start, b.stop, b.step});
     if (has_atomic(b.start) || has_atomic(b.stop) || has_atomic(b.step)) {

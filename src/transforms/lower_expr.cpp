@@ -258,7 +258,9 @@ Value lower_logical(Lowerer& l, const frontend::Logical& lg) {
 ir::Expr chain_rest(Lowerer& l, const frontend::Compare& c, size_t k, const Value& prev) {
   Value next = l.scalar(*c.rest[k]);
   bool more = k + 1 < c.ops.size();
-  if (more && next.expr && reads_memory(next.expr)) next = Value::typed(l.spill(next.expr));
+  // Used twice: a leaf is repeated, anything else is evaluated once into a temporary (repeating
+  // a pure expression would be correct, but nested chains would grow exponentially).
+  if (more && next.expr && !is_leaf(next.expr)) next = Value::typed(l.spill(next.expr));
   ir::Expr cmp = l.compare(c.ops[k], prev, next, c.op_locs[k]);
   if (!more) return cmp;
   std::vector<ir::Stmt> stmts;
@@ -275,8 +277,9 @@ Value lower_compare(Lowerer& l, const frontend::Compare& c) {
   seq.add_expr(*c.first);
   seq.add_expr(*c.rest[0]);
   if (c.ops.size() == 1) return Value::typed(l.compare(c.ops[0], seq[0], seq[1], c.op_locs[0]));
-  // `a < b < c`: b is evaluated once, so a b that reads memory goes into a temporary (a first).
-  if (seq[1].expr && reads_memory(seq[1].expr)) {
+  // `a < b < c`: b is evaluated once, so a b that is not a leaf goes into a temporary (a first,
+  // when it reads memory, to keep the order).
+  if (seq[1].expr && !is_leaf(seq[1].expr)) {
     if (seq[0].expr && reads_memory(seq[0].expr)) seq[0] = Value::typed(l.spill(seq[0].expr));
     seq[1] = Value::typed(l.spill(seq[1].expr));
   }
@@ -319,6 +322,7 @@ Value lower_conditional(Lowerer& l, const frontend::Conditional& c) {
 
 Value Lowerer::lower_expr(const frontend::Expr& e) {
   using namespace frontend;
+  NestingGuard nesting(*this, e.loc);
   switch (e.kind) {
     case ExprKind::IntLiteral:
       return Value::literal(Constant::of_int(static_cast<Int128>(e.as<IntLiteral>()->value)));

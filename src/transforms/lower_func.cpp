@@ -132,6 +132,15 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
                     (f.params.size() == 1 ? "" : "s") + " (" + params + "), got " +
                     std::to_string(c.args.size()));
   }
+  if (static_cast<int>(frames_.size()) > kMaxInlineDepth) {
+    fail(c.loc, "device functions call each other more than " + std::to_string(kMaxInlineDepth) +
+                    " levels deep here; every call is inlined, so flatten the chain of calls");
+  }
+  if (++inlined_calls_ > kMaxInlinedCalls) {
+    fail(c.loc, "the kernel inlines more than " + std::to_string(kMaxInlinedCalls) +
+                    " device-function calls (every call is inlined, and functions that call "
+                    "others several times multiply); call them in a loop instead");
+  }
   Sequence seq(*this);
   for (const frontend::ExprPtr& a : c.args) {
     seq.add([&] {
@@ -146,7 +155,6 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
   frames_.push_back(std::make_unique<Frame>());
   Frame& fr = frame();
   fr.fn = &f;
-  fr.call_loc = c.loc;
   fr.scopes.push();
   Value result;
   try {
@@ -160,9 +168,10 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
       } else {
         ir::Expr e = typed(a);
         s.type = e->type;
-        // A parameter the function never assigns reads its argument directly, unless the
-        // argument reads memory (the body might store in between) or would be evaluated twice.
-        if (!assigned.count(p.name) && !reads_memory(e)) {
+        // A parameter the function never assigns reads a leaf argument (a constant, a local,
+        // a parameter) directly; anything else is evaluated once into a local, which keeps the
+        // evaluation order and keeps nested calls (sq(sq(sq(x)))) from repeating work.
+        if (!assigned.count(p.name) && is_leaf(e)) {
           s.kind = SymbolKind::Value;
           s.value = e;
         } else {

@@ -241,6 +241,7 @@ void lower_if_chain(Lowerer& l, const frontend::If& s, size_t k, bool* falls);
 
 void Lowerer::lower_stmt(const frontend::Stmt& s) {
   using namespace frontend;
+  NestingGuard nesting(*this, s.loc);
   switch (s.kind) {
     case StmtKind::Assign: {
       const auto& a = static_cast<const Assign&>(s);
@@ -320,7 +321,7 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
         seq.add_expr(*a);
         exprs.push_back(a.get());
       }
-      RangeBounds b = range_bounds(seq.values(), exprs, f.iter_loc);
+      RangeBounds b = range_bounds(seq.values(), exprs);
       const Identifier& target = f.targets[0];
       if (Symbol* old = frame().scopes.lookup(target.name)) {
         std::string where =

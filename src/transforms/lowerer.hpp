@@ -63,7 +63,6 @@ struct Frame {
   int loop_depth = 0;
 
   // Device functions only.
-  frontend::SourceLoc call_loc;
   std::string label;        // the LabeledBlock that `return` leaves
   std::string result_name;  // the local that holds the returned value
   bool used_label = false;
@@ -77,6 +76,13 @@ struct Frame {
 };
 
 class Sequence;
+
+// Limits that turn pathological programs into CompileErrors instead of stack overflows or
+// exponential work. Nesting counts expressions and statements being lowered at once, across
+// inlined device functions (the front end bounds one function's expressions at 1000 levels).
+inline constexpr int kMaxNesting = 1500;
+inline constexpr int kMaxInlineDepth = 32;
+inline constexpr int kMaxInlinedCalls = 10000;
 
 class Lowerer {
  public:
@@ -92,8 +98,8 @@ class Lowerer {
   void emit(ir::Stmt s) { out_->push_back(std::move(s)); }
   ir::ScalarType default_float() const { return fn_.default_float; }
   // Range bounds from already lowered arguments (1 to 3, as range()).
-  RangeBounds range_bounds(std::vector<Value> args, const std::vector<const frontend::Expr*>& exprs,
-                           frontend::SourceLoc loc);
+  RangeBounds range_bounds(std::vector<Value> args,
+                           const std::vector<const frontend::Expr*>& exprs);
 
   // ------------------------------------------------------------ lower_stmt.cpp
   // Lowers a block's statements into out_, in the current scope, declaring first the locals that
@@ -180,6 +186,26 @@ class Lowerer {
   std::vector<ir::Stmt>* out_ = nullptr;
   bool in_prelude_ = false;
   std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
+  int nesting_ = 0;
+  int inlined_calls_ = 0;
+};
+
+// Counts one level of nesting (see kMaxNesting) for its lifetime.
+class NestingGuard {
+ public:
+  NestingGuard(Lowerer& l, frontend::SourceLoc loc) : l_(l) {
+    if (++l_.nesting_ > kMaxNesting) {
+      l_.fail(loc, "the code is nested too deeply here (more than " + std::to_string(kMaxNesting) +
+                       " levels of expressions and statements, counting inlined device "
+                       "functions); split it with local variables");
+    }
+  }
+  ~NestingGuard() { --l_.nesting_; }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+
+ private:
+  Lowerer& l_;
 };
 
 // Redirects emitted statements into `buffer` for its lifetime.
@@ -242,6 +268,7 @@ struct AssignedName {
 void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out);
 
 // IR facts the lowering needs about expressions it built.
+bool is_leaf(const ir::Expr& e);       // a constant, local, parameter or shape: cheap to repeat
 bool reads_memory(const ir::Expr& e);  // loads or atomics below e
 bool has_atomic(const ir::Expr& e);    // atomics below e
 bool has_effects(const ir::Stmt& s);   // stores, atomics, local arrays below s

@@ -13,8 +13,8 @@ define internal void @tack_body(ptr nocapture %values, i64 %values.shape0, ptr n
 entry:
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %values.shape0, 0
-  %1 = sub i64 %values.shape0, 1
-  %i.count = select i1 %0, i64 %values.shape0, i64 0
+  %1 = sub i64 %values.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
   br label %iter.header
 
 parallel.exit:                                    ; preds = %iter.header
@@ -29,98 +29,114 @@ iter.body:                                        ; preds = %iter.header
   store i64 %iter, ptr %i, align 8
   %i1 = load i64, ptr %i, align 8
   %3 = icmp ult i64 %i1, %values.shape0
-  br i1 %3, label %inbounds, label %oob, !prof !0
+  %4 = and i1 true, %3
+  br i1 %4, label %inbounds, label %oob, !prof !0
 
 iter.latch:                                       ; preds = %if.end
   %iter.next = add nuw nsw i64 %iter, 1
   br label %iter.header
 
 inbounds:                                         ; preds = %iter.body
-  %4 = getelementptr inbounds float, ptr %values, i64 %i1
-  %5 = load float, ptr %4, align 1
+  %5 = getelementptr inbounds float, ptr %values, i64 %i1
+  %6 = load float, ptr %5, align 1
   br label %access.end
 
 oob:                                              ; preds = %iter.body
-  %6 = xor i1 %3, true
-  call void @tack_oob(ptr %status, i32 0, i32 0, i64 %i1, i64 %values.shape0)
+  %7 = xor i1 %3, true
+  %8 = select i1 %7, i32 0, i32 0
+  %9 = select i1 %7, i64 %i1, i64 %i1
+  %10 = select i1 %7, i64 %values.shape0, i64 %values.shape0
+  call void @tack_oob(ptr %status, i32 0, i32 %8, i64 %9, i64 %10)
   br label %access.end
 
 access.end:                                       ; preds = %inbounds, %oob
-  %7 = phi float [ %5, %inbounds ], [ 0.000000e+00, %oob ]
-  %8 = sitofp i64 %bins.shape0 to float
-  %9 = fmul float %7, %8
-  %10 = call float @llvm.floor.f32(float %9)
-  %11 = call i64 @llvm.fptosi.sat.i64.f32(float %10)
-  %12 = icmp sge i64 %11, 0
-  br i1 %12, label %and.rhs, label %and.end
+  %11 = phi float [ %6, %inbounds ], [ 0.000000e+00, %oob ]
+  %12 = sitofp i64 %bins.shape0 to float
+  %13 = fmul float %11, %12
+  %14 = call float @llvm.floor.f32(float %13)
+  %15 = call i64 @llvm.fptosi.sat.i64.f32(float %14)
+  %16 = icmp sge i64 %15, 0
+  br i1 %16, label %and.rhs, label %and.end
 
 and.rhs:                                          ; preds = %access.end
   %i2 = load i64, ptr %i, align 8
-  %13 = icmp ult i64 %i2, %values.shape0
-  br i1 %13, label %inbounds3, label %oob4, !prof !0
+  %17 = icmp ult i64 %i2, %values.shape0
+  %18 = and i1 true, %17
+  br i1 %18, label %inbounds3, label %oob4, !prof !0
 
 and.end:                                          ; preds = %access.end5, %access.end
-  %14 = phi i1 [ false, %access.end ], [ %23, %access.end5 ]
-  br i1 %14, label %if.then, label %if.end
+  %19 = phi i1 [ false, %access.end ], [ %31, %access.end5 ]
+  br i1 %19, label %if.then, label %if.end
 
 inbounds3:                                        ; preds = %and.rhs
-  %15 = getelementptr inbounds float, ptr %values, i64 %i2
-  %16 = load float, ptr %15, align 1
+  %20 = getelementptr inbounds float, ptr %values, i64 %i2
+  %21 = load float, ptr %20, align 1
   br label %access.end5
 
 oob4:                                             ; preds = %and.rhs
-  %17 = xor i1 %13, true
-  call void @tack_oob(ptr %status, i32 0, i32 0, i64 %i2, i64 %values.shape0)
+  %22 = xor i1 %17, true
+  %23 = select i1 %22, i32 0, i32 0
+  %24 = select i1 %22, i64 %i2, i64 %i2
+  %25 = select i1 %22, i64 %values.shape0, i64 %values.shape0
+  call void @tack_oob(ptr %status, i32 0, i32 %23, i64 %24, i64 %25)
   br label %access.end5
 
 access.end5:                                      ; preds = %inbounds3, %oob4
-  %18 = phi float [ %16, %inbounds3 ], [ 0.000000e+00, %oob4 ]
-  %19 = sitofp i64 %bins.shape0 to float
-  %20 = fmul float %18, %19
-  %21 = call float @llvm.floor.f32(float %20)
-  %22 = call i64 @llvm.fptosi.sat.i64.f32(float %21)
-  %23 = icmp slt i64 %22, %bins.shape0
+  %26 = phi float [ %21, %inbounds3 ], [ 0.000000e+00, %oob4 ]
+  %27 = sitofp i64 %bins.shape0 to float
+  %28 = fmul float %26, %27
+  %29 = call float @llvm.floor.f32(float %28)
+  %30 = call i64 @llvm.fptosi.sat.i64.f32(float %29)
+  %31 = icmp slt i64 %30, %bins.shape0
   br label %and.end
 
 if.then:                                          ; preds = %and.end
   %i6 = load i64, ptr %i, align 8
-  %24 = icmp ult i64 %i6, %values.shape0
-  br i1 %24, label %inbounds7, label %oob8, !prof !0
+  %32 = icmp ult i64 %i6, %values.shape0
+  %33 = and i1 true, %32
+  br i1 %33, label %inbounds7, label %oob8, !prof !0
 
 if.end:                                           ; preds = %access.end12, %and.end
   br label %iter.latch
 
 inbounds7:                                        ; preds = %if.then
-  %25 = getelementptr inbounds float, ptr %values, i64 %i6
-  %26 = load float, ptr %25, align 1
+  %34 = getelementptr inbounds float, ptr %values, i64 %i6
+  %35 = load float, ptr %34, align 1
   br label %access.end9
 
 oob8:                                             ; preds = %if.then
-  %27 = xor i1 %24, true
-  call void @tack_oob(ptr %status, i32 0, i32 0, i64 %i6, i64 %values.shape0)
+  %36 = xor i1 %32, true
+  %37 = select i1 %36, i32 0, i32 0
+  %38 = select i1 %36, i64 %i6, i64 %i6
+  %39 = select i1 %36, i64 %values.shape0, i64 %values.shape0
+  call void @tack_oob(ptr %status, i32 0, i32 %37, i64 %38, i64 %39)
   br label %access.end9
 
 access.end9:                                      ; preds = %inbounds7, %oob8
-  %28 = phi float [ %26, %inbounds7 ], [ 0.000000e+00, %oob8 ]
-  %29 = sitofp i64 %bins.shape0 to float
-  %30 = fmul float %28, %29
-  %31 = call float @llvm.floor.f32(float %30)
-  %32 = call i64 @llvm.fptosi.sat.i64.f32(float %31)
-  %33 = icmp ult i64 %32, %bins.shape0
-  br i1 %33, label %inbounds10, label %oob11, !prof !0
+  %40 = phi float [ %35, %inbounds7 ], [ 0.000000e+00, %oob8 ]
+  %41 = sitofp i64 %bins.shape0 to float
+  %42 = fmul float %40, %41
+  %43 = call float @llvm.floor.f32(float %42)
+  %44 = call i64 @llvm.fptosi.sat.i64.f32(float %43)
+  %45 = icmp ult i64 %44, %bins.shape0
+  %46 = and i1 true, %45
+  br i1 %46, label %inbounds10, label %oob11, !prof !0
 
 inbounds10:                                       ; preds = %access.end9
-  %34 = getelementptr inbounds i32, ptr %bins, i64 %32
-  %35 = atomicrmw add ptr %34, i32 1 monotonic, align 4
+  %47 = getelementptr inbounds i32, ptr %bins, i64 %44
+  %48 = atomicrmw add ptr %47, i32 1 monotonic, align 4
   br label %access.end12
 
 oob11:                                            ; preds = %access.end9
-  %36 = xor i1 %33, true
-  call void @tack_oob(ptr %status, i32 1, i32 0, i64 %32, i64 %bins.shape0)
+  %49 = xor i1 %45, true
+  %50 = select i1 %49, i32 0, i32 0
+  %51 = select i1 %49, i64 %44, i64 %44
+  %52 = select i1 %49, i64 %bins.shape0, i64 %bins.shape0
+  call void @tack_oob(ptr %status, i32 1, i32 %50, i64 %51, i64 %52)
   br label %access.end12
 
 access.end12:                                     ; preds = %inbounds10, %oob11
-  %37 = phi i32 [ %35, %inbounds10 ], [ 0, %oob11 ]
+  %53 = phi i32 [ %48, %inbounds10 ], [ 0, %oob11 ]
   br label %if.end
 }
 
@@ -160,37 +176,40 @@ declare i64 @llvm.fptosi.sat.i64.f32(float) #2
 define internal i64 @tack_count(ptr nocapture %values, i64 %values.shape0, ptr nocapture %bins, i64 %bins.shape0) #0 {
 entry:
   %0 = icmp sgt i64 %values.shape0, 0
-  %1 = sub i64 %values.shape0, 1
-  %i.count = select i1 %0, i64 %values.shape0, i64 0
-  ret i64 %i.count
+  %1 = sub i64 %values.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
+  %total = mul i64 1, %i.count
+  ret i64 %total
 }
 
 ; Function Attrs: nounwind
 define void @tack_chunk_histogram(ptr %args, i64 %begin, i64 %end, ptr %status) #3 {
 entry:
-  %values = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %bins = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  call void @tack_body(ptr %values, i64 %1, ptr %bins, i64 %4, i64 %begin, i64 %end, ptr %status)
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %values = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %bins = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  call void @tack_body(ptr %values, i64 %2, ptr %bins, i64 %5, i64 %begin, i64 %end, ptr %status)
   ret void
 }
 
 ; Function Attrs: nounwind
 define i64 @tack_extent_histogram(ptr %args) #3 {
 entry:
-  %values = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %bins = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  %5 = call i64 @tack_count(ptr %values, i64 %1, ptr %bins, i64 %4)
-  ret i64 %5
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %values = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %bins = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  %6 = call i64 @tack_count(ptr %values, i64 %2, ptr %bins, i64 %5)
+  ret i64 %6
 }
 
 attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }

@@ -23,8 +23,8 @@ entry:
   %acc = alloca i64, align 8
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %out.shape0, 0
-  %1 = sub i64 %out.shape0, 1
-  %i.count = select i1 %0, i64 %out.shape0, i64 0
+  %1 = sub i64 %out.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
   br label %iter.header
 
 parallel.exit:                                    ; preds = %iter.header
@@ -40,8 +40,8 @@ iter.body:                                        ; preds = %iter.header
   store i64 0, ptr %acc, align 8
   %i1 = load i64, ptr %i, align 8
   %3 = icmp sgt i64 %i1, 0
-  %4 = sub i64 %i1, 1
-  %5 = select i1 %3, i64 %i1, i64 0
+  %4 = sub i64 %i1, 0
+  %5 = select i1 %3, i64 %4, i64 0
   br label %for.header
 
 iter.latch:                                       ; preds = %for.end
@@ -54,10 +54,12 @@ for.header:                                       ; preds = %for.latch, %iter.bo
   br i1 %6, label %for.body, label %for.end
 
 for.body:                                         ; preds = %for.header
-  store i64 %i1, ptr %k, align 8
+  %7 = mul i64 %k.trip, -1
+  %8 = add i64 %i1, %7
+  store i64 %8, ptr %k, align 8
   %k2 = load i64, ptr %k, align 8
-  %7 = icmp eq i64 %k2, 3
-  br i1 %7, label %if.then, label %if.end
+  %9 = icmp eq i64 %k2, 3
+  br i1 %9, label %if.then, label %if.end
 
 for.latch:                                        ; preds = %if.end5, %if.then
   %k.next = add nuw i64 %k.trip, 1
@@ -66,8 +68,8 @@ for.latch:                                        ; preds = %if.end5, %if.then
 for.end:                                          ; preds = %if.then4, %for.header
   %acc9 = load i64, ptr %acc, align 8
   %i10 = load i64, ptr %i, align 8
-  %8 = getelementptr inbounds i64, ptr %out, i64 %i10
-  store i64 %acc9, ptr %8, align 1
+  %10 = getelementptr inbounds i64, ptr %out, i64 %i10
+  store i64 %acc9, ptr %10, align 1
   br label %iter.latch
 
 if.then:                                          ; preds = %for.body
@@ -75,8 +77,8 @@ if.then:                                          ; preds = %for.body
 
 if.end:                                           ; preds = %unreachable, %for.body
   %acc3 = load i64, ptr %acc, align 8
-  %9 = icmp sgt i64 %acc3, 100
-  br i1 %9, label %if.then4, label %if.end5
+  %11 = icmp sgt i64 %acc3, 100
+  br i1 %11, label %if.then4, label %if.end5
 
 unreachable:                                      ; No predecessors!
   br label %if.end
@@ -87,8 +89,8 @@ if.then4:                                         ; preds = %if.end
 if.end5:                                          ; preds = %unreachable6, %if.end
   %acc7 = load i64, ptr %acc, align 8
   %k8 = load i64, ptr %k, align 8
-  %10 = add i64 %acc7, %k8
-  store i64 %10, ptr %acc, align 8
+  %12 = add i64 %acc7, %k8
+  store i64 %12, ptr %acc, align 8
   br label %for.latch
 
 unreachable6:                                     ; No predecessors!
@@ -99,29 +101,32 @@ unreachable6:                                     ; No predecessors!
 define internal i64 @tack_count(ptr nocapture %out, i64 %out.shape0) #0 {
 entry:
   %0 = icmp sgt i64 %out.shape0, 0
-  %1 = sub i64 %out.shape0, 1
-  %i.count = select i1 %0, i64 %out.shape0, i64 0
-  ret i64 %i.count
+  %1 = sub i64 %out.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
+  %total = mul i64 1, %i.count
+  ret i64 %total
 }
 
 ; Function Attrs: nounwind
 define void @tack_chunk_loops(ptr %args, i64 %begin, i64 %end, ptr %status) #1 {
 entry:
-  %out = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  call void @tack_body(ptr %out, i64 %1, i64 %begin, i64 %end, ptr %status)
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %out = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  call void @tack_body(ptr %out, i64 %2, i64 %begin, i64 %end, ptr %status)
   ret void
 }
 
 ; Function Attrs: nounwind
 define i64 @tack_extent_loops(ptr %args) #1 {
 entry:
-  %out = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = call i64 @tack_count(ptr %out, i64 %1)
-  ret i64 %2
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %out = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = call i64 @tack_count(ptr %out, i64 %2)
+  ret i64 %3
 }
 
 attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }

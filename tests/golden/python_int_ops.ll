@@ -12,8 +12,8 @@ define internal void @tack_body(ptr nocapture %a, i64 %a.shape0, ptr nocapture %
 entry:
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %a.shape0, 0
-  %1 = sub i64 %a.shape0, 1
-  %i.count = select i1 %0, i64 %a.shape0, i64 0
+  %1 = sub i64 %a.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
   br label %iter.header
 
 parallel.exit:                                    ; preds = %iter.header
@@ -86,43 +86,46 @@ iter.latch:                                       ; preds = %iter.body
 define internal i64 @tack_count(ptr nocapture %a, i64 %a.shape0, ptr nocapture %q, i64 %q.shape0, i32 %d) #0 {
 entry:
   %0 = icmp sgt i64 %a.shape0, 0
-  %1 = sub i64 %a.shape0, 1
-  %i.count = select i1 %0, i64 %a.shape0, i64 0
-  ret i64 %i.count
+  %1 = sub i64 %a.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
+  %total = mul i64 1, %i.count
+  ret i64 %total
 }
 
 ; Function Attrs: nounwind
 define void @tack_chunk_python_int_ops(ptr %args, i64 %begin, i64 %end, ptr %status) #1 {
 entry:
-  %a = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %q = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %d.slot = load i64, ptr %5, align 8
-  %6 = trunc i64 %d.slot to i32
-  call void @tack_body(ptr %a, i64 %1, ptr %q, i64 %4, i32 %6, i64 %begin, i64 %end, ptr %status)
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %a = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %q = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %d.slot = load i64, ptr %6, align 8
+  %7 = trunc i64 %d.slot to i32
+  call void @tack_body(ptr %a, i64 %2, ptr %q, i64 %5, i32 %7, i64 %begin, i64 %end, ptr %status)
   ret void
 }
 
 ; Function Attrs: nounwind
 define i64 @tack_extent_python_int_ops(ptr %args) #1 {
 entry:
-  %a = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %q = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %d.slot = load i64, ptr %5, align 8
-  %6 = trunc i64 %d.slot to i32
-  %7 = call i64 @tack_count(ptr %a, i64 %1, ptr %q, i64 %4, i32 %6)
-  ret i64 %7
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %a = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %q = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %d.slot = load i64, ptr %6, align 8
+  %7 = trunc i64 %d.slot to i32
+  %8 = call i64 @tack_count(ptr %a, i64 %2, ptr %q, i64 %5, i32 %7)
+  ret i64 %8
 }
 
 attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }

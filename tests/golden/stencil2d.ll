@@ -18,11 +18,10 @@ entry:
   %rows1 = load i64, ptr %rows, align 8
   %1 = icmp sgt i64 %rows1, 1
   %2 = sub i64 %rows1, 1
-  %3 = sub i64 %2, 1
   %i.count = select i1 %1, i64 %2, i64 0
-  %4 = icmp sgt i64 %src.shape1, 0
-  %5 = sub i64 %src.shape1, 1
-  %j.count = select i1 %4, i64 %src.shape1, i64 0
+  %3 = icmp sgt i64 %src.shape1, 0
+  %4 = sub i64 %src.shape1, 0
+  %j.count = select i1 %3, i64 %4, i64 0
   br label %row.header
 
 parallel.exit:                                    ; preds = %row.header
@@ -30,50 +29,50 @@ parallel.exit:                                    ; preds = %row.header
 
 row.header:                                       ; preds = %row.latch, %entry
   %linear = phi i64 [ %begin, %entry ], [ %linear.next, %row.latch ]
-  %6 = icmp slt i64 %linear, %end
-  br i1 %6, label %row.body, label %parallel.exit
+  %5 = icmp slt i64 %linear, %end
+  br i1 %5, label %row.body, label %parallel.exit
 
 row.body:                                         ; preds = %row.header
   %row = udiv i64 %linear, %j.count
   %col.begin = urem i64 %linear, %j.count
-  %7 = sub i64 %end, %linear
-  %8 = add i64 %col.begin, %7
-  %col.end = call i64 @llvm.umin.i64(i64 %j.count, i64 %8)
+  %6 = sub i64 %end, %linear
+  %7 = add i64 %col.begin, %6
+  %col.end = call i64 @llvm.umin.i64(i64 %j.count, i64 %7)
   br label %iter.header
 
 row.latch:                                        ; preds = %iter.header
-  %9 = sub i64 %col.end, %col.begin
-  %linear.next = add i64 %linear, %9
+  %8 = sub i64 %col.end, %col.begin
+  %linear.next = add i64 %linear, %8
   br label %row.header
 
 iter.header:                                      ; preds = %iter.latch, %row.body
   %iter = phi i64 [ %col.begin, %row.body ], [ %iter.next, %iter.latch ]
-  %10 = icmp slt i64 %iter, %col.end
-  br i1 %10, label %iter.body, label %row.latch
+  %9 = icmp slt i64 %iter, %col.end
+  br i1 %9, label %iter.body, label %row.latch
 
 iter.body:                                        ; preds = %iter.header
-  %i2 = add i64 1, %row
-  store i64 %i2, ptr %i, align 8
+  %10 = add i64 1, %row
+  store i64 %10, ptr %i, align 8
   store i64 %iter, ptr %j, align 8
-  %i3 = load i64, ptr %i, align 8
-  %11 = sub i64 %i3, 1
-  %j4 = load i64, ptr %j, align 8
+  %i2 = load i64, ptr %i, align 8
+  %11 = sub i64 %i2, 1
+  %j3 = load i64, ptr %j, align 8
   %12 = mul nsw i64 %11, %src.shape1
-  %13 = add nsw i64 %12, %j4
+  %13 = add nsw i64 %12, %j3
   %14 = getelementptr inbounds double, ptr %src, i64 %13
   %15 = load double, ptr %14, align 1
-  %i5 = load i64, ptr %i, align 8
-  %j6 = load i64, ptr %j, align 8
-  %16 = mul nsw i64 %i5, %src.shape1
-  %17 = add nsw i64 %16, %j6
+  %i4 = load i64, ptr %i, align 8
+  %j5 = load i64, ptr %j, align 8
+  %16 = mul nsw i64 %i4, %src.shape1
+  %17 = add nsw i64 %16, %j5
   %18 = getelementptr inbounds double, ptr %src, i64 %17
   %19 = load double, ptr %18, align 1
   %20 = fadd double %15, %19
   %21 = fmul double 5.000000e-01, %20
-  %i7 = load i64, ptr %i, align 8
-  %j8 = load i64, ptr %j, align 8
-  %22 = mul nsw i64 %i7, %dst.shape1
-  %23 = add nsw i64 %22, %j8
+  %i6 = load i64, ptr %i, align 8
+  %j7 = load i64, ptr %j, align 8
+  %22 = mul nsw i64 %i6, %dst.shape1
+  %23 = add nsw i64 %22, %j7
   %24 = getelementptr inbounds double, ptr %dst, i64 %23
   store double %21, ptr %24, align 1
   br label %iter.latch
@@ -95,49 +94,51 @@ entry:
   %rows1 = load i64, ptr %rows, align 8
   %1 = icmp sgt i64 %rows1, 1
   %2 = sub i64 %rows1, 1
-  %3 = sub i64 %2, 1
   %i.count = select i1 %1, i64 %2, i64 0
-  %4 = icmp sgt i64 %src.shape1, 0
-  %5 = sub i64 %src.shape1, 1
-  %j.count = select i1 %4, i64 %src.shape1, i64 0
-  %total = mul i64 %i.count, %j.count
-  ret i64 %total
+  %3 = icmp sgt i64 %src.shape1, 0
+  %4 = sub i64 %src.shape1, 0
+  %j.count = select i1 %3, i64 %4, i64 0
+  %total = mul i64 1, %i.count
+  %total2 = mul i64 %total, %j.count
+  ret i64 %total2
 }
 
 ; Function Attrs: nounwind
 define void @tack_chunk_stencil2d(ptr %args, i64 %begin, i64 %end, ptr %status) #2 {
 entry:
-  %src = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %3 = load i64, ptr %2, align 8
-  %4 = getelementptr inbounds i64, ptr %args, i64 3
-  %dst = load ptr, ptr %4, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %6 = load i64, ptr %5, align 8
-  %7 = getelementptr inbounds i64, ptr %args, i64 5
-  %8 = load i64, ptr %7, align 8
-  call void @tack_body(ptr %src, i64 %1, i64 %3, ptr %dst, i64 %6, i64 %8, i64 %begin, i64 %end, ptr %status)
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %src = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %4 = load i64, ptr %3, align 8
+  %5 = getelementptr inbounds i64, ptr %args, i64 3
+  %dst = load ptr, ptr %5, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %7 = load i64, ptr %6, align 8
+  %8 = getelementptr inbounds i64, ptr %args, i64 5
+  %9 = load i64, ptr %8, align 8
+  call void @tack_body(ptr %src, i64 %2, i64 %4, ptr %dst, i64 %7, i64 %9, i64 %begin, i64 %end, ptr %status)
   ret void
 }
 
 ; Function Attrs: nounwind
 define i64 @tack_extent_stencil2d(ptr %args) #2 {
 entry:
-  %src = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %3 = load i64, ptr %2, align 8
-  %4 = getelementptr inbounds i64, ptr %args, i64 3
-  %dst = load ptr, ptr %4, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %6 = load i64, ptr %5, align 8
-  %7 = getelementptr inbounds i64, ptr %args, i64 5
-  %8 = load i64, ptr %7, align 8
-  %9 = call i64 @tack_count(ptr %src, i64 %1, i64 %3, ptr %dst, i64 %6, i64 %8)
-  ret i64 %9
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %src = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %4 = load i64, ptr %3, align 8
+  %5 = getelementptr inbounds i64, ptr %args, i64 3
+  %dst = load ptr, ptr %5, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %7 = load i64, ptr %6, align 8
+  %8 = getelementptr inbounds i64, ptr %args, i64 5
+  %9 = load i64, ptr %8, align 8
+  %10 = call i64 @tack_count(ptr %src, i64 %2, i64 %4, ptr %dst, i64 %7, i64 %9)
+  ret i64 %10
 }
 
 attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }

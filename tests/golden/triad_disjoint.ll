@@ -11,8 +11,8 @@ define internal void @tack_body(ptr noalias nocapture %a, i64 %a.shape0, ptr noa
 entry:
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %c.shape0, 0
-  %1 = sub i64 %c.shape0, 1
-  %i.count = select i1 %0, i64 %c.shape0, i64 0
+  %1 = sub i64 %c.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
   br label %iter.header
 
 parallel.exit:                                    ; preds = %iter.header
@@ -47,53 +47,56 @@ iter.latch:                                       ; preds = %iter.body
 define internal i64 @tack_count(ptr noalias nocapture %a, i64 %a.shape0, ptr noalias nocapture %b, i64 %b.shape0, ptr noalias nocapture %c, i64 %c.shape0, float %s) #0 {
 entry:
   %0 = icmp sgt i64 %c.shape0, 0
-  %1 = sub i64 %c.shape0, 1
-  %i.count = select i1 %0, i64 %c.shape0, i64 0
-  ret i64 %i.count
+  %1 = sub i64 %c.shape0, 0
+  %i.count = select i1 %0, i64 %1, i64 0
+  %total = mul i64 1, %i.count
+  ret i64 %total
 }
 
 ; Function Attrs: nounwind
 define void @tack_chunk_triad(ptr %args, i64 %begin, i64 %end, ptr %status) #1 {
 entry:
-  %a = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %b = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %c = load ptr, ptr %5, align 8
-  %6 = getelementptr inbounds i64, ptr %args, i64 5
-  %7 = load i64, ptr %6, align 8
-  %8 = getelementptr inbounds i64, ptr %args, i64 6
-  %s.slot = load i64, ptr %8, align 8
-  %9 = trunc i64 %s.slot to i32
-  %10 = bitcast i32 %9 to float
-  call void @tack_body(ptr %a, i64 %1, ptr %b, i64 %4, ptr %c, i64 %7, float %10, i64 %begin, i64 %end, ptr %status)
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %a = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %b = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %c = load ptr, ptr %6, align 8
+  %7 = getelementptr inbounds i64, ptr %args, i64 5
+  %8 = load i64, ptr %7, align 8
+  %9 = getelementptr inbounds i64, ptr %args, i64 6
+  %s.slot = load i64, ptr %9, align 8
+  %10 = trunc i64 %s.slot to i32
+  %11 = bitcast i32 %10 to float
+  call void @tack_body(ptr %a, i64 %2, ptr %b, i64 %5, ptr %c, i64 %8, float %11, i64 %begin, i64 %end, ptr %status)
   ret void
 }
 
 ; Function Attrs: nounwind
 define i64 @tack_extent_triad(ptr %args) #1 {
 entry:
-  %a = load ptr, ptr %args, align 8
-  %0 = getelementptr inbounds i64, ptr %args, i64 1
-  %1 = load i64, ptr %0, align 8
-  %2 = getelementptr inbounds i64, ptr %args, i64 2
-  %b = load ptr, ptr %2, align 8
-  %3 = getelementptr inbounds i64, ptr %args, i64 3
-  %4 = load i64, ptr %3, align 8
-  %5 = getelementptr inbounds i64, ptr %args, i64 4
-  %c = load ptr, ptr %5, align 8
-  %6 = getelementptr inbounds i64, ptr %args, i64 5
-  %7 = load i64, ptr %6, align 8
-  %8 = getelementptr inbounds i64, ptr %args, i64 6
-  %s.slot = load i64, ptr %8, align 8
-  %9 = trunc i64 %s.slot to i32
-  %10 = bitcast i32 %9 to float
-  %11 = call i64 @tack_count(ptr %a, i64 %1, ptr %b, i64 %4, ptr %c, i64 %7, float %10)
-  ret i64 %11
+  %0 = getelementptr inbounds i64, ptr %args, i64 0
+  %a = load ptr, ptr %0, align 8
+  %1 = getelementptr inbounds i64, ptr %args, i64 1
+  %2 = load i64, ptr %1, align 8
+  %3 = getelementptr inbounds i64, ptr %args, i64 2
+  %b = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds i64, ptr %args, i64 3
+  %5 = load i64, ptr %4, align 8
+  %6 = getelementptr inbounds i64, ptr %args, i64 4
+  %c = load ptr, ptr %6, align 8
+  %7 = getelementptr inbounds i64, ptr %args, i64 5
+  %8 = load i64, ptr %7, align 8
+  %9 = getelementptr inbounds i64, ptr %args, i64 6
+  %s.slot = load i64, ptr %9, align 8
+  %10 = trunc i64 %s.slot to i32
+  %11 = bitcast i32 %10 to float
+  %12 = call i64 @tack_count(ptr %a, i64 %2, ptr %b, i64 %5, ptr %c, i64 %8, float %11)
+  ret i64 %12
 }
 
 attributes #0 = { alwaysinline nounwind "target-cpu"="<host>" "target-features"="<host>" }

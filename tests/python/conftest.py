@@ -1,7 +1,43 @@
-"""Shared helpers for the Python suite (run against a build: PYTHONPATH=build/<preset>/python)."""
+"""Shared helpers for the Python suite (run against a build: PYTHONPATH=build/<preset>/python).
+
+Tests written once run on every device present: a test that uses the `device` fixture (directly
+or through `pytestmark = pytest.mark.usefixtures("device")`) is instantiated once per entry of
+`tack.devices()`, with the device's name in its id (``test_x[cpu]``, ``test_x[opencl:0]``), and
+runs with that device as the default device. A rule that holds only on the CPU (host pointers,
+NumPy's zero-copy DLPack) is marked ``@pytest.mark.cpu_only("why")``: it then runs on the CPU
+alone."""
 import gc
 
 import pytest
+
+import tack
+
+DEVICES = tack.devices()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cpu_only(reason): a rule that holds only on the CPU; runs there alone")
+
+
+def pytest_generate_tests(metafunc):
+    if "device" not in metafunc.fixturenames:
+        return
+    devices = DEVICES
+    if metafunc.definition.get_closest_marker("cpu_only") is not None:
+        devices = [d for d in DEVICES if d.kind == "cpu"]
+    metafunc.parametrize("device", devices, ids=[d.name for d in devices], indirect=True)
+
+
+@pytest.fixture
+def device(request):
+    """The device a test runs on, made the default device for the test's duration."""
+    d = request.param
+    previous = tack.default_device()
+    tack.set_default_device(d)
+    yield d
+    tack.sync()
+    tack.set_default_device(previous)
 
 
 @pytest.fixture

@@ -4,6 +4,9 @@ import pytest
 
 import tack
 
+# Every test runs on every device (tests/python/conftest.py), as the default device.
+pytestmark = pytest.mark.usefixtures("device")
+
 
 @pytest.mark.parametrize("shape, expected", [(5, (5,)), ((5,), (5,)), ((2, 3), (2, 3)),
                                              ([2, 3, 4], (2, 3, 4)), ((), ()), ((0, 3), (0, 3))])
@@ -16,15 +19,15 @@ def test_shape_is_an_int_or_a_tuple(shape, expected):
     assert a.nbytes == a.size * 4
 
 
-def test_new_array_attributes():
+def test_new_array_attributes(device):
     a = tack.zeros((6, 3), dtype=tack.i16)
     assert a.writable
     assert not a.is_view
     assert not a.shared
-    assert a.device == tack.device("cpu")
+    assert a.device == device
     assert a.version >= 0
-    assert repr(a) == "tack.array(shape=(6, 3), dtype=i16, device=cpu)"
-    assert repr(tack.zeros(4)) == "tack.array(shape=(4,), dtype=f32, device=cpu)"
+    assert repr(a) == f"tack.array(shape=(6, 3), dtype=i16, device={device.name})"
+    assert repr(tack.zeros(4)) == f"tack.array(shape=(4,), dtype=f32, device={device.name})"
     assert str(tack.zeros(4)) == repr(tack.zeros(4))
 
 
@@ -59,11 +62,14 @@ def test_negative_dimension_is_refused():
         tack.zeros((2, -1))
 
 
-def test_unknown_device_is_refused():
+def test_unknown_device_is_refused(device):
     with pytest.raises(ValueError, match=r"no device named 'nope'; the devices present are 'cpu'"):
         tack.zeros(3, device="nope")
-    assert tack.zeros(3, device="cpu").device.name == "cpu"
-    assert tack.zeros(3, device=tack.device("cpu")).device == tack.default_device()
+    assert tack.zeros(3, device=device.name).device.name == device.name
+    assert tack.zeros(3, device=device).device == tack.default_device()
+    for other in tack.devices():  # an explicit device wins over the default
+        assert tack.zeros(3, device=other).device == other
+        assert tack.array([1, 2], device=other).device == other
 
 
 @pytest.mark.parametrize(
@@ -135,7 +141,7 @@ def test_like_constructors():
     assert a[0, 0] == 5
 
 
-def test_vector_arrays():
+def test_vector_arrays(device):
     v3 = tack.vec(3, tack.f32)
     a = tack.zeros(4, dtype=v3)
     assert a.shape == (4,)
@@ -146,7 +152,7 @@ def test_vector_arrays():
     b = tack.array(np.arange(12, dtype=np.float32).reshape(4, 3), dtype=v3)
     assert b.shape == (4,)
     np.testing.assert_array_equal(b.numpy(), np.arange(12).reshape(4, 3))
-    assert repr(b) == "tack.array(shape=(4,), dtype=vec(3, f32), device=cpu)"
+    assert repr(b) == f"tack.array(shape=(4,), dtype=vec(3, f32), device={device.name})"
     with pytest.raises(ValueError, match=r"its last dimension must be 3"):
         tack.array(np.zeros((4, 2)), dtype=v3)
 
@@ -172,5 +178,7 @@ def test_reshape_shares_memory_and_flags():
     r.fill(4.0)
     assert a[5] == 4.0
     assert r.version == a.version
-    ro = tack.array_from_ptr(np.zeros(6, np.float32), tack.f32, 6)
+    memory = a.export_memory()  # a pointer of the device, wrapped read-only
+    ro = tack.array_from_ptr(memory.address, tack.f32, 6)
     assert not ro.reshape(3, 2).writable
+    assert ro.reshape(3, 2)[1, 2] == 4.0

@@ -4,6 +4,9 @@ import pytest
 
 import tack
 
+# Every test runs on every device (tests/python/conftest.py), as the default device.
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def test_copyto_same_dtype_and_shape():
     a = tack.empty((2, 3), dtype=tack.f64)
@@ -96,6 +99,7 @@ def test_copyto_unsupported_source_writes_nothing():
     np.testing.assert_array_equal(a.numpy(), [5.0, 5.0])
 
 
+@pytest.mark.cpu_only("wraps NumPy's host memory")
 def test_copyto_read_only_is_a_runtime_error_and_writes_nothing():
     backing = np.full(4, 2.0, dtype=np.float32)
     ro = tack.array_from_ptr(backing, tack.f32, 4)
@@ -104,6 +108,19 @@ def test_copyto_read_only_is_a_runtime_error_and_writes_nothing():
                        match=r"cannot copy into a read-only f32 array of shape \(4,\)"):
         tack.copyto(ro, [1.0, 2.0, 3.0, 4.0])
     np.testing.assert_array_equal(backing, [2.0] * 4)
+    assert ro.version == before
+
+
+def test_copyto_into_read_only_device_memory_writes_nothing():
+    owner = tack.full(4, 2.0)
+    memory = owner.export_memory()  # the device's own pointer, wrapped read-only below
+    ro = tack.array_from_ptr(memory.address, tack.f32, 4)
+    assert ro.device == owner.device and not ro.writable
+    before = ro.version
+    with pytest.raises(RuntimeError,
+                       match=r"cannot copy into a read-only f32 array of shape \(4,\)"):
+        tack.copyto(ro, [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(owner.numpy(), [2.0] * 4)
     assert ro.version == before
 
 

@@ -18,6 +18,20 @@ def test_devices():
     tack.sync()
 
 
+def test_every_listed_device(device):
+    # tests/python/conftest.py runs this once per device, as the default device.
+    assert tack.device(device.name) == device
+    assert device.kind in ("cpu", "opencl")
+    assert repr(device) == f"tack.device('{device.name}')" and str(device) == device.name
+    assert tack.default_device() == device
+    a = tack.zeros(3)
+    assert a.device == device
+    device.synchronize()
+    if device.kind != "cpu":
+        assert tack.device(device.kind) == tack.device(device.kind + ":0")
+        assert tack.devices()[0] == tack.device("cpu")  # the CPU stays first
+
+
 def test_default_device():
     before = tack.default_device()
     tack.set_default_device("cpu")

@@ -1,5 +1,9 @@
 """DLPack both ways: with NumPy, with a ctypes producer whose deleter is tracked, versioned and
-legacy capsules, read-only flags, the producer hold, shared marking, copies."""
+legacy capsules, read-only flags, the producer hold, shared marking, copies.
+
+CPU only: every producer here hands over host memory (device type 1) and NumPy's from_dlpack
+takes host memory only, so these rules are the CPU's. test_dlpack_devices.py holds the DLPack
+rules that hold on every device."""
 import ctypes
 import sys
 import weakref
@@ -8,6 +12,9 @@ import numpy as np
 import pytest
 
 import tack
+
+pytestmark = [pytest.mark.usefixtures("device"),
+              pytest.mark.cpu_only("host producers and NumPy's DLPack take host memory only")]
 
 # ---- DLPack structures (dlpack.h, ABI 1), and capsule helpers --------------------------------
 

@@ -70,7 +70,7 @@ def test_vec_refusals():
         (np.uint64, tack.u64),
     ],
 )
-def test_numpy_dtypes_accepted_where_a_dtype_is(spec, expected):
+def test_numpy_dtypes_accepted_where_a_dtype_is(spec, expected, device):
     assert tack.zeros(3, dtype=spec).dtype == expected
     assert tack.empty((2,), spec).dtype == expected
     assert tack.array([1, 2], dtype=spec).dtype == expected

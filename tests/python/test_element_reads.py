@@ -4,9 +4,12 @@ import pytest
 
 import tack
 
+# Every test runs on every device (tests/python/conftest.py).
+pytestmark = pytest.mark.usefixtures("device")
+
 
 @pytest.fixture
-def grid():
+def grid(device):
     return tack.array(np.arange(12, dtype=np.int32).reshape(3, 4))
 
 

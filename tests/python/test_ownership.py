@@ -1,5 +1,9 @@
 """Ownership: owned arrays, array_from_ptr over NumPy arrays and integer addresses, read-only
-wrapped memory, export_memory, memory_space."""
+wrapped memory, export_memory, memory_space.
+
+Tests taking `device` run on every device (tests/python/conftest.py); wrapping host memory
+(NumPy arrays, ctypes buffers) is a CPU rule, marked cpu_only: a device accepts only pointers of
+its own memory, which the *_device_memory tests wrap instead."""
 import ctypes
 import sys
 import weakref
@@ -10,12 +14,13 @@ import pytest
 import tack
 
 
-def test_owned_arrays_are_not_shared():
+def test_owned_arrays_are_not_shared(device):
     a = tack.zeros(4)
     assert a.writable and not a.shared and not a.is_view
 
 
-def test_wrap_numpy_array_read_only_by_default(collect):
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_numpy_array_read_only_by_default(collect, device):
     backing = np.arange(12, dtype=np.float32)
     a = tack.array_from_ptr(backing, tack.f32, (3, 4))
     assert a.shape == (3, 4) and a.dtype == tack.f32
@@ -32,7 +37,8 @@ def test_wrap_numpy_array_read_only_by_default(collect):
     assert backing[0] == 42.0 and backing[1] == 1.0
 
 
-def test_wrap_numpy_array_writable():
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_numpy_array_writable(device):
     backing = np.zeros(6, dtype=np.int32)
     a = tack.array_from_ptr(backing, tack.i32, (2, 3), writable=True)
     assert a.writable
@@ -42,7 +48,8 @@ def test_wrap_numpy_array_writable():
     np.testing.assert_array_equal(backing, [7, 7, 7, 1, 2, 3])
 
 
-def test_wrap_reinterprets_bytes():
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_reinterprets_bytes(device):
     backing = np.zeros(4, dtype=np.float64)  # 32 bytes
     a = tack.array_from_ptr(backing, tack.u8, 32, writable=True)
     a.fill(0)
@@ -50,7 +57,8 @@ def test_wrap_reinterprets_bytes():
     assert b.shape == (2, 2)
 
 
-def test_wrapped_numpy_array_is_kept_alive(collect):
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrapped_numpy_array_is_kept_alive(collect, device):
     backing = np.arange(4, dtype=np.float64)
     alive = weakref.ref(backing)
     refs = sys.getrefcount(backing)
@@ -65,7 +73,8 @@ def test_wrapped_numpy_array_is_kept_alive(collect):
     assert alive() is None
 
 
-def test_wrap_numpy_array_refusals():
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_numpy_array_refusals(device):
     x = np.zeros((4, 6), dtype=np.float32)
     with pytest.raises(ValueError, match=r"tack.array_from_ptr: a NumPy array of shape \(4, 3\) "
                                          r"and dtype float32 is not C-contiguous"):
@@ -81,7 +90,8 @@ def test_wrap_numpy_array_refusals():
     assert not tack.array_from_ptr(frozen, tack.f32, 4).writable
 
 
-def test_wrap_integer_address():
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_integer_address(device):
     storage = np.zeros(8, dtype=np.float64)
     address = storage.ctypes.data
     refs = sys.getrefcount(storage)
@@ -100,7 +110,8 @@ def test_wrap_integer_address():
     assert storage[0] == 1.0
 
 
-def test_wrap_ctypes_memory_and_numpy_integer_address():
+@pytest.mark.cpu_only("wraps host memory")
+def test_wrap_ctypes_memory_and_numpy_integer_address(device):
     buf = (ctypes.c_int16 * 6)(*range(6))
     a = tack.array_from_ptr(np.uint64(ctypes.addressof(buf)), tack.i16, 6, writable=True)
     assert a.numpy().tolist() == [0, 1, 2, 3, 4, 5]
@@ -110,30 +121,33 @@ def test_wrap_ctypes_memory_and_numpy_integer_address():
 
 @pytest.mark.parametrize("ptr, name", [("0x1000", "str"), (1.5, "float"), (None, "NoneType"),
                                        (-1, "int"), (2**64, "int"), ([1], "list")])
-def test_not_an_address_is_a_type_error(ptr, name):
+def test_not_an_address_is_a_type_error(ptr, name, device):
     with pytest.raises(TypeError, match=r"tack.array_from_ptr needs an address \(an integer in "
                                         r"\[0, 2\*\*64\)\) or a NumPy array, got " + name):
         tack.array_from_ptr(ptr, tack.f32, 4)
 
 
-def test_null_address():
+def test_null_address(device):
     with pytest.raises(ValueError, match=r"address 0 \(a null pointer\) cannot hold 4 elements"):
         tack.array_from_ptr(0, tack.f32, 4)
     assert tack.array_from_ptr(0, tack.f32, 0).size == 0
 
 
-def test_export_memory_of_a_root(collect):
+def test_export_memory_of_a_root(collect, device):
     a = tack.full(4, 7.0, dtype=tack.f32)
     m = a.export_memory()
     assert isinstance(m, tack.ExportedMemory)
     assert m.nbytes == 16
-    assert m.device == tack.device("cpu")
+    assert m.device == device
     assert a.shared
     assert "nbytes=16" in repr(m)
+    assert tack.memory_space(m.address, device) == device.kind
     del a
     collect()
-    # The exported object keeps the allocation alive.
-    assert (ctypes.c_float * 4).from_address(m.address)[3] == 7.0
+    # The exported object keeps the allocation alive: wrapped again, it still reads 7.
+    assert tack.array_from_ptr(m.address, tack.f32, 4)[3] == 7.0
+    if device.kind == "cpu":
+        assert (ctypes.c_float * 4).from_address(m.address)[3] == 7.0
     reshaped = tack.zeros(6).reshape(2, 3)
     assert reshaped.export_memory().nbytes == 24  # reshape covers the whole allocation
 
@@ -146,3 +160,45 @@ def test_memory_space():
     assert tack.memory_space(x.ctypes.data, tack.device("cpu")) == "cpu"
     # Not an address at all: host memory by definition (the memory seed's as_address rule).
     assert tack.memory_space("not a pointer") == "cpu"
+
+
+def test_wrap_device_memory_read_only_by_default(device):
+    owner = tack.array(np.arange(12, dtype=np.float32))
+    memory = owner.export_memory()
+    a = tack.array_from_ptr(memory.address, tack.f32, (3, 4))
+    assert a.device == device and a.shape == (3, 4) and a.dtype == tack.f32
+    assert not a.writable and a.shared
+    np.testing.assert_array_equal(a.numpy(), np.arange(12).reshape(3, 4))
+    owner.fill(42.0)  # the same memory, not a copy
+    assert a[0, 0] == 42.0
+    with pytest.raises(RuntimeError, match=r"cannot fill a read-only f32 array of shape \(3, 4\) "
+                                           r"\(wrapped or imported read-only\)"):
+        a.fill(0.0)
+    assert owner[11] == 42.0
+
+
+def test_wrap_device_memory_writable_and_reinterpreted(device):
+    owner = tack.zeros(6, dtype=tack.i32)
+    memory = owner.export_memory()
+    a = tack.array_from_ptr(memory.address, tack.i32, (2, 3), writable=True)
+    assert a.writable
+    a.fill(7)
+    tack.copyto(a[1:2], [1, 2, 3])
+    np.testing.assert_array_equal(owner.numpy(), [7, 7, 7, 1, 2, 3])
+    b = tack.array_from_ptr(memory.address, tack.u8, 24, writable=True)
+    b.fill(0)
+    np.testing.assert_array_equal(owner.numpy(), [0] * 6)
+
+
+@pytest.mark.parametrize("kind", ["opencl"])
+def test_device_refuses_host_pointers(kind, device):
+    if device.kind != kind:
+        pytest.skip(f"a rule of {kind} devices")
+    x = np.zeros(8, np.float32)
+    assert tack.memory_space(x.ctypes.data, device) == "cpu"
+    with pytest.raises(ValueError, match=r"cpu"):
+        tack.array_from_ptr(x.ctypes.data, tack.f32, 8)
+    owner = tack.zeros(4)
+    memory = owner.export_memory()
+    with pytest.raises(ValueError):  # runs past the allocation
+        tack.array_from_ptr(memory.address, tack.f32, 1 << 20)

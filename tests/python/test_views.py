@@ -1,10 +1,13 @@
-"""Row views a[i:j]: every rule of the "Array views" seed, through the Python API."""
+"""Row views a[i:j]: every rule of the "Array views" seed, through the Python API, on every
+device (tests/python/conftest.py); rules about wrapped host memory are marked cpu_only."""
 import weakref
 
 import numpy as np
 import pytest
 
 import tack
+
+pytestmark = pytest.mark.usefixtures("device")
 
 
 def test_seed_example():
@@ -91,15 +94,17 @@ def test_zero_dimensional_array_has_no_rows():
         s[0:1]
 
 
-def test_view_of_a_view_is_a_view_of_the_root():
+def test_view_of_a_view_is_a_view_of_the_root(device):
     a = numbered(8, 2)
     v = a[1:7]
     w = v[2:4]  # rows 3 and 4 of a
     assert w.is_view and w.shape == (2, 2)
     np.testing.assert_array_equal(w.numpy(), a.numpy()[3:5])
-    # Its memory is at the root's address plus the offset of row 3.
-    root_address = np.from_dlpack(a).ctypes.data
-    assert np.from_dlpack(w).ctypes.data == root_address + 3 * 2 * 4
+    # Its memory is at the root's address plus the offset of row 3 (read through NumPy's
+    # zero-copy DLPack import, which takes host memory only).
+    if device.kind == "cpu":
+        root_address = np.from_dlpack(a).ctypes.data
+        assert np.from_dlpack(w).ctypes.data == root_address + 3 * 2 * 4
     # It does not need the intermediate view: drop it and use w.
     del v
     w.fill(0.5)
@@ -117,6 +122,7 @@ def test_view_keeps_the_root_alive(collect):
     np.testing.assert_array_equal(view.numpy(), np.full((2, 3), 3.0))
 
 
+@pytest.mark.cpu_only("wraps host memory")
 def test_view_keeps_the_root_and_its_hold_alive(collect):
     backing = np.arange(12, dtype=np.float32)
     alive = weakref.ref(backing)
@@ -152,13 +158,14 @@ def test_views_share_the_shared_flag():
     v = a[1:3]
     w = a[3:5]
     assert not (a.shared or v.shared or w.shared)
-    np.from_dlpack(v)  # handed outside Tack through one view
+    v.__dlpack__(max_version=(1, 0))  # handed outside Tack through one view
     assert a.shared and v.shared and w.shared
     b = tack.zeros((4, 2))
     b.export_memory()
     assert b[0:1].shared
 
 
+@pytest.mark.cpu_only("wraps host memory")
 def test_views_inherit_read_only():
     backing = np.arange(12, dtype=np.float32)
     ro = tack.array_from_ptr(backing, tack.f32, (4, 3))
@@ -172,6 +179,21 @@ def test_views_inherit_read_only():
     frozen = np.arange(6, dtype=np.float64)
     frozen.flags.writeable = False
     imported = tack.from_dlpack(frozen)
+    assert not imported.writable and not imported[2:4].writable
+
+
+def test_views_of_read_only_device_memory_are_read_only(device):
+    owner = tack.array(np.arange(12, dtype=np.float32))
+    memory = owner.export_memory()
+    ro = tack.array_from_ptr(memory.address, tack.f32, (4, 3))
+    v = ro[1:3]
+    assert not v.writable and not v[0:1].writable
+    np.testing.assert_array_equal(v.numpy(), np.arange(3, 9).reshape(2, 3))
+    with pytest.raises(RuntimeError, match=r"cannot fill a read-only f32 array of shape \(2, 3\)"):
+        v.fill(0.0)
+    with pytest.raises(RuntimeError, match=r"cannot copy into a read-only"):
+        tack.copyto(v, 1.0)
+    imported = tack.from_dlpack(ro)  # a read-only export, imported read-only
     assert not imported.writable and not imported[2:4].writable
 
 
@@ -220,7 +242,7 @@ def test_reshape_of_a_view():
     assert a[2, 0] == 0.0 and a[4, 0] == 12.0
 
 
-def test_soa_slices_component_by_component():
+def test_soa_slices_component_by_component(device):
     x = tack.array(np.arange(6, dtype=np.float32))
     ids = tack.array(np.arange(10, 16, dtype=np.int32))
     s = tack.soa([x, ids])
@@ -235,7 +257,7 @@ def test_soa_slices_component_by_component():
     t.components[1].fill(0)
     assert s.numpy()[1].tolist() == [10, 11, 0, 0, 14, 15]
     assert s[-2:].numpy()[0].tolist() == [4.0, 5.0]
-    assert repr(t) == "tack.SoaArray(shape=(2,), dtypes=[f32, i32], device=cpu)"
+    assert repr(t) == f"tack.SoaArray(shape=(2,), dtypes=[f32, i32], device={device.name})"
     with pytest.raises(ValueError, match=r"the step must be 1, got step 2"):
         s[::2]
 

@@ -38,9 +38,9 @@ class Emitter {
   std::string status_type();
 
   // ---- spelling ----
-  std::string ty(ScalarType t);       // the dialect's type name (records that f64 is used)
-  std::string wide_u(ScalarType t);   // the unsigned type integer arithmetic wraps in
-  std::string same_u(ScalarType t);   // the unsigned type of the same width
+  std::string ty(ScalarType t);      // the dialect's type name (records that f64 is used)
+  std::string wide_u(ScalarType t);  // the unsigned type integer arithmetic wraps in
+  std::string same_u(ScalarType t);  // the unsigned type of the same width
   std::string int_literal(ScalarType t, std::int64_t v);
   std::string float_literal(ScalarType t, double v);
   std::string global_ptr(const std::string& type) { return d_.global_qualifier() + type + "*"; }

@@ -48,7 +48,9 @@ bool plain_c_is_exact(const std::vector<ir::Expr>& exprs, bool debug) {
 
 }  // namespace
 
-std::string CStylePrinter::kernel_symbol(const ir::Function& fn) { return "tack_" + mangle(fn.name); }
+std::string CStylePrinter::kernel_symbol(const ir::Function& fn) {
+  return "tack_" + mangle(fn.name);
+}
 
 std::string CStylePrinter::param_type(ir::ScalarType t) const {
   return t == ir::ScalarType::Bool ? type_name(ir::ScalarType::U8) : type_name(t);
@@ -57,13 +59,18 @@ std::string CStylePrinter::param_type(ir::ScalarType t) const {
 std::string CStylePrinter::math_name(ir::MathFn fn, ir::ScalarType) const {
   using ir::MathFn;
   switch (fn) {
-    case MathFn::Abs: return "fabs";
-    case MathFn::Round: return "rint";  // half to even, as Python's round
-    default: return std::string(ir::fn_name(fn));
+    case MathFn::Abs:
+      return "fabs";
+    case MathFn::Round:
+      return "rint";  // half to even, as Python's round
+    default:
+      return std::string(ir::fn_name(fn));
   }
 }
 
-std::string CStylePrinter::pow_name(ir::ScalarType) const { return "pow"; }
+std::string CStylePrinter::pow_name(ir::ScalarType) const {
+  return "pow";
+}
 
 std::string CStylePrinter::print(const ir::Function& fn, const Options& options) const {
   return detail::Emitter(*this, fn, options.debug).run();
@@ -75,11 +82,15 @@ using namespace ir;
 
 // ---- names and spelling -------------------------------------------------------------------------
 
-std::string Emitter::param_name(int p) const { return "p_" + mangle(fn_.params.at(p).name); }
+std::string Emitter::param_name(int p) const {
+  return "p_" + mangle(fn_.params.at(p).name);
+}
 std::string Emitter::extent_name(int p, int dim) const {
   return "n" + std::to_string(dim) + "_" + mangle(fn_.params.at(p).name);
 }
-std::string Emitter::local_name(const std::string& n) { return "v_" + mangle(n); }
+std::string Emitter::local_name(const std::string& n) {
+  return "v_" + mangle(n);
+}
 
 std::string Emitter::ty(ScalarType t) {
   if (t == ScalarType::F64) features_.f64 = true;
@@ -92,10 +103,14 @@ std::string Emitter::wide_u(ScalarType t) {
 
 std::string Emitter::same_u(ScalarType t) {
   switch (bits(t)) {
-    case 8: return ty(ScalarType::U8);
-    case 16: return ty(ScalarType::U16);
-    case 32: return ty(ScalarType::U32);
-    default: return ty(ScalarType::U64);
+    case 8:
+      return ty(ScalarType::U8);
+    case 16:
+      return ty(ScalarType::U16);
+    case 32:
+      return ty(ScalarType::U32);
+    default:
+      return ty(ScalarType::U64);
   }
 }
 
@@ -126,8 +141,10 @@ std::string Emitter::float_literal(ScalarType t, double v) {
                : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  if (f32) s += "f";
-  else features_.f64 = true;
+  if (f32)
+    s += "f";
+  else
+    features_.f64 = true;
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
@@ -257,8 +274,8 @@ void Emitter::stmt(const Stmt& s) {
       TACK_INTERNAL_ASSERT(false, "a ParallelFor that is not the kernel's last statement");
       return;
     default:
-      TACK_INTERNAL_ASSERT(false, "C-style printer: unexpected statement " +
-                                      std::string(kind_name(s->kind)));
+      TACK_INTERNAL_ASSERT(
+          false, "C-style printer: unexpected statement " + std::string(kind_name(s->kind)));
   }
 }
 
@@ -320,7 +337,8 @@ void Emitter::array_store(const ArrayStore& s) {
   }
 }
 
-// ---- expressions ----------------------------------------------------------------------------------
+// ---- expressions
+// ----------------------------------------------------------------------------------
 
 bool Emitter::has_memory(const Expr& e) {
   auto it = memory_cache_.find(e.get());
@@ -358,9 +376,8 @@ std::string Emitter::bounds_check(int param, const std::vector<std::string>& idx
   std::string c;
   for (std::size_t k = 0; k < idx.size(); ++k) {
     if (!c.empty()) c += " && ";
-    c += in_bounds() + "(tack_status, " + std::to_string(param) + ", " + std::to_string(k) +
-         ", (" + ty(ScalarType::I64) + ")" + idx[k] + ", " +
-         extent_name(param, static_cast<int>(k)) + ")";
+    c += in_bounds() + "(tack_status, " + std::to_string(param) + ", " + std::to_string(k) + ", (" +
+         ty(ScalarType::I64) + ")" + idx[k] + ", " + extent_name(param, static_cast<int>(k)) + ")";
   }
   return c;
 }
@@ -385,10 +402,14 @@ std::string Emitter::atomic_call(const AtomicRMW& a, const std::vector<std::stri
 
 std::string Emitter::inl(const Expr& e) {
   switch (e->kind) {
-    case NodeKind::IntConst: return int_literal(e->type, e->as<IntConst>()->value);
-    case NodeKind::FloatConst: return float_literal(e->type, e->as<FloatConst>()->value);
-    case NodeKind::BoolConst: return e->as<BoolConst>()->value ? "true" : "false";
-    case NodeKind::Var: return local_name(e->as<Var>()->name);
+    case NodeKind::IntConst:
+      return int_literal(e->type, e->as<IntConst>()->value);
+    case NodeKind::FloatConst:
+      return float_literal(e->type, e->as<FloatConst>()->value);
+    case NodeKind::BoolConst:
+      return e->as<BoolConst>()->value ? "true" : "false";
+    case NodeKind::Var:
+      return local_name(e->as<Var>()->name);
     case NodeKind::Param: {
       const int p = e->as<Param>()->index;
       return e->type == ScalarType::Bool ? "(" + param_name(p) + " != 0)" : param_name(p);
@@ -425,8 +446,10 @@ std::string Emitter::inl(const Expr& e) {
       const auto& n = *e->as<Compare>();
       return compose(*e, {inl(n.a), inl(n.b)});
     }
-    case NodeKind::Unary: return compose(*e, {inl(e->as<Unary>()->a)});
-    case NodeKind::Cast: return compose(*e, {inl(e->as<Cast>()->value)});
+    case NodeKind::Unary:
+      return compose(*e, {inl(e->as<Unary>()->a)});
+    case NodeKind::Cast:
+      return compose(*e, {inl(e->as<Cast>()->value)});
     case NodeKind::MathCall: {
       std::vector<std::string> ops;
       for (const Expr& a : e->as<MathCall>()->args) ops.push_back(inl(a));
@@ -438,8 +461,8 @@ std::string Emitter::inl(const Expr& e) {
       return compose(*e, ops);
     }
     default:
-      TACK_INTERNAL_ASSERT(false, "C-style printer: unexpected expression " +
-                                      std::string(kind_name(e->kind)));
+      TACK_INTERNAL_ASSERT(
+          false, "C-style printer: unexpected expression " + std::string(kind_name(e->kind)));
   }
   return "";
 }
@@ -519,8 +542,10 @@ std::string Emitter::lin(const Expr& e) {
       const std::string a = lin(n.a);
       return compose(*e, {a, lin(n.b)});
     }
-    case NodeKind::Unary: return compose(*e, {lin(e->as<Unary>()->a)});
-    case NodeKind::Cast: return compose(*e, {lin(e->as<Cast>()->value)});
+    case NodeKind::Unary:
+      return compose(*e, {lin(e->as<Unary>()->a)});
+    case NodeKind::Cast:
+      return compose(*e, {lin(e->as<Cast>()->value)});
     case NodeKind::MathCall: {
       std::vector<std::string> ops;
       for (const Expr& a : e->as<MathCall>()->args) ops.push_back(lin(a));
@@ -552,16 +577,25 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
       const std::string& b = ops[1];
       if (is_float(t)) {
         switch (n.op) {
-          case BinaryOp::Add: return "(" + a + " + " + b + ")";
-          case BinaryOp::Sub: return "(" + a + " - " + b + ")";
-          case BinaryOp::Mul: return "(" + a + " * " + b + ")";
-          case BinaryOp::TrueDiv: return "(" + a + " / " + b + ")";
-          case BinaryOp::FloorDiv: return floordiv(t) + "(" + a + ", " + b + ")";
-          case BinaryOp::Mod: return mod(t) + "(" + a + ", " + b + ")";
-          case BinaryOp::Pow: return d_.pow_name(t) + "(" + a + ", " + b + ")";
-          default: break;
+          case BinaryOp::Add:
+            return "(" + a + " + " + b + ")";
+          case BinaryOp::Sub:
+            return "(" + a + " - " + b + ")";
+          case BinaryOp::Mul:
+            return "(" + a + " * " + b + ")";
+          case BinaryOp::TrueDiv:
+            return "(" + a + " / " + b + ")";
+          case BinaryOp::FloorDiv:
+            return floordiv(t) + "(" + a + ", " + b + ")";
+          case BinaryOp::Mod:
+            return mod(t) + "(" + a + ", " + b + ")";
+          case BinaryOp::Pow:
+            return d_.pow_name(t) + "(" + a + ", " + b + ")";
+          default:
+            break;
         }
-        TACK_INTERNAL_ASSERT(false, "C-style printer: " + std::string(op_name(n.op)) + " on floats");
+        TACK_INTERNAL_ASSERT(false,
+                             "C-style printer: " + std::string(op_name(n.op)) + " on floats");
       }
       const std::string T = ty(t);
       switch (n.op) {
@@ -574,15 +608,24 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
           const char* op = n.op == BinaryOp::Add ? " + " : n.op == BinaryOp::Sub ? " - " : " * ";
           return "((" + T + ")((" + u + ")" + a + op + "(" + u + ")" + b + "))";
         }
-        case BinaryOp::FloorDiv: return floordiv(t) + "(" + a + ", " + b + ")";
-        case BinaryOp::Mod: return mod(t) + "(" + a + ", " + b + ")";
-        case BinaryOp::Pow: return int_pow(t) + "(" + a + ", " + b + ")";
-        case BinaryOp::Shl: return shift(true, t) + "(" + a + ", " + b + ")";
-        case BinaryOp::Shr: return shift(false, t) + "(" + a + ", " + b + ")";
-        case BinaryOp::BitAnd: return "((" + T + ")(" + a + " & " + b + "))";
-        case BinaryOp::BitOr: return "((" + T + ")(" + a + " | " + b + "))";
-        case BinaryOp::BitXor: return "((" + T + ")(" + a + " ^ " + b + "))";
-        case BinaryOp::TrueDiv: break;
+        case BinaryOp::FloorDiv:
+          return floordiv(t) + "(" + a + ", " + b + ")";
+        case BinaryOp::Mod:
+          return mod(t) + "(" + a + ", " + b + ")";
+        case BinaryOp::Pow:
+          return int_pow(t) + "(" + a + ", " + b + ")";
+        case BinaryOp::Shl:
+          return shift(true, t) + "(" + a + ", " + b + ")";
+        case BinaryOp::Shr:
+          return shift(false, t) + "(" + a + ", " + b + ")";
+        case BinaryOp::BitAnd:
+          return "((" + T + ")(" + a + " & " + b + "))";
+        case BinaryOp::BitOr:
+          return "((" + T + ")(" + a + " | " + b + "))";
+        case BinaryOp::BitXor:
+          return "((" + T + ")(" + a + " ^ " + b + "))";
+        case BinaryOp::TrueDiv:
+          break;
       }
       TACK_INTERNAL_ASSERT(false, "C-style printer: / on integers (lowering makes it a float)");
       return "";
@@ -611,8 +654,10 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
       const auto& n = static_cast<const MathCall&>(e);
       const ScalarType at = n.args[0]->type;
       switch (n.fn) {
-        case MathFn::Min: return min_max(true, at) + "(" + ops[0] + ", " + ops[1] + ")";
-        case MathFn::Max: return min_max(false, at) + "(" + ops[0] + ", " + ops[1] + ")";
+        case MathFn::Min:
+          return min_max(true, at) + "(" + ops[0] + ", " + ops[1] + ")";
+        case MathFn::Max:
+          return min_max(false, at) + "(" + ops[0] + ", " + ops[1] + ")";
         case MathFn::Abs:
           if (is_unsigned_int(at)) return ops[0];
           if (is_signed_int(at)) return int_abs(at) + "(" + ops[0] + ")";
@@ -621,7 +666,8 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
         case MathFn::IsInf:
         case MathFn::IsFinite:
           return "(" + d_.math_name(n.fn, at) + "(" + ops[0] + ") != 0)";
-        default: break;
+        default:
+          break;
       }
       if (at == ScalarType::F64) features_.f64 = true;
       std::string call = d_.math_name(n.fn, at) + "(";
@@ -634,7 +680,8 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
       return ref;
     }
     default:
-      TACK_INTERNAL_ASSERT(false, "C-style printer: cannot compose " + std::string(kind_name(e.kind)));
+      TACK_INTERNAL_ASSERT(false,
+                           "C-style printer: cannot compose " + std::string(kind_name(e.kind)));
   }
   return "";
 }
@@ -685,8 +732,8 @@ void Emitter::parallel_for(const ParallelFor& pf) {
   }
   line(u64 + " tack_total = " + total + ";");
   // Grid-stride: any number of work items covers the space, so the host need not count it.
-  line("for (" + u64 + " tack_i = " + d_.global_id() + "; tack_i < tack_total; tack_i += " +
-       d_.global_size() + ") {");
+  line("for (" + u64 + " tack_i = " + d_.global_id() +
+       "; tack_i < tack_total; tack_i += " + d_.global_size() + ") {");
   ++indent_;
   if (n > 1) {
     line(u64 + " tack_rest = tack_i;");

@@ -7,17 +7,28 @@ using ir::ScalarType;
 
 std::string CudaPrinter::type_name(ScalarType t) const {
   switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::I8: return "signed char";  // plain char's signedness is the compiler's
-    case ScalarType::I16: return "short";
-    case ScalarType::I32: return "int";
-    case ScalarType::I64: return "long long";
-    case ScalarType::U8: return "unsigned char";
-    case ScalarType::U16: return "unsigned short";
-    case ScalarType::U32: return "unsigned int";
-    case ScalarType::U64: return "unsigned long long";
-    case ScalarType::F32: return "float";
-    case ScalarType::F64: return "double";
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::I8:
+      return "signed char";  // plain char's signedness is the compiler's
+    case ScalarType::I16:
+      return "short";
+    case ScalarType::I32:
+      return "int";
+    case ScalarType::I64:
+      return "long long";
+    case ScalarType::U8:
+      return "unsigned char";
+    case ScalarType::U16:
+      return "unsigned short";
+    case ScalarType::U32:
+      return "unsigned int";
+    case ScalarType::U64:
+      return "unsigned long long";
+    case ScalarType::F32:
+      return "float";
+    case ScalarType::F64:
+      return "double";
   }
   return "int";
 }
@@ -26,8 +37,7 @@ std::string CudaPrinter::math_name(ir::MathFn fn, ScalarType t) const {
   // The C names of the float versions (sqrtf), so no overload resolution is involved; the
   // classification macros are overloaded in CUDA and keep their names.
   const std::string base = CStylePrinter::math_name(fn, t);
-  if (fn == ir::MathFn::IsNan || fn == ir::MathFn::IsInf || fn == ir::MathFn::IsFinite)
-    return base;
+  if (fn == ir::MathFn::IsNan || fn == ir::MathFn::IsInf || fn == ir::MathFn::IsFinite) return base;
   return t == ScalarType::F32 ? base + "f" : base;
 }
 

@@ -19,8 +19,7 @@ void emit_kernel_module(llvm::Module& m, const ir::Function& f, const CodegenOpt
 
 KernelEmitter::KernelEmitter(llvm::Module& m, const ir::Function& f, const CodegenOptions& opts,
                              TargetAttrs target)
-    : m_(m), ctx_(m.getContext()), f_(f), opts_(opts), target_(std::move(target)),
-      b_(ctx_, llvm::InstSimplifyFolder(m.getDataLayout())) {}
+    : m_(m), ctx_(m.getContext()), f_(f), opts_(opts), target_(std::move(target)), b_(ctx_) {}
 
 void KernelEmitter::emit() {
   TACK_INTERNAL_ASSERT(f_.parallel_for() != nullptr, "codegen of a kernel without ParallelFor");
@@ -212,7 +211,7 @@ void KernelEmitter::set_dim_var(const ir::ParallelDim& d, const DimBounds& bound
                                 llvm::Value* idx) {
   llvm::Type* t = value_type(bounds.type);
   llvm::Value* i = b_.CreateTrunc(idx, t);  // no-op for 64-bit; the sum below wraps exactly
-  llvm::Value* v = b_.CreateAdd(bounds.start, b_.CreateMul(i, bounds.step), d.name);
+  llvm::Value* v = position(bounds.start, i, bounds.step);
   b_.CreateStore(v, lookup(d.name).ptr);
 }
 
@@ -408,7 +407,7 @@ void KernelEmitter::visit(const ir::For& n) {
   llvm::AllocaInst* slot = entry_alloca(value_type(t), n.name);
   declare_local({n.name, slot, t, {}});
   llvm::Value* i = b_.CreateTrunc(c, value_type(t));
-  b_.CreateStore(b_.CreateAdd(start, b_.CreateMul(i, step)), slot);
+  b_.CreateStore(position(start, i, step), slot);
   loops_.push_back({exit, latch});
   visit_stmt(n.body);
   loops_.pop_back();
@@ -488,6 +487,15 @@ llvm::Value* KernelEmitter::index_to_i64(const ir::Expr& e, llvm::Value* v) {
   if (ir::bits(e->type) == 64) return v;
   return ir::is_signed_int(e->type) ? b_.CreateSExt(v, b_.getInt64Ty())
                                     : b_.CreateZExt(v, b_.getInt64Ty());
+}
+
+// start + i * step, wrapping; the usual start 0 and step 1 emit nothing, which keeps the
+// unoptimized IR (inspect, golden files) readable.
+llvm::Value* KernelEmitter::position(llvm::Value* start, llvm::Value* i, llvm::Value* step) {
+  auto* c = llvm::dyn_cast<llvm::ConstantInt>(step);
+  llvm::Value* offset = c && c->isOne() ? i : b_.CreateMul(i, step);
+  auto* s = llvm::dyn_cast<llvm::ConstantInt>(start);
+  return s && s->isZero() ? offset : b_.CreateAdd(start, offset);
 }
 
 llvm::Value* KernelEmitter::zero_of(ir::ScalarType t) {

@@ -1,7 +1,6 @@
 // Private to codegen/llvm: the emitter that turns one Tack IR Function into an LLVM module.
 #pragma once
 
-#include <llvm/Analysis/InstSimplifyFolder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -117,6 +116,7 @@ class KernelEmitter final : public ir::Visitor {
   llvm::Value* from_memory(ir::ScalarType t, llvm::Value* v);
   llvm::Value* index_to_i64(const ir::Expr& e, llvm::Value* v);
   llvm::Value* zero_of(ir::ScalarType t);
+  llvm::Value* position(llvm::Value* start, llvm::Value* i, llvm::Value* step);
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::BasicBlock* new_block(const std::string& name);
   // Branches to target and continues emitting into a fresh unreachable block.
@@ -156,9 +156,9 @@ class KernelEmitter final : public ir::Visitor {
   const ir::Function& f_;
   CodegenOptions opts_;
   TargetAttrs target_;
-  // Folds what it can while building (constant steps, trivial selects), so the unoptimized IR
-  // that inspect and the golden tests show is the kernel, not the generator's boilerplate.
-  llvm::IRBuilder<llvm::InstSimplifyFolder> b_;
+  // The default (constant-only) folder on purpose: a simplifying folder would fold uses of a
+  // loop's PHI before its back-edge value exists, as if the PHI were its initial value.
+  llvm::IRBuilder<> b_;
 
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;

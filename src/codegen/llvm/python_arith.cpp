@@ -360,6 +360,21 @@ llvm::Value* KernelEmitter::range_count(ScalarType t, llvm::Value* start, llvm::
   llvm::Value* st = widen(step);
   llvm::Value* zero = b_.getInt64(0);
   llvm::Value* one = b_.getInt64(1);
+  auto nonempty_count = [&](llvm::Value* lo, llvm::Value* hi, llvm::Value* mag) {
+    llvm::Value* more = sgn ? b_.CreateICmpSGT(hi, lo) : b_.CreateICmpUGT(hi, lo);
+    llvm::Value* distance = b_.CreateSub(hi, lo);
+    llvm::Value* count = distance;
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(mag);
+    if (!c || !c->isOne())
+      count = b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(distance, one), mag), one);
+    return b_.CreateSelect(more, count, zero);
+  };
+  // A constant step (the common case) knows its sign: no selects, no division by one.
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(st)) {
+    if (c->isZero()) return zero;
+    if (!sgn || !c->isNegative()) return nonempty_count(s0, s1, st);
+    return nonempty_count(s1, s0, b_.CreateNeg(st));
+  }
   llvm::Value *lo = s0, *hi = s1, *mag = st, *nonempty = nullptr;
   if (sgn) {
     llvm::Value* up = b_.CreateICmpSGT(st, zero);

@@ -7,17 +7,28 @@ using ir::ScalarType;
 
 std::string OpenClPrinter::type_name(ScalarType t) const {
   switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::I8: return "char";
-    case ScalarType::I16: return "short";
-    case ScalarType::I32: return "int";
-    case ScalarType::I64: return "long";
-    case ScalarType::U8: return "uchar";
-    case ScalarType::U16: return "ushort";
-    case ScalarType::U32: return "uint";
-    case ScalarType::U64: return "ulong";
-    case ScalarType::F32: return "float";
-    case ScalarType::F64: return "double";
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::I8:
+      return "char";
+    case ScalarType::I16:
+      return "short";
+    case ScalarType::I32:
+      return "int";
+    case ScalarType::I64:
+      return "long";
+    case ScalarType::U8:
+      return "uchar";
+    case ScalarType::U16:
+      return "ushort";
+    case ScalarType::U32:
+      return "uint";
+    case ScalarType::U64:
+      return "ulong";
+    case ScalarType::F32:
+      return "float";
+    case ScalarType::F64:
+      return "double";
   }
   return "int";
 }
@@ -37,8 +48,8 @@ std::string OpenClPrinter::atomic_cas(int bits, const std::string& word,
   // 32 bits: core OpenCL C; 64 bits: cl_khr_int64_base_atomics (enabled in the header).
   return bits == 64 ? "atom_cmpxchg((volatile __global ulong*)(" + word + "), " + expected + ", " +
                           desired + ")"
-                    : "atomic_cmpxchg((volatile __global uint*)(" + word + "), " + expected +
-                          ", " + desired + ")";
+                    : "atomic_cmpxchg((volatile __global uint*)(" + word + "), " + expected + ", " +
+                          desired + ")";
 }
 
 std::string OpenClPrinter::atomic_native(ir::AtomicOp op, ScalarType t, const std::string& ptr,

@@ -38,7 +38,7 @@ std::shared_ptr<const OpenClApi> OpenClApi::load(const std::string& library, std
   }
   auto api = std::make_shared<OpenClApi>();
   std::string missing;
-#define TACK_OPENCL_RESOLVE(name)                                                        \
+#define TACK_OPENCL_RESOLVE(name)                                                 \
   api->name = reinterpret_cast<decltype(&::cl##name)>(dlsym(handle, "cl" #name)); \
   if (api->name == nullptr) missing += (missing.empty() ? "cl" : ", cl") + std::string(#name);
   TACK_OPENCL_FUNCTIONS(TACK_OPENCL_RESOLVE)

@@ -15,38 +15,38 @@ namespace tack::detail {
 
 // One function pointer per entry point, named as the OpenCL function without its "cl" prefix.
 // The X-macro keeps the list in one place: a new entry point is one line here.
-#define TACK_OPENCL_FUNCTIONS(X)     \
-  X(GetPlatformIDs)                  \
-  X(GetPlatformInfo)                 \
-  X(GetDeviceIDs)                    \
-  X(GetDeviceInfo)                   \
-  X(CreateContext)                   \
-  X(ReleaseContext)                  \
+#define TACK_OPENCL_FUNCTIONS(X)      \
+  X(GetPlatformIDs)                   \
+  X(GetPlatformInfo)                  \
+  X(GetDeviceIDs)                     \
+  X(GetDeviceInfo)                    \
+  X(CreateContext)                    \
+  X(ReleaseContext)                   \
   X(CreateCommandQueueWithProperties) \
-  X(ReleaseCommandQueue)             \
-  X(SVMAlloc)                        \
-  X(SVMFree)                         \
-  X(EnqueueSVMFree)                  \
-  X(EnqueueSVMMemcpy)                \
-  X(EnqueueSVMMemFill)               \
-  X(Flush)                           \
-  X(Finish)                          \
-  X(CreateProgramWithSource)         \
-  X(CreateProgramWithBinary)         \
-  X(BuildProgram)                    \
-  X(GetProgramBuildInfo)             \
-  X(GetProgramInfo)                  \
-  X(ReleaseProgram)                  \
-  X(CreateKernel)                    \
-  X(GetKernelInfo)                   \
-  X(ReleaseKernel)                   \
-  X(SetKernelArg)                    \
-  X(SetKernelArgSVMPointer)          \
-  X(EnqueueNDRangeKernel)            \
-  X(WaitForEvents)                   \
-  X(ReleaseEvent)                    \
-  X(CreateUserEvent)                 \
-  X(SetUserEventStatus)              \
+  X(ReleaseCommandQueue)              \
+  X(SVMAlloc)                         \
+  X(SVMFree)                          \
+  X(EnqueueSVMFree)                   \
+  X(EnqueueSVMMemcpy)                 \
+  X(EnqueueSVMMemFill)                \
+  X(Flush)                            \
+  X(Finish)                           \
+  X(CreateProgramWithSource)          \
+  X(CreateProgramWithBinary)          \
+  X(BuildProgram)                     \
+  X(GetProgramBuildInfo)              \
+  X(GetProgramInfo)                   \
+  X(ReleaseProgram)                   \
+  X(CreateKernel)                     \
+  X(GetKernelInfo)                    \
+  X(ReleaseKernel)                    \
+  X(SetKernelArg)                     \
+  X(SetKernelArgSVMPointer)           \
+  X(EnqueueNDRangeKernel)             \
+  X(WaitForEvents)                    \
+  X(ReleaseEvent)                     \
+  X(CreateUserEvent)                  \
+  X(SetUserEventStatus)               \
   X(EnqueueMarkerWithWaitList)
 
 struct OpenClApi {

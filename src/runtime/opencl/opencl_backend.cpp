@@ -162,8 +162,8 @@ std::shared_ptr<DeviceBuffer> OpenClBackend::wrap(std::uintptr_t address, std::s
                      "'; use a smaller shape");
   }
   auto alloc = std::make_shared<OpenClAllocation>(
-      std::static_pointer_cast<OpenClBackend>(shared_from_this()),
-      reinterpret_cast<void*>(address), nbytes, false);
+      std::static_pointer_cast<OpenClBackend>(shared_from_this()), reinterpret_cast<void*>(address),
+      nbytes, false);
   auto state = std::make_shared<AllocationState>();
   state->owned = false;
   state->hold = std::move(hold);
@@ -176,7 +176,9 @@ std::string OpenClBackend::memory_space(std::uintptr_t address) const {
   return svm_->find(address, nullptr, nullptr) ? "opencl" : "cpu";
 }
 
-void OpenClBackend::synchronize() { finish(); }
+void OpenClBackend::synchronize() {
+  finish();
+}
 
 void OpenClBackend::mark_completed(std::uint64_t ticket) {
   std::uint64_t done = completed_.load(std::memory_order_acquire);
@@ -189,8 +191,8 @@ void OpenClBackend::finish() {
   const std::uint64_t target = issued();
   const cl_int err = api_->Finish(queue_);
   if (err != CL_SUCCESS) {
-    throw RuntimeError("device '" + name() + "' failed while running queued work: " +
-                       cl_error_string(err));
+    throw RuntimeError("device '" + name() +
+                       "' failed while running queued work: " + cl_error_string(err));
   }
   mark_completed(target);
 }
@@ -259,7 +261,7 @@ OpenClDiscovery discover_opencl(const std::shared_ptr<const OpenClApi>& api) {
             (device_value<cl_device_fp_config>(*api, d, CL_DEVICE_SINGLE_FP_CONFIG, 0) &
              CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
         cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                          reinterpret_cast<cl_context_properties>(p), 0};
+                                         reinterpret_cast<cl_context_properties>(p), 0};
         cl_context ctx = api->CreateContext(props, 1, &d, nullptr, nullptr, &err);
         if (ctx == nullptr || err != CL_SUCCESS) {
           out.notes.push_back(label + ": no context (" + cl_error_string(err) + ")");
@@ -298,6 +300,14 @@ const OpenClDiscovery& opencl_devices() {
       return d;
     }
     *d = discover_opencl(api);
+    // At exit, let every queue drain, so the frees queued by the last dropped arrays run (and
+    // their bookkeeping is released) before the runtime is unloaded. atexit handlers run before
+    // the libraries' own destructors.
+    if (!d->backends.empty()) {
+      std::atexit([] {
+        for (const auto& b : opencl_devices().backends) b->api().Finish(b->queue());
+      });
+    }
     return d;
   }();
   return *found;

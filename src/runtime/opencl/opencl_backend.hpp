@@ -70,8 +70,9 @@ class OpenClBackend final : public Backend {
 
   // ---- programs and launches (the API dispatch uses; see opencl_program.hpp) ----
   // Compiles `source` (OpenCL C) and returns kernel `kernel_name` of it. Cached in memory by
-  // source text, and on disk as a program binary (opencl_program.cpp). A build failure is a
-  // CompileError that quotes the generated source line the compiler's first error points to.
+  // source text, and on disk as a program binary where the driver keeps no cache of its own
+  // (opencl_program.cpp). A build failure is a CompileError that quotes the generated source
+  // line the compiler's first error points to.
   std::shared_ptr<OpenClKernel> build_program(const std::string& source,
                                               const std::string& kernel_name);
   // Binds `args` in order and enqueues `global_size` work items (a multiple of nothing: no

@@ -70,8 +70,8 @@ void OpenClBuffer::from_host(const void* src, std::size_t offset, std::size_t co
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
-  cl_int err = b.api().EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_ + offset, src, count, 0,
-                                        nullptr, nullptr);
+  cl_int err =
+      b.api().EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_ + offset, src, count, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) {
     throw RuntimeError("cannot copy " + std::to_string(count) + " bytes to device '" + b.name() +
                        "': " + cl_error_string(err));
@@ -84,11 +84,11 @@ void OpenClBuffer::to_host(void* dst, std::size_t offset, std::size_t count) con
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
-  cl_int err = b.api().EnqueueSVMMemcpy(b.queue(), CL_TRUE, dst, data_ + offset, count, 0,
-                                        nullptr, nullptr);
+  cl_int err =
+      b.api().EnqueueSVMMemcpy(b.queue(), CL_TRUE, dst, data_ + offset, count, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) {
-    throw RuntimeError("cannot copy " + std::to_string(count) + " bytes from device '" +
-                       b.name() + "': " + cl_error_string(err));
+    throw RuntimeError("cannot copy " + std::to_string(count) + " bytes from device '" + b.name() +
+                       "': " + cl_error_string(err));
   }
   b.mark_completed(before);
 }
@@ -103,14 +103,14 @@ void OpenClBuffer::fill(const void* pattern, std::size_t pattern_size) {
   const std::size_t period = pattern_period(bytes, pattern_size);
   const bool power_of_two = (period & (period - 1)) == 0;
   auto fail = [&](cl_int err) {
-    throw RuntimeError("cannot fill " + std::to_string(nbytes_) + " bytes on device '" +
-                       b.name() + "': " + cl_error_string(err));
+    throw RuntimeError("cannot fill " + std::to_string(nbytes_) + " bytes on device '" + b.name() +
+                       "': " + cl_error_string(err));
   };
   if (power_of_two && period <= 128 && address() % period == 0) {
     // The native pattern fill; it copies the pattern before returning, and is queued.
     const std::uint64_t ticket = b.next_ticket();
-    cl_int err = api.EnqueueSVMMemFill(b.queue(), data_, pattern, period, nbytes_, 0, nullptr,
-                                       nullptr);
+    cl_int err =
+        api.EnqueueSVMMemFill(b.queue(), data_, pattern, period, nbytes_, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) fail(err);
     alloc_->note_use(ticket);
     return;
@@ -118,20 +118,19 @@ void OpenClBuffer::fill(const void* pattern, std::size_t pattern_size) {
   // Any other pattern (vec(3, f32) is 12 bytes) or a misaligned wrapped address: one run of
   // whole patterns written from the host, then doubled by device-to-device copies, each from
   // the filled front to the next stretch (never overlapping), all queued in order.
-  const std::size_t run_cap = std::max<std::size_t>(pattern_size, (64 * 1024) / pattern_size *
-                                                                      pattern_size);
+  const std::size_t run_cap =
+      std::max<std::size_t>(pattern_size, (64 * 1024) / pattern_size * pattern_size);
   const std::size_t run = std::min(nbytes_, run_cap);
   std::vector<unsigned char> staging(run);
   for (std::size_t i = 0; i < run; i += pattern_size) std::memcpy(&staging[i], bytes, pattern_size);
-  cl_int err = api.EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_, staging.data(), run, 0, nullptr,
-                                    nullptr);
+  cl_int err =
+      api.EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_, staging.data(), run, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) fail(err);
   std::size_t filled = run;
   while (filled < nbytes_) {
     const std::size_t n = std::min(filled, nbytes_ - filled);
     const std::uint64_t ticket = b.next_ticket();
-    err = api.EnqueueSVMMemcpy(b.queue(), CL_FALSE, data_ + filled, data_, n, 0, nullptr,
-                               nullptr);
+    err = api.EnqueueSVMMemcpy(b.queue(), CL_FALSE, data_ + filled, data_, n, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) fail(err);
     alloc_->note_use(ticket);
     filled += n;

@@ -94,6 +94,8 @@ class OpenClArgs {
   }
   OpenClArgs& boolean(bool v) { return scalar(static_cast<std::uint8_t>(v ? 1 : 0)); }
   const std::vector<OpenClArg>& list() const { return args_; }
+  // Empties the list, keeping its capacity (dispatch reuses one list per thread).
+  void clear() { args_.clear(); }
 
  private:
   std::vector<OpenClArg> args_;
@@ -105,8 +107,13 @@ class OpenClArgs {
                                     const std::string& source, const std::string& log);
 
 // The directory of the on-disk program cache: TACK_CACHE_DIR, else $XDG_CACHE_HOME/tack, else
-// $HOME/.cache/tack; "opencl" below it. Empty when caching is off (TACK_CACHE_DIR set to "") or
-// no home is known.
+// $HOME/.cache/tack; "opencl" below it (created on the first write). Empty when caching is off
+// (TACK_CACHE_DIR set to "") or no home is known.
 std::string opencl_cache_directory();
+
+struct OpenClDeviceInfo;
+// Whether the device's driver keeps its own on-disk cache of built programs; Tack then reads
+// its cache but does not write it (fetching a binary can cost a second compile).
+bool driver_caches_programs(const OpenClDeviceInfo& info);
 
 }  // namespace tack::detail

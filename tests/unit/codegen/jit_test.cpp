@@ -55,6 +55,15 @@ TEST(CodegenJit, ObjectRoundTripAndSymbols) {
   for (float x : c) EXPECT_EQ(x, 2);
 }
 
+TEST(CodegenJit, EveryOptimizationLevelGivesTheSameResults) {
+  for (int level : {0, 1, 2, 3}) {
+    auto m = compile(triad(), {.opt_level = level});
+    std::vector<float> a(37, 1.5f), b(37, 2), c(37, 0);
+    run(*m, Args().array(a).array(b).array(c).f32(0.25f), nullptr, 5);
+    for (float x : c) ASSERT_EQ(x, 2.0f) << "O" << level;
+  }
+}
+
 TEST(CodegenJit, CorruptObjectIsARuntimeError) {
   std::vector<char> obj = compile_to_object(triad(), {});
   std::vector<char> junk(obj.begin(), obj.begin() + obj.size() / 3);

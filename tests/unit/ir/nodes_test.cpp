@@ -9,7 +9,8 @@ namespace tack::ir {
 namespace {
 
 TEST(IrConstants, IntConstWrapsToItsType) {
-  auto c = int_const(ScalarType::U8, 300)->as<IntConst>();
+  Expr held = int_const(ScalarType::U8, 300);  // as<> does not own the node
+  auto c = held->as<IntConst>();
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->value, 44);
   EXPECT_EQ(int_const(ScalarType::I8, 200)->as<IntConst>()->value, -56);
@@ -19,7 +20,8 @@ TEST(IrConstants, IntConstWrapsToItsType) {
 }
 
 TEST(IrConstants, FloatConstRoundsF32) {
-  auto c = const_f32(0.1f)->as<FloatConst>();
+  Expr held = const_f32(0.1f);
+  auto c = held->as<FloatConst>();
   EXPECT_EQ(c->value, static_cast<double>(0.1f));
   EXPECT_EQ(float_const(ScalarType::F32, 0.1)->as<FloatConst>()->value, static_cast<double>(0.1f));
   EXPECT_EQ(const_f64(0.1)->as<FloatConst>()->value, 0.1);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -85,6 +86,29 @@ TEST(OpenClRuntime, CpuStaysFirstAndDefault) {
   EXPECT_EQ(listed, found.backends.size());
   if (found.backends.empty()) {
     expect_error<ValueError>([] { device("opencl"); }, "no device named 'opencl'");
+  }
+}
+
+// A missing, broken or turned-off runtime: the process lists the CPU alone and runs on. Each
+// case runs this test again in a child process, with the environment that breaks OpenCL (the
+// device list is made once per process).
+TEST(OpenClRuntime, AbsentOrBrokenRuntimeListsOnlyTheCpu) {
+  if (std::getenv("TACK_TEST_CHILD") != nullptr) {
+    ASSERT_EQ(devices().size(), 1u);
+    EXPECT_EQ(devices().front().name(), "cpu");
+    EXPECT_TRUE(detail::opencl_devices().backends.empty());
+    expect_error<ValueError>([] { device("opencl"); }, "no device named 'opencl'");
+    Array a = full({4}, Scalar::from(1.0), f32);
+    EXPECT_EQ(a.item<float>({3}), 1.0f);
+    return;
+  }
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (const char* env : {"TACK_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1",
+                          "TACK_OPENCL_LIBRARY=libm.so.6", "TACK_OPENCL=0"}) {
+    const std::string cmd = std::string("env ") + env + " TACK_TEST_CHILD=1 '" + exe +
+                            "' --gtest_filter=OpenClRuntime.AbsentOrBrokenRuntimeListsOnlyTheCpu"
+                            " >/dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << env;
   }
 }
 
@@ -184,8 +208,8 @@ TEST_F(OpenCl, ViewsAtOddOffsetsReadAndWrite) {
   EXPECT_EQ(mid.item<std::uint8_t>({0, 0}), 3);
   EXPECT_EQ(mid.item<std::uint8_t>({2, 2}), 11);
   mid.fill(200.0);
-  std::vector<std::uint8_t> rows = {0, 1, 2, 200, 200, 200, 200, 200, 200, 200, 200, 200,
-                                    12, 13, 14, 15, 16, 17, 18, 19, 20};
+  std::vector<std::uint8_t> rows = {0,   1,  2,  200, 200, 200, 200, 200, 200, 200, 200,
+                                    200, 12, 13, 14,  15,  16,  17,  18,  19,  20};
   EXPECT_EQ(a.to_vector<std::uint8_t>(), rows);
   std::vector<std::uint8_t> w = {9, 8, 7};
   copyto(mid.slice(1, 2), HostView{w.data(), ScalarType::u8, {1, 3}, {}});  // a view of a view
@@ -230,9 +254,8 @@ TEST_F(OpenCl, ArrayFromPtrValidatesTheMemorySpace) {
   std::vector<float> host(16, 1.0f);
   const auto host_address = reinterpret_cast<std::uintptr_t>(host.data());
   EXPECT_EQ(memory_space(host_address, *dev_), "cpu");
-  expect_error<ValueError>(
-      [&] { array_from_ptr(host_address, f32, {16}, false, *dev_); },
-      "is cpu memory, but device 'opencl:0' accepts only opencl memory");
+  expect_error<ValueError>([&] { array_from_ptr(host_address, f32, {16}, false, *dev_); },
+                           "is cpu memory, but device 'opencl:0' accepts only opencl memory");
   expect_error<TypeError>(
       [&] { array_from_ptr(std::nullopt, f32, {16}, false, *dev_, nullptr, "a str"); },
       "got a str");
@@ -360,6 +383,28 @@ TEST_F(OpenCl, LaunchRefusesArraysOfAnotherDevice) {
                              "OpenCL kernel 'increment'");
 }
 
+TEST_F(OpenCl, ConcurrentLaunchesFromHostThreads) {
+  // clSetKernelArg and the enqueue must not interleave between threads sharing one kernel.
+  auto k = backend_->build_program(kIncrement, "increment");
+  constexpr int kThreads = 4;
+  std::vector<Array> in, out;
+  for (int t = 0; t < kThreads; ++t) {
+    in.push_back(full({512}, Scalar::from(100.0 * t), f32, *dev_));
+    out.push_back(zeros({512}, f32, *dev_));
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 25; ++r)
+        backend_->launch(*k, OpenClArgs().array(in[t]).array(out[t]).list(), 128);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (float x : out[t].to_vector<float>()) ASSERT_EQ(x, 100.0f * t + 1.0f) << "thread " << t;
+  }
+}
+
 // ---- faults -----------------------------------------------------------------------------------
 
 TEST_F(OpenCl, OutOfMemoryLeavesOtherArraysIntact) {
@@ -369,9 +414,7 @@ TEST_F(OpenCl, OutOfMemoryLeavesOtherArraysIntact) {
   expect_error<RuntimeError>([&] { empty({std::int64_t{1} << 47}, f64, *dev_); },
                              "out of device memory");
   expect_error<RuntimeError>(
-      [&] {
-        empty({static_cast<std::int64_t>(backend_->info().max_alloc)}, vec(2, u8), *dev_);
-      },
+      [&] { empty({static_cast<std::int64_t>(backend_->info().max_alloc)}, vec(2, u8), *dev_); },
       "per allocation");
   for (double x : keep.to_vector<double>()) ASSERT_EQ(x, 7.0);
   Array after = full({4}, Scalar::from(1.0), f32, *dev_);
@@ -422,6 +465,11 @@ TEST_F(OpenCl, ProgramsAreCachedInMemoryAndOnDisk) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("tack-ocl-cache-" + std::to_string(::getpid()));
   ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
+  // PoCL keeps its own cache, so Tack writes binaries only when it is off (as it is here: the
+  // variable is read by Tack at each build; PoCL read it long ago and keeps its cache on).
+  const bool driver_cache = detail::driver_caches_programs(backend_->info());
+  ::setenv("POCL_KERNEL_CACHE", "0", 1);
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   const std::string source = std::string(kIncrement) + "// cache test\n";
   auto first = backend_->build_program(source, "increment");
   EXPECT_EQ(backend_->build_program(source, "increment"), first);  // in memory
@@ -440,6 +488,15 @@ TEST_F(OpenCl, ProgramsAreCachedInMemoryAndOnDisk) {
   auto third = detail::discover_opencl(detail::OpenClApi::instance());
   auto rebuilt = third.backends.front()->build_program(source, "increment");
   EXPECT_FALSE(rebuilt->from_disk());
+  // With the driver's cache on, Tack writes nothing.
+  ::unsetenv("POCL_KERNEL_CACHE");
+  ::unsetenv("CUDA_CACHE_DISABLE");
+  fs::remove_all(dir);
+  if (driver_cache) {
+    const std::string other = std::string(kIncrement) + "// not written\n";
+    backend_->build_program(other, "increment");
+    EXPECT_FALSE(fs::exists(dir / "opencl")) << "wrote a binary the driver caches itself";
+  }
   ::unsetenv("TACK_CACHE_DIR");
   fs::remove_all(dir);
 }
@@ -469,6 +526,87 @@ TEST_F(OpenCl, DLPackRoundTrip) {
   expect_error<ValueError>([&] { from_dlpack(m2, std::nullopt, *dev_); },
                            "accepts only opencl memory");
   m2->deleter(m2);
+}
+
+// A hand-made versioned tensor over `data`, counting its deleter's calls.
+struct TestTensor {
+  dlpack::ManagedTensorVersioned m{};
+  std::vector<std::int64_t> shape, strides;
+  int deleted = 0;
+  TestTensor(void* data, std::vector<std::int64_t> sh, std::vector<std::int64_t> st,
+             std::uint64_t byte_offset = 0)
+      : shape(std::move(sh)), strides(std::move(st)) {
+    m.version = dlpack::kVersion;
+    m.manager_ctx = this;
+    m.deleter = [](dlpack::ManagedTensorVersioned* self) {
+      ++static_cast<TestTensor*>(self->manager_ctx)->deleted;
+    };
+    m.dl_tensor.data = data;
+    m.dl_tensor.device = {dlpack::kOpenCL, 0};
+    m.dl_tensor.ndim = static_cast<std::int32_t>(shape.size());
+    m.dl_tensor.dtype = {dlpack::kInt, 32, 1};
+    m.dl_tensor.shape = shape.data();
+    m.dl_tensor.strides = strides.empty() ? nullptr : strides.data();
+    m.dl_tensor.byte_offset = byte_offset;
+  }
+};
+
+TEST_F(OpenCl, DLPackCopiesOfDeviceMemoryAreMadeOnTheDevice) {
+  std::vector<std::int32_t> v = {1, 2, 3, 4, 5, 6};
+  Array a = array(v, {2, 3}, *dev_);
+  // copy=True of a contiguous tensor: a new allocation of the device, the producer released.
+  auto* m = to_dlpack_versioned(a);
+  Array b = from_dlpack(m, true, *dev_);
+  EXPECT_NE(b.address(), a.address());
+  EXPECT_EQ(b.device(), *dev_);
+  EXPECT_EQ(b.shape(), (Shape{2, 3}));
+  EXPECT_EQ(b.to_vector<std::int32_t>(), v);
+  b.fill(0.0);
+  EXPECT_EQ(a.to_vector<std::int32_t>(), v);
+
+  void* base = reinterpret_cast<void*>(a.address());
+  auto imported = [&](TestTensor& t, std::optional<bool> copy) {
+    Array r = from_dlpack(&t.m, copy, *dev_);
+    EXPECT_EQ(t.deleted, 1);  // copied: released at once
+    EXPECT_NE(r.address(), a.address());
+    return r.to_vector<std::int32_t>();
+  };
+  TestTensor odd(base, {3}, {2});
+  EXPECT_EQ(imported(odd, true), (std::vector<std::int32_t>{1, 3, 5}));
+  TestTensor reversed(base, {3}, {-2}, 5 * 4);
+  EXPECT_EQ(imported(reversed, true), (std::vector<std::int32_t>{6, 4, 2}));
+  TestTensor broadcast(base, {2, 3}, {0, 1});
+  EXPECT_EQ(imported(broadcast, true), (std::vector<std::int32_t>{1, 2, 3, 1, 2, 3}));
+  // Not contiguous without copy: refused, and the caller keeps the tensor.
+  TestTensor strided(base, {3}, {2});
+  expect_error<ValueError>([&] { from_dlpack(&strided.m, std::nullopt, *dev_); },
+                           "not C-contiguous");
+  EXPECT_EQ(strided.deleted, 0);
+  // Empty device tensors never touch their pointer.
+  TestTensor empty_tensor(nullptr, {0, 4}, {});
+  Array e = from_dlpack(&empty_tensor.m, std::nullopt, *dev_);
+  EXPECT_EQ(e.shape(), (Shape{0, 4}));
+  EXPECT_EQ(e.device(), *dev_);
+  // A copy reads only memory of the device: a span past the allocation is refused.
+  TestTensor past_the_end(base, {100000}, {});
+  expect_error<ValueError>([&] { from_dlpack(&past_the_end.m, true, *dev_); }, "");
+  EXPECT_EQ(past_the_end.deleted, 0);
+  std::vector<std::int32_t> host(6);
+  TestTensor host_memory(host.data(), {6}, {});
+  expect_error<ValueError>([&] { from_dlpack(&host_memory.m, true, *dev_); },
+                           "accepts only opencl memory");
+}
+
+TEST_F(OpenCl, DLPackStreamsAreRefusedLikeTheCpus) {
+  Array a = zeros({4}, f32, *dev_);
+  ExportRequest r;
+  r.max_version = dlpack::Version{1, 0};
+  r.stream = 1;
+  expect_error<ValueError>([&] { export_dlpack(a, r); }, "has no DLPack streams");
+  r.stream = -1;
+  ExportedTensor t = export_dlpack(a, r);
+  auto* m = static_cast<dlpack::ManagedTensorVersioned*>(t.tensor);
+  m->deleter(m);
 }
 
 }  // namespace

@@ -1,0 +1,396 @@
+// The on-disk cache of compiled kernels through the public API, in a fresh TACK_CACHE_DIR per
+// test (the directory is read on every use): writes, loads by a new Kernel object, corrupt and
+// stale files, unwritable and disabled caches, and one entry per distinct compiled code.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <class T>
+Array arr(const std::vector<T>& v) {
+  return array(v, {static_cast<std::int64_t>(v.size())});
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& p, const std::string& content) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+// The cache entries (finished files, not temporaries) in `dir`, sorted.
+std::vector<fs::path> entries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".o") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::size_t all_files(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) n += e.is_regular_file();
+  return n;
+}
+
+// Modification time in nanoseconds.
+std::int64_t mtime_ns(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return -1;
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+// Sets the file's times to 2001-09-09: a rewrite of the file shows as a newer time.
+void age(const fs::path& p) {
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = 1000000000;
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0);
+}
+
+const std::int64_t kAged = std::int64_t{1000000000} * 1000000000;
+
+// Saves and restores an environment variable.
+class EnvGuard {
+ public:
+  explicit EnvGuard(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ~EnvGuard() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+class DiskCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_debug(false);
+    set_specialize_disjoint(true);
+    char tmpl[] = "/tmp/tack_e2e_cacheXXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    dir_ = root_ / "cache";
+    ::setenv("TACK_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    set_debug(false);
+    set_specialize_disjoint(true);
+    std::error_code ec;
+    // Undo any chmod so the directory can be removed.
+    for (const auto& e : fs::recursive_directory_iterator(root_, ec)) {
+      if (e.is_directory()) fs::permissions(e.path(), fs::perms::owner_all, ec);
+    }
+    fs::permissions(root_, fs::perms::owner_all, ec);
+    fs::remove_all(root_, ec);
+  }
+
+  // A kernel with a source text of its own, so that no other test shares its entries.
+  static std::string source(const std::string& name, const char* body = "x[i] * 2.0 + 1.0") {
+    return "def " + name + "(x, out):\n    for i in range(len(x)):\n        out[i] = " + body +
+           "\n";
+  }
+
+  // Runs `k` on [0, 1, 2, 3] and checks the result of source()'s default body.
+  static void run_and_check(const Kernel& k) {
+    Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+    k(x, out);
+    EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{1, 3, 5, 7}));
+  }
+
+  EnvGuard cache_env_{"TACK_CACHE_DIR"};
+  EnvGuard xdg_env_{"XDG_CACHE_HOME"};
+  EnvGuard home_env_{"HOME"};
+  fs::path root_;
+  fs::path dir_;
+};
+
+TEST_F(DiskCache, ACompileWritesAFile) {
+  EXPECT_TRUE(entries(dir_).empty());
+  const Kernel k = kernel(source("dk_write"));
+  run_and_check(k);
+  const auto files = entries(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const std::string content = read_file(files[0]);
+  EXPECT_EQ(content.compare(0, 9, "TACKOBJ1\n"), 0);
+  EXPECT_NE(content.find("dk_write"), std::string::npos);  // the key repeats the IR
+  EXPECT_EQ(all_files(dir_), 1u);                            // no temporary left behind
+  // A second call of the same kernel compiles nothing new.
+  run_and_check(k);
+  EXPECT_EQ(entries(dir_).size(), 1u);
+}
+
+TEST_F(DiskCache, ANewKernelObjectLoadsTheEntry) {
+  const std::string src = source("dk_load");
+  run_and_check(kernel(src));
+  const auto files = entries(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const std::string original = read_file(files[0]);
+  age(files[0]);
+  // A new Kernel object has no variants of its own: it loads the file, never rewrites it.
+  const Kernel again = kernel(src);
+  run_and_check(again);
+  EXPECT_EQ(again.variant_count(), 1u);
+  EXPECT_EQ(mtime_ns(files[0]), kAged) << "the entry was rewritten: it was compiled, not loaded";
+  EXPECT_EQ(read_file(files[0]), original);
+  EXPECT_EQ(entries(dir_).size(), 1u);
+}
+
+TEST_F(DiskCache, ACorruptFileOnlyCostsARecompile) {
+  const std::string src = source("dk_corrupt");
+  run_and_check(kernel(src));
+  const auto files = entries(dir_);
+  ASSERT_EQ(files.size(), 1u);
+  const fs::path entry = files[0];
+  const std::string original = read_file(entry);
+  // The object starts after the magic, the key's length and the key.
+  std::uint64_t key_size = 0;
+  std::memcpy(&key_size, original.data() + 9, 8);
+  const std::size_t object_start = 9 + 8 + static_cast<std::size_t>(key_size);
+  ASSERT_LT(object_start, original.size());
+  const std::string header = original.substr(0, object_start);
+  const std::string object = original.substr(object_start);
+  std::string garbage_object(object.size(), '\0');
+  for (std::size_t b = 0; b < garbage_object.size(); ++b) {
+    garbage_object[b] = static_cast<char>((b * 131 + 7) & 0xff);
+  }
+  std::string stale_key = original;
+  stale_key[9 + 8 + static_cast<std::size_t>(key_size) / 2] ^= 1;
+  const std::pair<const char*, std::string> corruptions[] = {
+      {"empty file", ""},
+      {"not a cache file", "hello, this is not an object file\n"},
+      {"broken magic", "TACKOBJ2\n" + original.substr(9)},
+      {"truncated key", original.substr(0, 9 + 8 + static_cast<std::size_t>(key_size) / 2)},
+      {"another key (stale entry)", stale_key},
+      {"header only", header},
+      {"object truncated to 16 bytes", header + object.substr(0, 16)},
+      {"object truncated to half", header + object.substr(0, object.size() / 2)},
+      {"garbage object", header + garbage_object},
+  };
+  for (const auto& [what, content] : corruptions) {
+    SCOPED_TRACE(what);
+    write_file(entry, content);
+    age(entry);
+    const Kernel k = kernel(src);
+    run_and_check(k);  // still works: compiled again
+    EXPECT_NE(mtime_ns(entry), kAged) << "not rewritten";
+    const std::string rewritten = read_file(entry);
+    EXPECT_EQ(rewritten.compare(0, header.size(), header), 0);
+    EXPECT_GT(rewritten.size(), header.size());
+    // And the rewritten entry loads.
+    age(entry);
+    run_and_check(kernel(src));
+    EXPECT_EQ(mtime_ns(entry), kAged);
+  }
+  EXPECT_EQ(entries(dir_).size(), 1u);
+}
+
+// True when the process can write into a directory whose write permission is removed (root).
+bool permissions_are_ignored(const fs::path& dir) {
+  const fs::path probe = dir / "probe";
+  {
+    std::ofstream out(probe);
+    if (!out) return false;
+  }
+  std::error_code ec;
+  fs::remove(probe, ec);
+  return true;
+}
+
+TEST_F(DiskCache, AnUnwritableDirectoryOnlyCostsCompiles) {
+  fs::create_directories(dir_);
+  // One entry made while writable, then the directory is made read-only (r-x).
+  const std::string loaded_src = source("dk_ro_loaded");
+  run_and_check(kernel(loaded_src));
+  ASSERT_EQ(entries(dir_).size(), 1u);
+  const fs::path loaded_entry = entries(dir_)[0];
+  age(loaded_entry);
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+  if (permissions_are_ignored(dir_)) {
+    GTEST_SKIP() << "running with privileges that ignore directory permissions (root?): "
+                    "chmod 0500 cannot make the cache unwritable here";
+  }
+  const Kernel fresh = kernel(source("dk_ro_fresh"));
+  run_and_check(fresh);  // compiled, not stored
+  run_and_check(fresh);
+  EXPECT_EQ(fresh.variant_count(), 1u);
+  EXPECT_EQ(entries(dir_).size(), 1u);
+  EXPECT_EQ(all_files(dir_), 1u);  // no temporary left behind either
+  // Reading still works: the existing entry loads.
+  run_and_check(kernel(loaded_src));
+  EXPECT_EQ(mtime_ns(loaded_entry), kAged);
+  // A second Kernel object of the fresh source compiles again, and works.
+  run_and_check(kernel(source("dk_ro_fresh")));
+}
+
+TEST_F(DiskCache, ACacheDirectoryUnderARegularFileOnlyCostsCompiles) {
+  const fs::path file = root_ / "a_file";
+  write_file(file, "x");
+  ::setenv("TACK_CACHE_DIR", (file / "cache").c_str(), 1);
+  const Kernel k = kernel(source("dk_under_file"));
+  run_and_check(k);
+  run_and_check(kernel(source("dk_under_file")));
+  EXPECT_EQ(read_file(file), "x");
+}
+
+TEST_F(DiskCache, MissingDirectoriesAreCreated) {
+  const fs::path nested = root_ / "a" / "b" / "c";
+  ::setenv("TACK_CACHE_DIR", nested.c_str(), 1);
+  run_and_check(kernel(source("dk_nested")));
+  EXPECT_EQ(entries(nested).size(), 1u);
+}
+
+TEST_F(DiskCache, EmptyTackCacheDirDisablesTheCache) {
+  const fs::path xdg = root_ / "xdg", home = root_ / "home";
+  fs::create_directories(xdg);
+  fs::create_directories(home);
+  ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+  ::setenv("HOME", home.c_str(), 1);
+  ::setenv("TACK_CACHE_DIR", "", 1);
+  const std::string src = source("dk_disabled");
+  run_and_check(kernel(src));
+  run_and_check(kernel(src));
+  EXPECT_EQ(all_files(root_), 0u);
+  // Without TACK_CACHE_DIR the cache is $XDG_CACHE_HOME/tack ...
+  ::unsetenv("TACK_CACHE_DIR");
+  run_and_check(kernel(src));
+  EXPECT_EQ(entries(xdg / "tack").size(), 1u);
+  EXPECT_EQ(all_files(home), 0u);
+  // ... else ~/.cache/tack.
+  ::unsetenv("XDG_CACHE_HOME");
+  run_and_check(kernel(src));
+  EXPECT_EQ(entries(home / ".cache" / "tack").size(), 1u);
+}
+
+TEST_F(DiskCache, TheDirectoryIsReadOnEveryUse) {
+  const fs::path first = root_ / "first", second = root_ / "second";
+  ::setenv("TACK_CACHE_DIR", first.c_str(), 1);
+  const Kernel k = kernel(source("dk_switch"));
+  run_and_check(k);
+  ::setenv("TACK_CACHE_DIR", second.c_str(), 1);
+  Array xi = arr(std::vector<std::int32_t>{0, 1, 2, 3}), oi = zeros({4}, i32);
+  k(xi, oi);  // a new variant, compiled while the second directory is set
+  EXPECT_EQ(oi.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 3, 5, 7}));
+  EXPECT_EQ(entries(first).size(), 1u);
+  EXPECT_EQ(entries(second).size(), 1u);
+}
+
+TEST_F(DiskCache, DifferentSourcesTypesAndFlagsGiveDifferentEntries) {
+  const std::string src = source("dk_keys");
+  const Kernel k = kernel(src);
+  Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+  k(x, out);
+  EXPECT_EQ(entries(dir_).size(), 1u);
+  k(x, out);  // the same code: no new entry
+  EXPECT_EQ(entries(dir_).size(), 1u);
+
+  Array xi = arr(std::vector<std::int32_t>{0, 1, 2, 3}), oi = zeros({4}, i32);
+  k(xi, oi);  // other types
+  EXPECT_EQ(entries(dir_).size(), 2u);
+
+  Array xd = arr(std::vector<double>{0, 1, 2, 3}), od = zeros({4}, f64);
+  k(x, od);  // one parameter's type differs
+  EXPECT_EQ(entries(dir_).size(), 3u);
+
+  k(x, x);  // overlapping arrays: the code without the noalias promise
+  EXPECT_EQ(entries(dir_).size(), 4u);
+
+  set_specialize_disjoint(false);
+  Array out2 = zeros({4});
+  k(x, out2);  // disjoint arrays, specialization off: the same default code as above
+  EXPECT_EQ(entries(dir_).size(), 4u);
+  set_specialize_disjoint(true);
+
+  set_debug(true);
+  k(x, out);  // debug mode
+  EXPECT_EQ(entries(dir_).size(), 5u);
+  set_debug(false);
+
+  run_and_check(kernel(source("dk_keys", "x[i] * 2.0 + 1.0 + 0.0 * x[i]")));  // other source
+  EXPECT_EQ(entries(dir_).size(), 6u);
+  run_and_check(kernel(source("dk_keys_renamed")));  // the same body in another kernel
+  EXPECT_EQ(entries(dir_).size(), 7u);
+  run_and_check(kernel(src));  // the first source again, in a new Kernel: loaded
+  EXPECT_EQ(entries(dir_).size(), 7u);
+  // Every entry holds a distinct key.
+  std::vector<std::string> keys;
+  for (const auto& e : entries(dir_)) {
+    const std::string c = read_file(e);
+    std::uint64_t key_size = 0;
+    std::memcpy(&key_size, c.data() + 9, 8);
+    keys.push_back(c.substr(17, static_cast<std::size_t>(key_size)));
+  }
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(std::unique(keys.begin(), keys.end()), keys.end());
+}
+
+}  // namespace
+}  // namespace tack
+namespace tack { namespace {
+TEST_F(DiskCache, ScratchFlip) {
+  const std::string src = source("dk_flip");
+  run_and_check(kernel(src));
+  const fs::path entry = entries(dir_)[0];
+  const std::string original = read_file(entry);
+  std::uint64_t key_size = 0;
+  std::memcpy(&key_size, original.data() + 9, 8);
+  const std::size_t object_start = 9 + 8 + static_cast<std::size_t>(key_size);
+  const std::size_t n = original.size() - object_start;
+  std::printf("object size %zu\n", n);
+  int wrong = 0, rewrote = 0;
+  for (std::size_t off = 0; off < n; off += 1) {
+    std::string c = original;
+    c[object_start + off] ^= 0x5a;
+    write_file(entry, c);
+    age(entry);
+    pid_t pid = fork();
+    if (pid == 0) {
+      Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+      try { kernel(src)(x, out); } catch (const std::exception& e) { _exit(3); }
+      _exit(out.to_vector<float>() == std::vector<float>{1, 3, 5, 7} ? 0 : 2);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    bool re = mtime_ns(entry) != kAged;
+    rewrote += re;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      ++wrong;
+      if (wrong < 20) std::printf("offset %zu: %s %d rewritten=%d\n", off, WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), re);
+    }
+  }
+  std::printf("wrong %d rewrote %d of %zu\n", wrong, rewrote, n);
+}
+}}

@@ -1,0 +1,93 @@
+"""DLPack rules that hold on every device (tests/python/conftest.py runs each test once per
+device): Tack-to-Tack exchange without a copy, copies made on the device, the stream and
+dl_device arguments, read-only exports, empty tensors, imports onto a device that cannot address
+the memory. The host producers and NumPy live in test_dlpack.py (CPU only)."""
+import numpy as np
+import pytest
+
+import tack
+
+pytestmark = pytest.mark.usefixtures("device")
+
+# DLPack device types: kDLCPU and kDLOpenCL.
+DEVICE_TYPE = {"cpu": 1, "opencl": 4}
+
+
+def dlpack_device(device):
+    index = int(device.name.split(":")[1]) if ":" in device.name else 0
+    return (DEVICE_TYPE[device.kind], index)
+
+
+def test_exchange_between_tack_arrays_shares_memory(device):
+    a = tack.array(np.arange(6, dtype=np.int32))
+    assert a.__dlpack_device__() == dlpack_device(device)
+    b = tack.from_dlpack(a)
+    assert b.device == device and a.shared and b.shared
+    b[2:4].fill(-1)
+    assert a.numpy().tolist() == [0, 1, -1, -1, 4, 5]
+
+
+@pytest.mark.parametrize("shape", [(6,), (2, 3), (0,), (0, 4)])
+def test_copy_is_made_on_the_device(shape, device):
+    n = int(np.prod(shape))
+    a = tack.array(np.arange(n, dtype=np.float64).reshape(shape))
+    b = tack.from_dlpack(a, copy=True)
+    assert b.device == device and b.shape == shape and b.writable and not b.shared
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+    b.fill(9.0)
+    np.testing.assert_array_equal(a.numpy(), np.arange(n, dtype=np.float64).reshape(shape))
+
+
+def test_export_copy(device):
+    a = tack.full(3, 1.0)
+    b = tack.from_dlpack(a.__dlpack__(max_version=(1, 0), copy=True))
+    assert b.device == device
+    b.fill(9.0)
+    assert a[0] == 1.0
+
+
+def test_copy_of_a_view_at_an_offset(device):
+    a = tack.array(np.arange(12, dtype=np.int16).reshape(6, 2))
+    b = tack.from_dlpack(a[2:5], copy=True)
+    assert b.shape == (3, 2)
+    np.testing.assert_array_equal(b.numpy(), np.arange(4, 10).reshape(3, 2))
+
+
+def test_stream_and_device_arguments(device):
+    a = tack.zeros(3)
+    own = dlpack_device(device)
+    assert a.__dlpack__(stream=None) is not None
+    assert a.__dlpack__(stream=-1, max_version=(1, 0)) is not None
+    assert a.__dlpack__(dl_device=own, copy=False) is not None
+    with pytest.raises(ValueError, match=r"no (DLPack )?streams.* stream must be None \(or -1\), "
+                                         r"got 1"):
+        a.__dlpack__(stream=1)
+    with pytest.raises(TypeError, match=r"stream must be None or an integer, got str"):
+        a.__dlpack__(stream="default")
+    other = (2, 0)
+    with pytest.raises(BufferError, match=rf"dl_device \(2, 0\) is not the array's device "
+                                          rf"\({own[0]}, {own[1]}\)"):
+        a.__dlpack__(dl_device=other)
+
+
+def test_read_only_arrays_export_read_only(device):
+    owner = tack.full(4, 2.0)
+    memory = owner.export_memory()
+    ro = tack.array_from_ptr(memory.address, tack.f32, 4)
+    with pytest.raises(BufferError, match=r"this array is read-only, and the legacy DLPack form"):
+        ro.__dlpack__()
+    imported = tack.from_dlpack(ro.__dlpack__(max_version=(1, 0)))
+    assert not imported.writable
+    copy = tack.from_dlpack(ro.__dlpack__(copy=True))
+    assert copy.writable and copy.numpy().tolist() == [2.0] * 4
+
+
+def test_import_onto_a_device_that_cannot_address_the_memory(device):
+    others = [d for d in tack.devices() if d.kind != device.kind]
+    if not others:
+        pytest.skip("needs a device of another kind")
+    a = tack.zeros(3)
+    for other in others:
+        with pytest.raises(ValueError, match=r"DLPack tensor lives on device type "
+                                             rf"{DEVICE_TYPE[device.kind]}"):
+            tack.from_dlpack(a, device=other)
