@@ -66,6 +66,9 @@ void check_device_features(const OpenClBackend& b, const std::string& source,
 std::string opencl_source(const Variant& v) {
   codegen::CStylePrinter::Options options;
   options.debug = v.key.debug;
+  // A CPU device runs each work item as a loop on one core: contiguous runs per work item.
+  // Elsewhere (GPUs) neighbouring work items take neighbouring elements, for coalescing.
+  options.blocked = static_cast<const OpenClBackend*>(v.key.device)->info().cpu;
   return codegen::OpenClPrinter().print(v.ir, options);
 }
 

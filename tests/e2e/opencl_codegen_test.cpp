@@ -156,9 +156,10 @@ class OpenClCodegen : public ::testing::Test {
   }
 
   // Prints, builds and launches `f` (queued); a build failure shows the generated source.
-  void run(const Function& f, const OpenClArgs& args, bool debug = false, std::size_t global = 0) {
+  void run(const Function& f, const OpenClArgs& args, bool debug = false, std::size_t global = 0,
+           bool blocked = false) {
     verify_or_throw(f, "the test's builder");
-    const std::string source = OpenClPrinter().print(f, {debug});
+    const std::string source = OpenClPrinter().print(f, {debug, blocked});
     if (std::getenv("TACK_TEST_PRINT_SOURCE")) std::cerr << source;  // for debugging a test
     std::shared_ptr<detail::OpenClKernel> k;
     try {
@@ -197,11 +198,18 @@ TEST_F(OpenClCodegen, VectorAddAtAnyGlobalSize) {
   std::vector<float> x(1000), y(1000);
   std::iota(x.begin(), x.end(), 0.5f);
   std::iota(y.begin(), y.end(), -300.0f);
-  for (std::size_t global : {std::size_t{1}, std::size_t{7}, std::size_t{0}}) {
-    Array A = make(x, {1000}, dev()), B = make(y, {1000}, dev()), C = zeros({1000}, f32, dev());
-    run(f, OpenClArgs().array(A).array(B).array(C), false, global);
-    auto out = C.to_vector<float>();
-    for (int i = 0; i < 1000; ++i) ASSERT_EQ(out[i], x[i] + y[i]) << "global " << global;
+  EXPECT_NE(OpenClPrinter().print(f, {false, true}).find("tack_per"), std::string::npos);
+  // Both schedules (grid-stride, and one contiguous run per work item) at global sizes below,
+  // at and above the iteration count.
+  for (bool blocked : {false, true}) {
+    for (std::size_t global : {1, 7, 999, 1000, 1001, 4096, 0}) {
+      Array A = make(x, {1000}, dev()), B = make(y, {1000}, dev()), C = zeros({1000}, f32, dev());
+      run(f, OpenClArgs().array(A).array(B).array(C), false, global, blocked);
+      auto out = C.to_vector<float>();
+      for (int i = 0; i < 1000; ++i) {
+        ASSERT_EQ(out[i], x[i] + y[i]) << "global " << global << " blocked " << blocked;
+      }
+    }
   }
 }
 

@@ -128,9 +128,15 @@ def test_not_an_address_is_a_type_error(ptr, name, device):
 
 
 def test_null_address(device):
-    with pytest.raises(ValueError, match=r"address 0 \(a null pointer\) cannot hold 4 elements"):
+    # The CPU names the null pointer; a device that tells memory spaces apart refuses it first
+    # as memory outside its own.
+    with pytest.raises(ValueError, match=r"address 0 (\(a null pointer\) cannot hold 4 elements|"
+                                         r"is cpu memory, but device)"):
         tack.array_from_ptr(0, tack.f32, 4)
-    assert tack.array_from_ptr(0, tack.f32, 0).size == 0
+    if device.kind == "cpu":
+        # Zero elements at the null pointer: the CPU wraps them. A device checks the pointer's
+        # memory space before the size, so it refuses even an empty wrap of address 0.
+        assert tack.array_from_ptr(0, tack.f32, 0).size == 0
 
 
 def test_export_memory_of_a_root(collect, device):

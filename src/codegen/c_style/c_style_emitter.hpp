@@ -18,8 +18,8 @@ using ir::ScalarType;
 
 class Emitter {
  public:
-  Emitter(const CStylePrinter& dialect, const ir::Function& fn, bool debug)
-      : d_(dialect), fn_(fn), debug_(debug) {
+  Emitter(const CStylePrinter& dialect, const ir::Function& fn, bool debug, bool blocked)
+      : d_(dialect), fn_(fn), debug_(debug), blocked_(blocked) {
     features_.debug = debug;
   }
   std::string run();
@@ -82,6 +82,7 @@ class Emitter {
   const CStylePrinter& d_;
   const ir::Function& fn_;
   bool debug_;
+  bool blocked_;  // contiguous runs per work item instead of a grid-stride walk
   CFeatures features_;
   std::string out_;
   int indent_ = 1;

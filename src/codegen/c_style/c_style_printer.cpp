@@ -73,7 +73,7 @@ std::string CStylePrinter::pow_name(ir::ScalarType) const {
 }
 
 std::string CStylePrinter::print(const ir::Function& fn, const Options& options) const {
-  return detail::Emitter(*this, fn, options.debug).run();
+  return detail::Emitter(*this, fn, options.debug, options.blocked).run();
 }
 
 namespace detail {
@@ -731,9 +731,22 @@ void Emitter::parallel_for(const ParallelFor& pf) {
     total += (total.empty() ? "" : " * ") + std::string("tack_count") + ks;
   }
   line(u64 + " tack_total = " + total + ";");
-  // Grid-stride: any number of work items covers the space, so the host need not count it.
-  line("for (" + u64 + " tack_i = " + d_.global_id() +
-       "; tack_i < tack_total; tack_i += " + d_.global_size() + ") {");
+  // Any number of work items covers the space, so the host need not count it: a grid-stride
+  // walk, or one contiguous run per work item (Options::blocked).
+  if (blocked_) {
+    line(u64 + " tack_items = " + d_.global_size() + ";");
+    line(u64 + " tack_per = tack_total / tack_items + (tack_total % tack_items != 0);");
+    line(u64 + " tack_g = " + d_.global_id() + ";");
+    // g * per stays within total (no overflow) exactly when g <= total / per.
+    line(u64 + " tack_begin = (tack_per == 0 || tack_g > tack_total / tack_per) ? tack_total : "
+               "tack_g * tack_per;");
+    line(u64 + " tack_end = tack_total - tack_begin < tack_per ? tack_total : tack_begin + "
+               "tack_per;");
+    line("for (" + u64 + " tack_i = tack_begin; tack_i < tack_end; ++tack_i) {");
+  } else {
+    line("for (" + u64 + " tack_i = " + d_.global_id() +
+         "; tack_i < tack_total; tack_i += " + d_.global_size() + ") {");
+  }
   ++indent_;
   if (n > 1) {
     line(u64 + " tack_rest = tack_i;");

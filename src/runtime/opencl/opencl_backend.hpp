@@ -29,6 +29,7 @@ struct OpenClDeviceInfo {
   std::uint64_t max_alloc = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::uint64_t global_mem = 0;  // CL_DEVICE_GLOBAL_MEM_SIZE
   std::uint32_t compute_units = 1;
+  bool cpu = false;                         // CL_DEVICE_TYPE_CPU (PoCL's device): no coalescing
   bool fp64 = false;                        // cl_khr_fp64 (or OpenCL 1.2+ double config)
   bool int64_atomics = false;               // cl_khr_int64_base_atomics
   bool correctly_rounded_div_sqrt = false;  // -cl-fp32-correctly-rounded-divide-sqrt allowed

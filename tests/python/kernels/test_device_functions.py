@@ -34,6 +34,17 @@ def test_early_return(dtype):
     np.testing.assert_array_equal(out.numpy(), np.where(v < 0, 0, np.where(v > 1, 1, v)))
 
 
+@tack.func
+def df_sign_or_first(m, i, threshold):
+    # Returns from inside a loop of a function that takes a 2-D array and a row index.
+    for j in range(m.shape[1]):
+        if m[i, j] > threshold:
+            return j
+        if m[i, j] < -threshold:
+            return -100 - j
+    return -1
+
+
 @tack.kernel
 def df_find(m, threshold, out):
     for i in range(m.shape[0]):
@@ -44,17 +55,6 @@ def df_find(m, threshold, out):
                 break
         out[i, 0] = k
         out[i, 1] = df_sign_or_first(m, i, threshold)
-
-
-@tack.func
-def df_sign_or_first(m, i, threshold):
-    # Returns from inside a loop of a function that takes a 2-D array and a row index.
-    for j in range(m.shape[1]):
-        if m[i, j] > threshold:
-            return j
-        if m[i, j] < -threshold:
-            return -100 - j
-    return -1
 
 
 def test_return_from_inside_a_loop():
@@ -251,3 +251,32 @@ def test_atomic_inside_a_device_function():
     h = zeros(5, np.int32)
     df_hist(arr(x), h)
     np.testing.assert_array_equal(h.numpy(), np.bincount(x, minlength=5))
+
+
+
+LATE_MODULE = """
+import tack
+
+
+@tack.kernel
+def late_kernel(x, out):
+    for i in range(len(x)):
+        out[i] = late_helper(x[i])
+
+
+@tack.func
+def late_helper(v):
+    return v * 3
+"""
+
+
+def test_function_defined_after_the_kernel(tmp_path, monkeypatch):
+    # Python resolves a name when the code runs, so a helper may follow the kernel that calls
+    # it in a module; Tack must not refuse that program.
+    (tmp_path / "df_late_module.py").write_text(LATE_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    mod = importlib.import_module("df_late_module")
+    out = zeros(3, np.int32)
+    mod.late_kernel(arr(np.array([1, 2, 3], np.int32)), out)
+    assert out.numpy().tolist() == [3, 6, 9]

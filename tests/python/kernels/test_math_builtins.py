@@ -50,7 +50,10 @@ def mb_positive(x, out):
         out[5, i] = math.acosh(v + 1.0)
 
 
-POSITIVE_REFS = [np.sqrt, np.log, np.log2, np.log10, np.log1p, lambda v: np.arccosh(v + 1.0)]
+def positive_refs(dtype):
+    # v + 1.0 is computed in the kernel's type before acosh sees it.
+    return [np.sqrt, np.log, np.log2, np.log10, np.log1p,
+            lambda v: np.arccosh((v.astype(dtype) + dtype(1.0)).astype(np.float64))]
 
 
 def tolerance(dtype):
@@ -75,9 +78,10 @@ def test_functions_on_the_unit_interval(dtype):
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=name)
 def test_functions_of_positive_values(dtype):
     x = np.concatenate([np.geomspace(1e-3, 1e4, 500), [1.0, 2.0, 10.0, 0.5]]).astype(dtype)
-    out = zeros((len(POSITIVE_REFS), len(x)), dtype)
+    refs = positive_refs(dtype)
+    out = zeros((len(refs), len(x)), dtype)
     mb_positive(arr(x), out)
-    check_rows(out.numpy(), x, POSITIVE_REFS, dtype)
+    check_rows(out.numpy(), x, refs, dtype)
 
 
 @tack.kernel
@@ -93,10 +97,16 @@ def test_ieee_special_values(dtype):
     x = np.array([-1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 1000.0, -1000.0], dtype=dtype)
     out = zeros((3, len(x)), dtype)
     mb_special(arr(x), out)
+    x64 = x.astype(np.float64)
     with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(out.numpy()[0], np.sqrt(x))
-        np.testing.assert_array_equal(out.numpy()[1], np.log(x))
-        np.testing.assert_array_equal(out.numpy()[2], np.exp(x))
+        np.testing.assert_array_equal(out.numpy()[0], np.sqrt(x))  # sqrt is exact in IEEE
+        # log and exp: the specials exactly (inf, nan, 0, 1), the rest within an ulp of the
+        # correctly rounded value (NumPy's own f32 exp is not always correctly rounded).
+        for row, ref in ((1, np.log(x64).astype(dtype)), (2, np.exp(x64).astype(dtype))):
+            got = out.numpy()[row]
+            special = ~np.isfinite(ref) | (ref == 0) | (ref == 1)
+            np.testing.assert_array_equal(got[special], ref[special])
+            np.testing.assert_allclose(got[~special], ref[~special], rtol=2 * np.finfo(dtype).eps)
 
 
 @tack.kernel
@@ -163,7 +173,8 @@ def test_binary_functions(dtype):
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     tol = tolerance(dtype)
     np.testing.assert_allclose(o[0], np.arctan2(x64, y64), **tol)
-    np.testing.assert_array_equal(o[1], np.fmod(x, y))  # exact, sign of the dividend
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(o[1], np.fmod(x, y))  # exact, sign of the dividend
     np.testing.assert_array_equal(o[2], np.copysign(x, y))
     np.testing.assert_array_equal(np.signbit(o[2]), np.signbit(y))
     np.testing.assert_allclose(o[3], np.hypot(x64, y64), **tol)
