@@ -4,22 +4,22 @@
 //   * a minimal spin-wait pool written here, only for this measurement;
 //   * oneTBB's parallel_for, when libtbb-dev is installed (TACK_BENCH_HAVE_TBB);
 // each on an empty chunk body, back to back and after an idle gap (workers asleep), and, for
-// OpenMP and the pool, the speedup over a serial run of a compute body of a given serial time,
+// all three, the speedup over a serial run of a compute body of a given serial time,
 // which is what the dispatch's fan-out threshold (kFanOutNs) is chosen from.
 //
-// Pairs for the ratio table: "<case>/tack" is the fan-out, "<case>/reference" the serial run of
-// the same work, so the ratio is the speedup (above 1: fanning out pays).
+// Every time is of one fan-out alone; the counters give percentiles (the machines here are shared,
+// and a descheduled worker makes a mean meaningless).
+#include <benchmark/benchmark.h>
 #include <immintrin.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
-#include <functional>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include "ratio_reporter.hpp"
 #include "runtime/parallel.hpp"
 
 #ifdef TACK_BENCH_HAVE_TBB
@@ -160,30 +160,45 @@ void fan_out(benchmark::State& state, Launch launch) {
   report_percentiles(state, us);
 }
 
+// Back to back: as many iterations as Google Benchmark wants; after an idle gap: a fixed count
+// (the sleeps are not timed, so a time-based count would sleep for minutes).
+void idle_args(benchmark::internal::Benchmark* b) {
+  b->ArgName("idle_us")->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
 void openmp_empty(benchmark::State& state) {
   fan_out(state, [] { tack::detail::parallel_for(threads, 1, empty_body, nullptr); });
 }
 BENCHMARK(openmp_empty)
     ->Name("empty fan-out+join, OpenMP (parallel_for)")
     ->Arg(0)
+    ->Apply(idle_args);
+BENCHMARK(openmp_empty)
+    ->Name("empty fan-out+join, OpenMP (parallel_for)")
     ->Arg(100)
+    ->Iterations(3000)
+    ->Apply(idle_args);
+BENCHMARK(openmp_empty)
+    ->Name("empty fan-out+join, OpenMP (parallel_for)")
     ->Arg(1000)
-    ->ArgName("idle_us")
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Iterations(300)
+    ->Apply(idle_args);
 
 void pool_empty(benchmark::State& state) {
   SpinPool pool(threads);
   fan_out(state, [&] { pool.run(threads, empty_body, nullptr); });
 }
+BENCHMARK(pool_empty)->Name("empty fan-out+join, spin pool")->Arg(0)->Apply(idle_args);
 BENCHMARK(pool_empty)
     ->Name("empty fan-out+join, spin pool")
-    ->Arg(0)
     ->Arg(100)
+    ->Iterations(3000)
+    ->Apply(idle_args);
+BENCHMARK(pool_empty)
+    ->Name("empty fan-out+join, spin pool")
     ->Arg(1000)
-    ->ArgName("idle_us")
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Iterations(300)
+    ->Apply(idle_args);
 
 #ifdef TACK_BENCH_HAVE_TBB
 void tbb_empty(benchmark::State& state) {
@@ -204,53 +219,102 @@ void tbb_empty(benchmark::State& state) {
     });
   }
 }
+void tbb_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"idle_us", "auto_partitioner"})->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
 BENCHMARK(tbb_empty)
     ->Name("empty fan-out+join, oneTBB parallel_for")
     ->Args({0, 0})
-    ->Args({100, 0})
-    ->Args({1000, 0})
+    ->Apply(tbb_args);
+BENCHMARK(tbb_empty)
+    ->Name("empty fan-out+join, oneTBB parallel_for")
     ->Args({0, 1})
-    ->ArgNames({"idle_us", "auto_partitioner"})
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(tbb_args);
+BENCHMARK(tbb_empty)
+    ->Name("empty fan-out+join, oneTBB parallel_for")
+    ->Args({100, 0})
+    ->Iterations(3000)
+    ->Apply(tbb_args);
+BENCHMARK(tbb_empty)
+    ->Name("empty fan-out+join, oneTBB parallel_for")
+    ->Args({1000, 0})
+    ->Iterations(300)
+    ->Apply(tbb_args);
 #endif
 
 // ------------------------------------------------------------------ speedup by work size
 
-// The serial run of work of serial time `ns`, and the same work fanned out.
-void serial_work(benchmark::State& state, double ns) {
+// Work of serial time `ns`: each iteration runs it serially, then fanned out, each timed alone
+// (interleaved, so both see the same machine load). The benchmark's time is the fan-out's mean;
+// the counters give medians and the median speedup, which load spikes on a shared machine
+// distort far less than means.
+template <class FanOut>
+void speedup(benchmark::State& state, double ns, FanOut fan_out) {
   const std::int64_t n = items_for(ns);
   Work w{std::vector<float>(static_cast<std::size_t>(n))};
-  for (auto _ : state) compute_body(&w, 0, n);
+  std::vector<double> serial_us, fan_out_us;
+  for (int i = 0; i < 20; ++i) fan_out(n, &w);
+  for (auto _ : state) {
+    auto t0 = clock_type::now();
+    compute_body(&w, 0, n);
+    auto t1 = clock_type::now();
+    fan_out(n, &w);
+    auto t2 = clock_type::now();
+    serial_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    fan_out_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+    state.SetIterationTime(fan_out_us.back() * 1e-6);
+  }
+  std::sort(serial_us.begin(), serial_us.end());
+  std::sort(fan_out_us.begin(), fan_out_us.end());
+  auto at = [](const std::vector<double>& v, double q) {
+    return v[static_cast<std::size_t>(q * (v.size() - 1))];
+  };
+  state.counters["serial_p50_us"] = at(serial_us, 0.5);
+  state.counters["par_p50_us"] = at(fan_out_us, 0.5);
+  state.counters["par_p90_us"] = at(fan_out_us, 0.9);
+  state.counters["speedup_p50"] = at(serial_us, 0.5) / at(fan_out_us, 0.5);
 }
 
 void openmp_work(benchmark::State& state, double ns) {
-  const std::int64_t n = items_for(ns);
-  Work w{std::vector<float>(static_cast<std::size_t>(n))};
-  for (auto _ : state) tack::detail::parallel_for(n, 1, compute_body, &w);
+  speedup(state, ns,
+          [](std::int64_t n, Work* w) { tack::detail::parallel_for(n, 1, compute_body, w); });
 }
 
 void pool_work(benchmark::State& state, double ns) {
-  const std::int64_t n = items_for(ns);
-  Work w{std::vector<float>(static_cast<std::size_t>(n))};
   SpinPool pool(threads);
-  for (auto _ : state) pool.run(n, compute_body, &w);
+  speedup(state, ns, [&pool](std::int64_t n, Work* w) { pool.run(n, compute_body, w); });
 }
 
-// Names without arguments, so that the ratio reporter pairs "/tack" with "/reference".
+#ifdef TACK_BENCH_HAVE_TBB
+void tbb_work(benchmark::State& state, double ns) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads));
+  speedup(state, ns, [](std::int64_t n, Work* w) {
+    tbb::parallel_for(
+        tbb::blocked_range<std::int64_t>(0, n),
+        [w](const tbb::blocked_range<std::int64_t>& r) { compute_body(w, r.begin(), r.end()); },
+        tbb::static_partitioner());
+  });
+}
+#endif
+
 void register_work_benchmarks() {
   for (int us : {2, 5, 10, 20, 50, 100}) {
-    const std::string size = "work " + std::to_string(us) + " us";
     const double ns = us * 1000.0;
-    auto add = [&](const std::string& name, void (*fn)(benchmark::State&, double)) {
+    // About 0.4 s of serial work per case, at least 200 samples.
+    const auto iterations = std::max<benchmark::IterationCount>(200, 400000 / us);
+    auto add = [&](const char* runtime, void (*fn)(benchmark::State&, double)) {
+      const std::string name = "work " + std::to_string(us) + " us, " + runtime;
       benchmark::RegisterBenchmark(name.c_str(), fn, ns)
-          ->Unit(benchmark::kMicrosecond)
-          ->UseRealTime();
+          ->Iterations(iterations)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
     };
-    add(size + ", OpenMP/reference", serial_work);
-    add(size + ", OpenMP/tack", openmp_work);
-    add(size + ", spin pool/reference", serial_work);
-    add(size + ", spin pool/tack", pool_work);
+    add("OpenMP (parallel_for)", openmp_work);
+    add("spin pool", pool_work);
+#ifdef TACK_BENCH_HAVE_TBB
+    add("oneTBB static_partitioner", tbb_work);
+#endif
   }
 }
 
@@ -259,5 +323,8 @@ void register_work_benchmarks() {
 int main(int argc, char** argv) {
   std::printf("threads: %d\n", threads);
   register_work_benchmarks();
-  return tack::bench::run_with_ratios(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }

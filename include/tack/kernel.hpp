@@ -29,8 +29,13 @@ struct KernelArg {
   KernelArg(T v) {  // NOLINT: ints, floats and bools pass as Python's would
     if constexpr (std::is_same_v<T, bool>) scalar = Scalar::from_bool(v);
     else if constexpr (std::is_floating_point_v<T>) scalar = Scalar::from(static_cast<double>(v));
-    else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) scalar = Scalar::from_unsigned(v);
-    else scalar = Scalar::from(static_cast<std::int64_t>(v));
+    else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) {
+      // As Python's int: u64 only above INT64_MAX.
+      scalar = v > static_cast<T>(INT64_MAX) ? Scalar::from_unsigned(v)
+                                              : Scalar::from(static_cast<std::int64_t>(v));
+    } else {
+      scalar = Scalar::from(static_cast<std::int64_t>(v));
+    }
   }
 };
 

@@ -1,5 +1,6 @@
-// Disk cache files: "TACKOBJ1\n", the key's length and text, then the object file. Written to a
-// temporary name and renamed, so readers never see half a file.
+// Disk cache files: "TACKOBJ2\n", the key's length, a checksum of the object, the key's text,
+// then the object file. Written to a temporary name and renamed, so readers never see half a
+// file; the checksum catches a damaged object before it reaches the JIT linker.
 #include "dispatch/disk_cache.hpp"
 
 #include <unistd.h>
@@ -15,14 +16,21 @@
 namespace tack::detail {
 namespace {
 
-constexpr char kMagic[] = "TACKOBJ1\n";
+constexpr char kMagic[] = "TACKOBJ2\n";
 
-std::string hex_hash(const std::string& key) {
+// FNV-1a, 64 bits: names files and checks objects (not a defence against deliberate tampering:
+// the cache directory is the user's own).
+std::uint64_t fnv1a(const char* p, std::size_t n) {
   std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) {
-    h ^= c;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(p[i]);
     h *= 1099511628211ull;
   }
+  return h;
+}
+
+std::string hex_hash(const std::string& key) {
+  const std::uint64_t h = fnv1a(key.data(), key.size());
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
@@ -47,13 +55,16 @@ std::optional<std::vector<char>> cache_load(const std::string& key) {
   if (!in) return std::nullopt;
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t magic = sizeof(kMagic) - 1;
-  if (content.size() < magic + 8 || content.compare(0, magic, kMagic) != 0) return std::nullopt;
-  std::uint64_t key_size;
+  const std::size_t header = magic + 16;
+  if (content.size() < header || content.compare(0, magic, kMagic) != 0) return std::nullopt;
+  std::uint64_t key_size, checksum;
   std::memcpy(&key_size, content.data() + magic, 8);
-  if (key_size != key.size() || content.size() < magic + 8 + key_size) return std::nullopt;
-  if (content.compare(magic + 8, key_size, key) != 0) return std::nullopt;
-  return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(magic + 8 + key_size),
-                           content.end());
+  std::memcpy(&checksum, content.data() + magic + 8, 8);
+  if (key_size != key.size() || content.size() < header + key_size) return std::nullopt;
+  if (content.compare(header, key_size, key) != 0) return std::nullopt;
+  const std::size_t object_at = header + key_size;
+  if (fnv1a(content.data() + object_at, content.size() - object_at) != checksum) return std::nullopt;
+  return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(object_at), content.end());
 }
 
 void cache_store(const std::string& key, const std::vector<char>& object) {
@@ -68,8 +79,10 @@ void cache_store(const std::string& key, const std::vector<char>& object) {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return;
     const std::uint64_t key_size = key.size();
+    const std::uint64_t checksum = fnv1a(object.data(), object.size());
     out.write(kMagic, sizeof(kMagic) - 1);
     out.write(reinterpret_cast<const char*>(&key_size), 8);
+    out.write(reinterpret_cast<const char*>(&checksum), 8);
     out.write(key.data(), static_cast<std::streamsize>(key.size()));
     out.write(object.data(), static_cast<std::streamsize>(object.size()));
     if (!out) {

@@ -290,12 +290,12 @@ TEST_P(Aliasing, ReadOnlyArraysMayOverlapEachOther) {
 // Sequential dependence through overlapping row views of one buffer, at many offsets.
 TEST_P(Aliasing, SequentialDependenceThroughOverlappingViews) {
   const std::int64_t n = 4000;
-  const std::pair<std::int64_t, std::int64_t> offsets[] = {{0, 0},    {0, 1},    {1, 0},
-                                                            {0, 3},    {5, 2},    {0, 5000},
-                                                            {4000, 0}, {2, 2},    {7, 0}};
+  const std::pair<std::int64_t, std::int64_t> offsets[] = {
+      {0, 0}, {0, 1}, {1, 0}, {0, 3}, {5, 2}, {0, 5000}, {4000, 0}, {2, 2}, {7, 0}};
   for (auto [oa, ob] : offsets) {
     std::vector<double> root0(10000);
-    for (int k = 0; k < 10000; ++k) root0[k] = static_cast<double>((k * 7919 + oa * 13 + ob) % 11) - 5.0;
+    for (int k = 0; k < 10000; ++k)
+      root0[k] = static_cast<double>((k * 7919 + oa * 13 + ob) % 11) - 5.0;
     Array root = arr(root0);
     Array a = root.slice(oa, oa + n), b = root.slice(ob, ob + n);
     al_prefix()(a, b);
@@ -304,6 +304,29 @@ TEST_P(Aliasing, SequentialDependenceThroughOverlappingViews) {
     EXPECT_EQ(root.to_vector<double>(), ref) << "offsets " << oa << ", " << ob;
     const bool disjoint = oa + n <= ob || ob + n <= oa;
     expect_noalias(al_prefix(), {a, b}, disjoint);
+  }
+}
+
+// The same walk backwards (a negative step): b[j] reads a[j + 1], stored by the previous step
+// when b is a shifted by one.
+TEST_P(Aliasing, BackwardSequentialDependenceThroughOverlappingViews) {
+  const Kernel k = kernel(R"(
+def al_suffix(a, b):
+    for t in range(1):
+        for j in range(len(b) - 2, -1, -1):
+            b[j] = a[j + 1] + b[j]
+)");
+  const std::int64_t n = 3000;
+  for (std::int64_t shift : {0, 1, 2, 5, 3000}) {
+    std::vector<std::int32_t> root0(6001);
+    for (std::size_t e = 0; e < root0.size(); ++e) root0[e] = static_cast<std::int32_t>(e % 7) - 3;
+    Array root = arr(root0);
+    Array a = root.slice(shift, shift + n), b = root.slice(0, n);
+    k(a, b);
+    std::vector<std::int32_t> ref = root0;
+    for (std::int64_t j = n - 2; j >= 0; --j) ref[j] = ref[shift + j + 1] + ref[j];
+    EXPECT_EQ(root.to_vector<std::int32_t>(), ref) << "shift " << shift;
+    expect_noalias(k, {a, b}, shift >= n);
   }
 }
 

@@ -68,7 +68,7 @@ TEST_F(DebugMode, OutOfBoundsLoadIsSkippedAndRaises) {
   const std::string msg = index_error([&] { k(a, out); });
   EXPECT_TRUE(contains(msg, "dm_shift_load")) << msg;
   EXPECT_TRUE(contains(msg, "'a'")) << msg;
-  EXPECT_TRUE(has_word(msg, "8")) << msg;  // the index
+  EXPECT_TRUE(has_word(msg, "8")) << msg;                             // the index
   EXPECT_TRUE(contains(msg, "(8,)") || contains(msg, "[8]")) << msg;  // the shape
   // The other iterations ran; the skipped load gave 0.
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 5, 6, 7, 8, 0}));
@@ -240,6 +240,28 @@ def dm_big(x, out):
   k(x, out);
   const auto got = out.to_vector<float>();
   for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], x0[i] * 2 + x0[n - 1 - i]) << i;
+}
+
+// Many iterations out of bounds in a launch that fans out over the workers: one consistent
+// report (index, axis, extent of one access), the in-bounds iterations all done.
+TEST_F(DebugMode, OutOfBoundsInALaunchThatFansOut) {
+  const Kernel k = kernel(R"(
+def dm_double(a, out):
+    for i in range(len(out)):
+        out[i] = a[i * 2] + 1.0
+)");
+  const std::int64_t n = 2000000;
+  Array a = zeros({n}), out = arr(std::vector<float>(static_cast<std::size_t>(n), -1.0f));
+  const std::string msg = index_error([&] { k(a, out); });
+  const std::regex report(
+      "index (\\d+) is out of bounds for axis 0 of array 'a' with shape \\(2000000,\\) "
+      "\\(extent 2000000\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(msg, m, report)) << msg;
+  const std::int64_t index = std::stoll(m[1].str());
+  EXPECT_TRUE(index >= n && index < 2 * n && index % 2 == 0) << msg;
+  const auto got = out.to_vector<float>();
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 1.0f) << i;  // skipped loads give 0
 }
 
 TEST_F(DebugMode, NoErrorAfterAFailedDebugCall) {

@@ -225,8 +225,8 @@ TEST_F(DispatchChecks, I64AtomicTargetNeedsEightByteAlignment) {
   const Kernel k = kernel(kAtomic);
   std::vector<std::uint8_t> raw(80, 0);
   const std::size_t start = aligned_start(raw);
-  Array h = array_from_ptr(reinterpret_cast<std::uintptr_t>(raw.data() + start + 4), i64, {4},
-                           true);
+  Array h =
+      array_from_ptr(reinterpret_cast<std::uintptr_t>(raw.data() + start + 4), i64, {4}, true);
   Array bins = arr(std::vector<std::int32_t>{0, 1});
   EXPECT_THROW(k(bins, h), ValueError);
   EXPECT_EQ(raw, std::vector<std::uint8_t>(80, 0));
@@ -240,6 +240,31 @@ TEST_F(DispatchChecks, MisalignedArraysWithoutAtomicsAreFine) {
   const std::vector<std::int32_t> values{1, -2, 3, std::numeric_limits<std::int32_t>::max()};
   k(arr(values), dst);
   EXPECT_EQ(read_i32(raw, start + 1, 4), values);
+}
+
+TEST_F(DispatchChecks, AtomicThroughADeviceFunctionIsChecked) {
+  const Kernel k = kernel(R"(
+@tack.func
+def bump(h, b):
+    tack.atomic_add(h, b, 1)
+
+def dc_atomic_via_func(bins, h):
+    for i in range(len(bins)):
+        bump(h, bins[i])
+)");
+  Array bins = arr(std::vector<std::int32_t>{0, 1, 1});
+  std::vector<std::uint8_t> raw(64, 0);
+  const std::size_t start = aligned_start(raw);
+  Array misaligned = i32_at(raw, start + 2, 4);
+  EXPECT_THROW(k(bins, misaligned), ValueError);
+  EXPECT_EQ(raw, std::vector<std::uint8_t>(64, 0));
+  std::vector<std::int32_t> backing(4, 0);
+  Array ro = array_from_ptr(addr(backing), i32, {4});
+  EXPECT_THROW(k(bins, ro), ValueError);
+  EXPECT_EQ(backing, std::vector<std::int32_t>(4, 0));
+  Array h = zeros({4}, i32);
+  k(bins, h);
+  EXPECT_EQ(h.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 0, 0}));
 }
 
 // ---- arity and rank ------------------------------------------------------------------------
@@ -307,8 +332,8 @@ def dc_scaled(s, n, x, out):
     k(v.s, v.n, x, out);
     const auto got = out.to_vector<float>();
     for (int i = 0; i < 5; ++i) {
-      const float expected = static_cast<float>(i) * static_cast<float>(v.s) +
-                             static_cast<float>(v.n);
+      const float expected =
+          static_cast<float>(i) * static_cast<float>(v.s) + static_cast<float>(v.n);
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(got[i]));
       } else {
@@ -395,6 +420,90 @@ def dc_u(v, out):
   EXPECT_NE(inspect(k, {big, out}, "ir").find("v: u64"), std::string::npos);
   k(big, out);
   EXPECT_EQ(out.to_vector<std::uint64_t>(), std::vector<std::uint64_t>(2, big));
+}
+
+TEST_F(DispatchChecks, IntegerScalarsAreI32UnlessTheyNeedI64) {
+  const Kernel k = kernel(R"(
+def dc_int(v, out):
+    for i in range(len(out)):
+        out[i] = v
+)");
+  Array out = zeros({1}, i64);
+  const std::int64_t i32_max = std::numeric_limits<std::int32_t>::max();
+  const std::int64_t i32_min = std::numeric_limits<std::int32_t>::min();
+  EXPECT_NE(inspect(k, {i32_max, out}, "ir").find("v: i32"), std::string::npos);
+  EXPECT_NE(inspect(k, {i32_min, out}, "ir").find("v: i32"), std::string::npos);
+  EXPECT_NE(inspect(k, {i32_max + 1, out}, "ir").find("v: i64"), std::string::npos);
+  EXPECT_NE(inspect(k, {i32_min - 1, out}, "ir").find("v: i64"), std::string::npos);
+  for (std::int64_t v :
+       {i32_max, i32_min, i32_max + 1, i32_min - 1, std::numeric_limits<std::int64_t>::min()}) {
+    k(v, out);
+    EXPECT_EQ(out.to_vector<std::int64_t>()[0], v);
+  }
+  EXPECT_EQ(k.variant_count(), 2u);
+  Array flags = zeros({2}, i32);
+  k(true, flags);
+  EXPECT_EQ(flags.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 1}));
+  EXPECT_NE(inspect(k, {false, flags}, "ir").find("v: bool"), std::string::npos);
+}
+
+// An 8-byte unsigned C++ value (a size_t) passes as Python's int would: i32 or i64 by its
+// value, u64 only above INT64_MAX, so k(x, v.size()) is the same signature as k(x, 10).
+TEST_F(DispatchChecks, SizeTPassesAsPythonsIntWould) {
+  const Kernel k = kernel(R"(
+def dc_size(x, n):
+    for i in range(len(x)):
+        if i < n:
+            x[i] = 1.0
+)");
+  Array x = zeros({4});
+  const std::size_t n = 2;
+  EXPECT_NE(inspect(k, {x, n}, "ir").find("n: i32"), std::string::npos);
+  k(x, n);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 0, 0}));
+  k(x, 2);
+  EXPECT_EQ(k.variant_count(), 1u);
+}
+
+TEST_F(DispatchChecks, KernelWithoutArrays) {
+  const Kernel k = kernel(R"(
+def dc_nothing(n, x):
+    for i in range(n):
+        y = x * i
+)");
+  k(100, 2.5);
+  k(0, 1.0);
+  k(-5, 1.0);
+  EXPECT_EQ(k.variant_count(), 1u);
+}
+
+// Seventeen 3-D arrays take 68 argument slots: more than the launch's 64 on the stack.
+TEST_F(DispatchChecks, ManyArrayParameters) {
+  const int count = 17;
+  std::string params, body;
+  for (int p = 0; p < count; ++p) {
+    params += (p ? ", a" : "a") + std::to_string(p);
+    if (p > 0)
+      body +=
+          "        a" + std::to_string(p) + "[i, j, l] = a0[i, j, l] + " + std::to_string(p) + "\n";
+  }
+  const Kernel k = kernel("def dc_many(" + params +
+                          "):\n    for i, j, l in tack.ndrange(a0.shape[0], a0.shape[1], "
+                          "a0.shape[2]):\n" +
+                          body);
+  std::vector<Array> arrays;
+  std::vector<float> first(2 * 3 * 4);
+  for (std::size_t e = 0; e < first.size(); ++e) first[e] = static_cast<float>(e);
+  arrays.push_back(array(first, {2, 3, 4}));
+  for (int p = 1; p < count; ++p) arrays.push_back(zeros({2, 3, 4}));
+  std::vector<KernelArg> args(arrays.begin(), arrays.end());
+  k.call(args);
+  for (int p = 1; p < count; ++p) {
+    const auto got = arrays[p].to_vector<float>();
+    for (std::size_t e = 0; e < got.size(); ++e) {
+      ASSERT_EQ(got[e], first[e] + static_cast<float>(p)) << "a" << p << " element " << e;
+    }
+  }
 }
 
 // ---- versions ------------------------------------------------------------------------------

@@ -26,7 +26,9 @@ struct BadKernel {
   DType dtype = f32;    // the arrays of the call: (x, out), both of this dtype
 };
 
-void PrintTo(const BadKernel& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const BadKernel& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const BadKernel kBadKernels[] = {
     {"UnmatchedParenthesis",
@@ -87,7 +89,7 @@ const BadKernel kBadKernels[] = {
     for i in range(len(x)):
         out[i] = x[i] + 300
 )",
-     Stage::Call, 3, 23, "k", "the constant 300 does not fit in u8", u8},  // at the '+' 
+     Stage::Call, 3, 23, "k", "the constant 300 does not fit in u8", u8},  // at the '+'
     {"LocalReadBeforeItIsAssigned",
      R"(def k(x, out):
     for i in range(len(x)):
@@ -106,7 +108,7 @@ def k(x, out):
     for i in range(len(x)):
         out[i] = f(x[i])
 )",
-     Stage::Call, 4, 14, "f", "inlined from line 8"},  // at the '+' 
+     Stage::Call, 4, 14, "f", "inlined from line 8"},  // at the '+'
     {"LocalChangesType",
      R"(def k(x, out):
     for i in range(len(x)):

@@ -53,7 +53,7 @@ void KernelEmitter::visit(const ir::Param& n) {
 
 void KernelEmitter::visit(const ir::ArrayLoad& n) {
   std::vector<llvm::Value*> idx;
-  for (const ir::Expr& e : n.indices) idx.push_back(index_to_i64(e, emit(e)));
+  for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   ir::ScalarType elem = n.type;
   value_ = guarded(n.param, idx, arrays_[n.param].extents, value_type(elem), [&] {
     // Alignment 1: imported buffers may start at any byte (seed: "Alignment").
@@ -69,7 +69,7 @@ void KernelEmitter::visit(const ir::ArrayShape& n) {
 
 void KernelEmitter::visit(const ir::LocalArrayLoad& n) {
   std::vector<llvm::Value*> idx;
-  for (const ir::Expr& e : n.indices) idx.push_back(index_to_i64(e, emit(e)));
+  for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   const LocalSlot& l = lookup(n.name);
   value_ = guarded(-1, idx, local_extents(l), value_type(l.type), [&] {
     return from_memory(l.type, b_.CreateLoad(memory_type(l.type), local_address(l, idx)));
@@ -166,7 +166,7 @@ void KernelEmitter::visit(const ir::MathCall& n) {
 // checks before every launch. Float min/max are LLVM's fmin/fmax (IEEE minNum/maxNum).
 void KernelEmitter::visit(const ir::AtomicRMW& n) {
   std::vector<llvm::Value*> idx;
-  for (const ir::Expr& e : n.indices) idx.push_back(index_to_i64(e, emit(e)));
+  for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   llvm::Value* v = emit(n.value);
   ir::ScalarType t = n.type;
   bool fp = ir::is_float(t), sgn = ir::is_signed_int(t);

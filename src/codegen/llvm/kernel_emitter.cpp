@@ -212,7 +212,19 @@ void KernelEmitter::set_dim_var(const ir::ParallelDim& d, const DimBounds& bound
   llvm::Type* t = value_type(bounds.type);
   llvm::Value* i = b_.CreateTrunc(idx, t);  // no-op for 64-bit; the sum below wraps exactly
   llvm::Value* v = position(bounds.start, i, bounds.step);
-  b_.CreateStore(v, lookup(d.name).ptr);
+  const LocalSlot& l = lookup(d.name);
+  store_local(l, v, l.wide ? wide_position(bounds.type, bounds.start, idx, bounds.step) : nullptr);
+}
+
+void KernelEmitter::declare_loop_var(const std::string& name, ir::ScalarType t) {
+  LocalSlot slot{name, entry_alloca(value_type(t), name), t, {}};
+  if (ir::is_int(t) && ir::bits(t) < 64) slot.wide = entry_alloca(b_.getInt64Ty(), name + ".wide");
+  declare_local(std::move(slot));
+}
+
+void KernelEmitter::store_local(const LocalSlot& l, llvm::Value* v, llvm::Value* exact) {
+  b_.CreateStore(v, l.ptr);
+  if (l.wide) b_.CreateStore(exact ? exact : to_i64(l.type, v), l.wide);
 }
 
 // The chunk [begin, end) of the linearized iteration space. One dim: a counted loop. Two or
@@ -221,9 +233,7 @@ void KernelEmitter::set_dim_var(const ir::ParallelDim& d, const DimBounds& bound
 void KernelEmitter::visit(const ir::ParallelFor& n) {
   std::vector<DimBounds> dims = emit_dim_bounds(n);
   scopes_.emplace_back();
-  for (const ir::ParallelDim& d : n.dims) {
-    declare_local({d.name, entry_alloca(value_type(d.type()), d.name), d.type(), {}});
-  }
+  for (const ir::ParallelDim& d : n.dims) declare_loop_var(d.name, d.type());
   llvm::Type* i64 = b_.getInt64Ty();
   const size_t last = dims.size() - 1;
 
@@ -307,13 +317,13 @@ void KernelEmitter::visit(const ir::Let& n) {
 
 void KernelEmitter::visit(const ir::Assign& n) {
   llvm::Value* v = emit(n.value);
-  b_.CreateStore(v, lookup(n.name).ptr);
+  store_local(lookup(n.name), v);
 }
 
 void KernelEmitter::visit(const ir::ArrayStore& n) {
   llvm::Value* v = emit(n.value);  // Python order: the value, then the target's indices
   std::vector<llvm::Value*> idx;
-  for (const ir::Expr& e : n.indices) idx.push_back(index_to_i64(e, emit(e)));
+  for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   ir::ScalarType elem = f_.params[n.param].type;
   guarded(n.param, idx, arrays_[n.param].extents, nullptr, [&]() -> llvm::Value* {
     b_.CreateAlignedStore(to_memory(elem, v), array_address(n.param, idx), llvm::Align(1));
@@ -334,7 +344,7 @@ void KernelEmitter::visit(const ir::LocalArrayDecl& n) {
 void KernelEmitter::visit(const ir::LocalArrayStore& n) {
   llvm::Value* v = emit(n.value);
   std::vector<llvm::Value*> idx;
-  for (const ir::Expr& e : n.indices) idx.push_back(index_to_i64(e, emit(e)));
+  for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   const LocalSlot& l = lookup(n.name);
   guarded(-1, idx, local_extents(l), nullptr, [&]() -> llvm::Value* {
     b_.CreateStore(to_memory(l.type, v), local_address(l, idx));
@@ -404,10 +414,11 @@ void KernelEmitter::visit(const ir::For& n) {
 
   b_.SetInsertPoint(body);
   scopes_.emplace_back();
-  llvm::AllocaInst* slot = entry_alloca(value_type(t), n.name);
-  declare_local({n.name, slot, t, {}});
+  declare_loop_var(n.name, t);
+  const LocalSlot& slot = lookup(n.name);
   llvm::Value* i = b_.CreateTrunc(c, value_type(t));
-  b_.CreateStore(position(start, i, step), slot);
+  store_local(slot, position(start, i, step),
+              slot.wide ? wide_position(t, start, c, step) : nullptr);
   loops_.push_back({exit, latch});
   visit_stmt(n.body);
   loops_.pop_back();
@@ -483,10 +494,31 @@ llvm::Value* KernelEmitter::from_memory(ir::ScalarType t, llvm::Value* v) {
   return t == ir::ScalarType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
-llvm::Value* KernelEmitter::index_to_i64(const ir::Expr& e, llvm::Value* v) {
-  if (ir::bits(e->type) == 64) return v;
-  return ir::is_signed_int(e->type) ? b_.CreateSExt(v, b_.getInt64Ty())
-                                    : b_.CreateZExt(v, b_.getInt64Ty());
+llvm::Value* KernelEmitter::emit_index(const ir::Expr& e) {
+  if (const auto* var = e->as<ir::Var>()) {
+    const LocalSlot& l = lookup(var->name);
+    if (l.wide) return b_.CreateLoad(b_.getInt64Ty(), l.wide, var->name + ".wide");
+  }
+  return to_i64(e->type, emit(e));
+}
+
+llvm::Value* KernelEmitter::to_i64(ir::ScalarType t, llvm::Value* v) {
+  if (ir::bits(t) == 64) return v;
+  return ir::is_signed_int(t) ? b_.CreateSExt(v, b_.getInt64Ty())
+                              : b_.CreateZExt(v, b_.getInt64Ty());
+}
+
+// The exact value of a range element: |i * step| is at most the range's span (below 2**33 for a
+// narrow type), so nothing wraps and the flags hold.
+llvm::Value* KernelEmitter::wide_position(ir::ScalarType t, llvm::Value* start, llvm::Value* i,
+                                          llvm::Value* step) {
+  const bool sgn = ir::is_signed_int(t);
+  llvm::Value* s0 = to_i64(t, start);
+  llvm::Value* st = to_i64(t, step);
+  auto* c = llvm::dyn_cast<llvm::ConstantInt>(st);
+  llvm::Value* offset = c && c->isOne() ? i : b_.CreateMul(i, st, "", !sgn, sgn);
+  auto* s = llvm::dyn_cast<llvm::ConstantInt>(s0);
+  return s && s->isZero() ? offset : b_.CreateAdd(s0, offset, "", !sgn, sgn);
 }
 
 // start + i * step, wrapping; the usual start 0 and step 1 emit nothing, which keeps the

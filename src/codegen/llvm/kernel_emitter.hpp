@@ -81,6 +81,11 @@ class KernelEmitter final : public ir::Visitor {
     llvm::AllocaInst* ptr = nullptr;
     ir::ScalarType type;
     std::vector<int64_t> dims;  // empty for a scalar local
+    // Loop variables of integer types narrower than 64 bits: the value widened to i64 (sign- or
+    // zero-extended by type), kept equal to it by every store (store_local). An index that is
+    // the variable itself reads this instead of extending the narrow value, so LLVM sees the
+    // exact affine i64 sequence and vectorizes without a runtime wrap check.
+    llvm::AllocaInst* wide = nullptr;
   };
   struct LoopTargets {
     llvm::BasicBlock* break_to;
@@ -107,6 +112,14 @@ class KernelEmitter final : public ir::Visitor {
   std::vector<DimBounds> emit_dim_bounds(const ir::ParallelFor& pf);
   // Stores dim d's variable for 0-based position idx (i64): start + idx * step, wrapping.
   void set_dim_var(const ir::ParallelDim& d, const DimBounds& b, llvm::Value* idx);
+  // A loop variable's slot (and its wide shadow when the type is narrow), declared in scope.
+  void declare_loop_var(const std::string& name, ir::ScalarType t);
+  // Stores a loop variable's value; `exact` is its i64 value when known (else it is extended).
+  void store_local(const LocalSlot& l, llvm::Value* v, llvm::Value* exact = nullptr);
+  // start + i * step in i64 (operands extended by the type's signedness), no wrap: only for the
+  // values of a range, which are representable.
+  llvm::Value* wide_position(ir::ScalarType t, llvm::Value* start, llvm::Value* i,
+                             llvm::Value* step);
 
   // ------------------------------------------------------------ helpers
   llvm::Value* emit(const ir::Expr& e);
@@ -114,7 +127,9 @@ class KernelEmitter final : public ir::Visitor {
   llvm::Type* memory_type(ir::ScalarType t);
   llvm::Value* to_memory(ir::ScalarType t, llvm::Value* v);
   llvm::Value* from_memory(ir::ScalarType t, llvm::Value* v);
-  llvm::Value* index_to_i64(const ir::Expr& e, llvm::Value* v);
+  // An index expression, emitted and converted to i64.
+  llvm::Value* emit_index(const ir::Expr& e);
+  llvm::Value* to_i64(ir::ScalarType t, llvm::Value* v);
   llvm::Value* zero_of(ir::ScalarType t);
   llvm::Value* position(llvm::Value* start, llvm::Value* i, llvm::Value* step);
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);

@@ -233,10 +233,10 @@ def test_literals_take_the_type_of_the_other_operand(dtype):
 
 
 @tack.kernel
-def ai_u8_counter(a, out):
+def ai_u8_counter(a, n, out):
     for i in range(len(a)):
         v = a[i]
-        for k in range(300):
+        for k in range(n):
             v += 1
         out[i] = v
 
@@ -244,7 +244,7 @@ def ai_u8_counter(a, out):
 def test_u8_local_wraps_in_a_loop():
     a = np.arange(256, dtype=np.uint8)
     out = zeros(256, np.uint8)
-    ai_u8_counter(arr(a), out)
+    ai_u8_counter(arr(a), 300, out)
     np.testing.assert_array_equal(out.numpy(), (a.astype(np.int64) + 300) % 256)
 
 

@@ -174,3 +174,36 @@ def test_no_error_after_a_failed_debug_call():
     out = zeros(3, np.float32)
     dm_shift_load(a, out)  # the next, in-bounds call does not report the old violation
     assert out.numpy().tolist() == [1, 2, 3]
+
+
+def test_violation_found_in_a_parallel_launch():
+    # 2M iterations fan out over the workers; the one bad access is still reported.
+    tack.set_debug(True)
+    n = 2_000_000
+    a = arr(np.ones(n, np.float32))
+    out = zeros(n, np.float32)
+    with pytest.raises(IndexError, match=r"index 2000000\b"):
+        dm_shift_load(a, out)
+    got = out.numpy()
+    assert got[:-1].all() and got[-1] == 0
+
+
+@tack.kernel
+def dm_local(x, n, out):
+    for i in range(len(x)):
+        buf = tack.zeros((4,), tack.f32)
+        for j in range(n):
+            buf[j] = x[i] + 1.0
+        out[i] = buf[n - 1]
+
+
+def test_local_array_index_is_checked_too():
+    tack.set_debug(True)
+    x = arr(np.arange(3, dtype=np.float32))
+    out = arr(np.full(3, -1.0, np.float32))
+    with pytest.raises(IndexError, match="dm_local"):
+        dm_local(x, 6, out)  # buf[4], buf[5] are skipped, buf[5] loads 0
+    assert out.numpy().tolist() == [0.0, 0.0, 0.0]
+    out2 = zeros(3, np.float32)
+    dm_local(x, 4, out2)
+    assert out2.numpy().tolist() == [1.0, 2.0, 3.0]

@@ -270,6 +270,10 @@ def late_helper(v):
 """
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: @tack.kernel looks its @tack.func helpers up in the module's globals when the "
+    "decorator runs, so a helper defined below the kernel is an 'unknown function' "
+    "CompileError at the first call (Python resolves names when the code runs)"))
 def test_function_defined_after_the_kernel(tmp_path, monkeypatch):
     # Python resolves a name when the code runs, so a helper may follow the kernel that calls
     # it in a module; Tack must not refuse that program.

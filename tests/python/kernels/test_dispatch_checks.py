@@ -221,3 +221,53 @@ def test_atomic_target_version_is_bumped():
 def test_kernel_name_and_repr():
     assert dc_copy.name == "dc_copy"
     assert "dc_copy" in repr(dc_copy)
+
+
+@tack.kernel
+def dc_threaded(x, k, out):
+    for i in range(len(x)):
+        out[i] = x[i] * 2 + k
+
+
+def test_concurrent_calls_from_several_threads():
+    # Dispatch is thread-safe: threads compile variants of one kernel (one per dtype) and
+    # launch them at the same time; every call gets its own result.
+    import threading
+
+    dtypes = [np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.float32,
+              np.float64]
+    errors = []
+    barrier = threading.Barrier(len(dtypes))
+
+    def work(dt):
+        try:
+            barrier.wait()
+            for rep in range(30):
+                n = 1000 + 37 * rep
+                x = np.arange(n).astype(dt)
+                out = zeros(n, dt)
+                dc_threaded(arr(x), rep, out)
+                with np.errstate(all="ignore"):
+                    expected = (x * dt(2) + dt(rep)).astype(dt)
+                if not np.array_equal(out.numpy(), expected):
+                    errors.append((dt, rep))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append((dt, repr(e)))
+
+    threads = [threading.Thread(target=work, args=(dt,)) for dt in dtypes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert dc_threaded.variant_count == len(dtypes)
+
+
+def test_refused_call_bumps_no_version():
+    src = arr(np.arange(8, dtype=np.float32))
+    out1 = zeros(8, np.float32)
+    ro = tack.array_from_ptr(np.zeros(8, np.float32), tack.f32, 8)
+    v1, vr = out1.version, ro.version
+    with pytest.raises(ValueError):
+        dc_two_outputs(src, out1, ro)
+    assert out1.version == v1 and ro.version == vr

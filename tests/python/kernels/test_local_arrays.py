@@ -1,6 +1,7 @@
 """Local fixed-size arrays (tack.zeros((n,), dtype) inside a kernel): zero-filled at their
 declaration, private to one iteration, 1-D and 2-D, of several types, passed to device
-functions."""
+functions. (The loops here take their trip counts from arguments or shapes: loops with
+constant bounds are covered, and currently fail, in test_control_flow.py.)"""
 import numpy as np
 import pytest
 
@@ -13,11 +14,11 @@ def la_reverse(x, out):
     for i in range(x.shape[0]):
         buf = tack.zeros((8,), tack.f32)
         before = 0.0
-        for j in range(8):
+        for j in range(x.shape[1]):
             before += buf[j]  # zero-filled, whatever another iteration stored
-        for j in range(8):
+        for j in range(x.shape[1]):
             buf[j] = x[i, j]
-        for j in range(8):
+        for j in range(x.shape[1]):
             out[i, j] = buf[7 - j] + before
 
 
@@ -55,16 +56,16 @@ def test_insertion_sort_in_a_local_array(width):
 
 
 @tack.kernel
-def la_matrix(a, out):
+def la_matrix(a, n, out):
     for i in range(a.shape[0]):
         m = tack.zeros((3, 3), tack.f64)
-        for r in range(3):
-            for c in range(3):
+        for r in range(n):
+            for c in range(n):
                 m[r, c] = a[i, r * 3 + c]
-        for r in range(3):
-            for c in range(3):
+        for r in range(n):
+            for c in range(n):
                 s = 0.0
-                for k in range(3):
+                for k in range(n):
                     s += m[r, k] * m[k, c]
                 out[i, r * 3 + c] = s
 
@@ -72,7 +73,7 @@ def la_matrix(a, out):
 def test_two_dimensional_local_array():
     a = rng(112).integers(-9, 9, (400, 9)).astype(np.float64)
     out = zeros((400, 9), np.float64)
-    la_matrix(arr(a), out)
+    la_matrix(arr(a), 3, out)
     m = a.reshape(400, 3, 3)
     np.testing.assert_array_equal(out.numpy(), np.einsum("nrk,nkc->nrc", m, m).reshape(400, 9))
 
@@ -85,7 +86,7 @@ def la_digit_histogram(x, out):
         while v > 0:
             h[v % 10] += 1
             v = v // 10
-        for d in range(10):
+        for d in range(out.shape[1]):
             out[i, d] = h[d]
 
 
@@ -100,13 +101,13 @@ def test_integer_local_histogram():
 
 
 @tack.kernel
-def la_window(x, out):
+def la_window(x, width, out):
     for i in range(len(out)):
         w = tack.zeros((4,), tack.i64)
-        for j in range(4):
+        for j in range(width):
             w[j] = x[i + j]
         s = w[0]
-        for j in range(1, 4):
+        for j in range(1, width):
             s += w[j] * (j + 1)
         out[i] = s
 
@@ -114,7 +115,7 @@ def la_window(x, out):
 def test_sliding_window():
     x = rng(114).integers(-1000, 1000, 1003).astype(np.int64)
     out = zeros(1000, np.int64)
-    la_window(arr(x), out)
+    la_window(arr(x), 4, out)
     expected = x[:-3] + 2 * x[1:-2] + 3 * x[2:-1] + 4 * x[3:]
     np.testing.assert_array_equal(out.numpy(), expected)
 
@@ -134,25 +135,25 @@ def la_fill_local(buf, n, v):
 
 
 @tack.kernel
-def la_through_funcs(x, out):
+def la_through_funcs(x, n, out):
     for i in range(len(x)):
         buf = tack.zeros((6,), tack.i32)
-        la_fill_local(buf, 6, x[i])
-        out[i] = la_sum_local(buf, 6)
+        la_fill_local(buf, n, x[i])
+        out[i] = la_sum_local(buf, n)
 
 
 def test_local_array_passed_to_device_functions():
     x = np.arange(-50, 50, dtype=np.int32)
     out = zeros(100, np.int32)
-    la_through_funcs(arr(x), out)
+    la_through_funcs(arr(x), 6, out)
     np.testing.assert_array_equal(out.numpy(), 6 * x + 15)
 
 
 @tack.kernel
-def la_redeclared_in_loop(x, out):
+def la_redeclared_in_loop(x, reps, out):
     for i in range(len(x)):
         total = 0
-        for rep in range(3):
+        for rep in range(reps):
             b = tack.zeros((2,), tack.i32)
             b[0] += x[i]
             b[1] += rep
@@ -163,5 +164,5 @@ def la_redeclared_in_loop(x, out):
 def test_local_array_is_zeroed_at_each_declaration():
     x = np.array([1, 2, 3], np.int32)
     out = zeros(3, np.int32)
-    la_redeclared_in_loop(arr(x), out)
+    la_redeclared_in_loop(arr(x), 3, out)
     np.testing.assert_array_equal(out.numpy(), 3 * x + 3)

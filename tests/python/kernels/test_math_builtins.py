@@ -279,3 +279,24 @@ def test_math_constants(dtype):
     mb_constants(arr(x), out)
     np.testing.assert_array_equal(out.numpy()[0], x * dtype(math.pi))
     np.testing.assert_array_equal(out.numpy()[1], x + dtype(math.e))
+
+
+@tack.kernel
+def mb_min_max_3(x, y, z, out):
+    for i in range(len(x)):
+        out[0, i] = min(x[i], y[i], z[i])
+        out[1, i] = max(x[i], y[i], z[i])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=name)
+def test_min_max_of_three(dtype):
+    r = rng(65)
+    x, y, z = (r.integers(-5, 5, 300).astype(dtype) for _ in range(3))
+    if dtype == np.float64:
+        x[:3], y[:3], z[:3] = [np.nan, 1.0, 2.0], [1.0, np.nan, 0.0], [0.0, 0.0, np.nan]
+    out = zeros((2, 300), dtype)
+    mb_min_max_3(arr(x), arr(y), arr(z), out)
+    emin = np.array([min(a, b, c) for a, b, c in zip(x.tolist(), y.tolist(), z.tolist())], dtype)
+    emax = np.array([max(a, b, c) for a, b, c in zip(x.tolist(), y.tolist(), z.tolist())], dtype)
+    np.testing.assert_array_equal(out.numpy()[0], emin)
+    np.testing.assert_array_equal(out.numpy()[1], emax)

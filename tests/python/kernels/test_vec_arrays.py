@@ -35,9 +35,9 @@ def test_vec3_norms(dtype):
 
 
 @tack.kernel
-def va_scale_components(p, q):
+def va_scale_components(p, w, q):
     for i in range(p.shape[0]):
-        for c in range(4):
+        for c in range(w):
             q[i, c] = p[i, 3 - c] * 2
 
 
@@ -46,7 +46,7 @@ def test_vec4_write_components(dtype):
     data = (rng(141).integers(0, 50, (257, 4))).astype(dtype)
     p = vec_array(data, 4, dtype)
     q = vec_zeros(257, 4, dtype)
-    va_scale_components(p, q)
+    va_scale_components(p, 4, q)
     assert q.numpy().shape == (257, 4)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(q.numpy(), (data[:, ::-1] * 2).astype(dtype))
@@ -68,10 +68,10 @@ def test_2d_array_of_vec2():
 
 
 @tack.kernel
-def va_wide(p, out):
+def va_wide(p, w, out):
     for i in range(len(p)):
         s = p[i, 0] * 0
-        for c in range(16):
+        for c in range(w):
             s += p[i, c] * (c + 1)
         out[i] = s
 
@@ -80,7 +80,7 @@ def test_vec16():
     data = rng(143).integers(-10, 10, (100, 16)).astype(np.int32)
     p = vec_array(data, 16, np.int32)
     out = tack.zeros(100, dtype=tack.i32)
-    va_wide(p, out)
+    va_wide(p, 16, out)
     np.testing.assert_array_equal(out.numpy(), data @ np.arange(1, 17, dtype=np.int32))
 
 
@@ -104,7 +104,7 @@ def test_cross_product_vs_numpy():
 @tack.kernel
 def va_to_plain(p, out):
     for i in range(len(p)):
-        for c in range(3):
+        for c in range(out.shape[1]):
             out[i, c] = p[i, c]
 
 

@@ -141,6 +141,73 @@ TEST(CodegenKernels, UnsignedAndNarrowParallelRanges) {
   EXPECT_EQ(v, (std::vector<uint8_t>{250, 251, 252, 253, 254}));
 }
 
+// Narrow loop variables used directly as indices read their exact i64 value (a shadow kept by
+// every store): negative steps, chunks that cut rows, and assignments in the body.
+TEST(CodegenKernels, NarrowLoopVariablesIndexExactly) {
+  FunctionBuilder fb("narrow_index");
+  ArrayRef out = fb.array_param("out", ScalarType::I32, 2);
+  ArrayRef hits = fb.array_param("hits", ScalarType::I32);
+  Expr i = var(ScalarType::I16, "i"), j = var(ScalarType::I8, "j"), k = var(ScalarType::I32, "k");
+  // i in range(4, -1, -1) -> 4..0 (i16), j in range(6, -1, -2) -> 6, 4, 2, 0 (i8);
+  // for k in range(10, 0, -3) (i32): k = k - 1, then hits[k] += 1 -> hits 9, 6, 3, 0.
+  Function f = fb.build(
+      {range_dim("i", int_const(ScalarType::I16, 4), int_const(ScalarType::I16, -1),
+                 int_const(ScalarType::I16, -1)),
+       range_dim("j", int_const(ScalarType::I8, 6), int_const(ScalarType::I8, -1),
+                 int_const(ScalarType::I8, -2))},
+      block({store(out, {i, j},
+                   add(mul(cast(ScalarType::I32, i), const_i32(100)), cast(ScalarType::I32, j))),
+             for_range("k", const_i32(10), const_i32(0), const_i32(-3),
+                       block({assign("k", sub(k, const_i32(1))),
+                              eval(atomic(AtomicOp::Add, hits, {k}, const_i32(1)))}))}));
+  for (bool disjoint : {false, true}) {
+    auto m = compile(f, {.disjoint = disjoint});
+    for (int64_t chunk : {1, 3, 4, 7, 20}) {
+      std::vector<int32_t> v(5 * 7, -1), h(10, 0);
+      EXPECT_EQ(run(*m, Args().array(v.data(), {5, 7}).array(h), nullptr, chunk), 20);
+      for (int r = 0; r < 5; ++r) {
+        for (int c = 0; c < 7; ++c) ASSERT_EQ(v[r * 7 + c], c % 2 ? -1 : 100 * r + c) << chunk;
+      }
+      EXPECT_EQ(h, (std::vector<int32_t>{20, 0, 0, 20, 0, 0, 20, 0, 0, 20})) << chunk;
+    }
+  }
+}
+
+// A narrow variable assigned a wrapped value indexes with the wrapped value, as before: debug
+// mode reports the negative index. Ranges ending at the type's limits keep exact values (the
+// increment after the last element would overflow).
+TEST(CodegenKernels, NarrowLoopVariablesWrapAndReachTheLimits) {
+  FunctionBuilder fb("narrow_wrap");
+  ArrayRef out = fb.array_param("out", ScalarType::I64);
+  Expr k = var(ScalarType::I8, "k"), m8 = var(ScalarType::I8, "m"), u = var(ScalarType::U8, "u");
+  Function f = fb.build(
+      {range_dim("i", const_i64(1))},
+      block({let("n", const_i64(0)),
+             // m in range(127, -128, -100) -> 127, 27, -73 (next: -173 would wrap)
+             for_range(
+                 "m", int_const(ScalarType::I8, 127), int_const(ScalarType::I8, -128),
+                 int_const(ScalarType::I8, -100),
+                 block({assign("n", add(var(ScalarType::I64, "n"), cast(ScalarType::I64, m8)))})),
+             // u in range(250, 255, 3) -> 250, 253 (next: 256 would wrap)
+             for_range(
+                 "u", int_const(ScalarType::U8, 250), int_const(ScalarType::U8, 255),
+                 int_const(ScalarType::U8, 3),
+                 block({assign("n", add(var(ScalarType::I64, "n"), cast(ScalarType::I64, u)))})),
+             store(out, {const_i64(0)}, var(ScalarType::I64, "n")),
+             // k = 100 + 100 wraps to -56 in i8: out[k] is out of bounds at -56.
+             for_range("k", int_const(ScalarType::I8, 100), int_const(ScalarType::I8, 101),
+                       int_const(ScalarType::I8, 1),
+                       block({assign("k", add(k, int_const(ScalarType::I8, 100))),
+                              store(out, {k}, const_i64(7))}))}));
+  auto m = compile(f, {.bounds_check = true});
+  std::vector<int64_t> v(4, 0);
+  TackDebugStatus st;
+  run(*m, Args().array(v), &st);
+  EXPECT_EQ(v[0], 127 + 27 - 73 + 250 + 253);
+  EXPECT_EQ(st.failed, 1);
+  EXPECT_EQ(st.index, -56);
+}
+
 TEST(CodegenKernels, VecArraysAddressComponentsLast) {
   FunctionBuilder fb("vec3");
   ArrayRef p = fb.array_param("p", ScalarType::F32, 1, 3);
