@@ -43,8 +43,9 @@ from tack._tack import (
     zeros_like,
 )
 
-from tack._tack import Kernel, debug, set_debug, set_specialize_disjoint, specialize_disjoint
+from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
 from tack._kernel import (
+    Kernel,
     atomic_add,
     atomic_max,
     atomic_min,

@@ -22,6 +22,17 @@ def _source_of(fn):
     return _textwrap.dedent("".join(lines)), first_line
 
 
+def _namespace(fn):
+    """The names a function's body can see: its closure's cells over its module's globals."""
+    names = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            pass
+    return names
+
+
 class Func:
     """A device function (@tack.func): inlined into the kernels that call it."""
 
@@ -30,7 +41,10 @@ class Func:
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.source, self.first_line = _source_of(fn)
-        self.globals = fn.__globals__
+
+    @property
+    def globals(self):
+        return _namespace(self.__wrapped__)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"@tack.func '{self.__name__}' runs only inside kernels; call it from a "
@@ -69,13 +83,58 @@ def _module_text(pieces):
     return text, 1
 
 
+class Kernel:
+    """A kernel: call it with arrays and numbers; each new argument signature compiles once.
+
+    The device functions it calls are looked up when it is first called, not when it is
+    decorated, as Python resolves names: a @tack.func defined below the kernel, or in an
+    enclosing function, is found."""
+
+    __slots__ = ("_fn", "_k", "__name__", "__wrapped__", "__dict__")
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._k = None
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        _source_of(fn)  # a kernel without readable source fails here, at decoration
+
+    def _build(self):
+        fn = self._fn
+        source, first_line = _source_of(fn)
+        funcs = _device_functions(source, _namespace(fn), {fn.__name__})
+        text, base = _module_text([(source, first_line)] +
+                                  [(f.source, f.first_line) for f in funcs])
+        self._k = _tack._kernel_from_source(text, fn.__name__, base)
+        return self._k
+
+    def __call__(self, *args):
+        k = self._k
+        if k is None:
+            k = self._build()
+        return k(*args)
+
+    @property
+    def compiled(self):
+        """The C++ kernel object (tack.Kernel) behind this one."""
+        return self._k if self._k is not None else self._build()
+
+    @property
+    def variant_count(self):
+        return 0 if self._k is None else self._k.variant_count
+
+    @property
+    def name(self):
+        return self.__name__
+
+    def __repr__(self):
+        return f"tack.kernel({self.__name__})"
+
+
 def kernel(fn):
-    """Compiles `fn` as a Tack kernel, just in time for each new argument signature. The result
-    is the C++ kernel object itself, so a call goes straight from Python into the dispatch."""
-    source, first_line = _source_of(fn)
-    funcs = _device_functions(source, fn.__globals__, {fn.__name__})
-    text, base = _module_text([(source, first_line)] + [(f.source, f.first_line) for f in funcs])
-    return _tack._kernel_from_source(text, fn.__name__, base)
+    """Compiles `fn` as a Tack kernel, just in time for each new argument signature."""
+    return Kernel(fn)
 
 
 def kernel_from_source(source, name="", first_line=1):
@@ -86,7 +145,7 @@ def kernel_from_source(source, name="", first_line=1):
 def inspect(k, *args, mode="ir"):
     """The Tack IR ("ir"), LLVM IR ("source") or optimized LLVM IR ("optimized") of the variant
     these arguments would run."""
-    return _tack.inspect(k, *args, mode=mode)
+    return _tack.inspect(k.compiled if isinstance(k, Kernel) else k, *args, mode=mode)
 
 
 def _only_in_kernels(name):

@@ -276,3 +276,38 @@ def test_lambda():
                 a[i] = 0.0
         ce_lambda(f32())
     check(ei.value, "lambda", "ce_lambda", "lambda")
+
+
+HELPER_MODULE = '''import tack
+
+
+@tack.func
+def ce_other_file_helper(v):
+    w = v * 2.0
+    return w + "oops"  # line 7 of this file
+'''
+
+KERNEL_MODULE = '''import tack
+from ce_helpers_b import ce_other_file_helper
+
+
+@tack.kernel
+def ce_cross_file(x):
+    for i in range(len(x)):
+        x[i] = ce_other_file_helper(x[i])
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: an error in a @tack.func imported from another module is reported at a line of the "
+    "concatenated source (python/tack/_kernel.py _module_text falls back to relative lines), "
+    "not at the line of the helper's file (here 4 instead of 7)"))
+def test_error_in_a_helper_from_another_file_names_that_files_line(tmp_path, monkeypatch):
+    (tmp_path / "ce_helpers_b.py").write_text(HELPER_MODULE)
+    (tmp_path / "ce_kernel_a.py").write_text(KERNEL_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    with pytest.raises(tack.CompileError) as ei:
+        importlib.import_module("ce_kernel_a")
+    assert "string" in str(ei.value)
+    assert ei.value.line == 7

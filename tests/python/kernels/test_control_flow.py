@@ -344,14 +344,38 @@ def test_while_true_with_break(limit):
     np.testing.assert_array_equal(out.numpy(), base + np.arange(10))
 
 
-# Sequential loops whose bounds are all constants. BUG: they never terminate (the LLVM code's
-# trip test is `br i1 true`, see tack.inspect(..., mode="source")), so the tests below are not
-# run (xfail, run=False): running them hangs the process or crashes it once the loop walks out
-# of an array. The sentinel at the end runs the smallest case in a subprocess with a timeout;
-# when it starts passing (strict XPASS fails the suite), remove the run=False marks here.
-CONST_RANGE_BUG = ("BUG: a sequential for loop with constant bounds (range(4), range(1, 4), "
-                   "range(tack.i64(4))) never terminates: its trip test is emitted as "
-                   "`br i1 true` (KernelEmitter::visit(const ir::For&))")
+# Sequential loops whose bounds are all constants (the trip count is known when the code is
+# generated). A regression here once made them never terminate (the trip test was emitted as
+# `br i1 true`), which hangs the run; the first test runs the smallest case in a subprocess with
+# a timeout, so such a regression fails there with a clear message first.
+SENTINEL = """
+import numpy as np, tack
+
+@tack.kernel
+def k(out):
+    for i in range(len(out)):
+        c = 0
+        for j in range(4):
+            c += 1
+        out[i] = c
+
+out = tack.zeros(3, dtype=tack.i32)
+k(out)
+assert out.numpy().tolist() == [4, 4, 4], out.numpy()
+"""
+
+
+def test_constant_range_terminates(tmp_path):
+    script = tmp_path / "const_range.py"
+    script.write_text(SENTINEL)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    try:
+        r = subprocess.run([sys.executable, str(script)], env=env, timeout=60,
+                           capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a range(4) loop did not finish within 60 s: constant-bound loops hang")
+    assert r.returncode == 0, r.stderr[-2000:]
 
 
 @tack.kernel
@@ -371,7 +395,6 @@ def cf_const_ranges(out):
         out[i] = c
 
 
-@pytest.mark.xfail(reason=CONST_RANGE_BUG, run=False)
 def test_constant_range_loops():
     out = zeros(5, np.int32)
     cf_const_ranges(out)
@@ -391,7 +414,6 @@ def cf_const_extremes(out):
         out[1] = n2
 
 
-@pytest.mark.xfail(reason=CONST_RANGE_BUG, run=False)
 def test_constant_range_counts_without_overflow():
     out = zeros(2, np.int32)
     cf_const_extremes(out)
@@ -409,7 +431,6 @@ def cf_const_local_array(x, out):
             out[i, j] = buf[j]
 
 
-@pytest.mark.xfail(reason=CONST_RANGE_BUG, run=False)
 def test_constant_range_over_a_local_array():
     x = np.arange(40, dtype=np.int32).reshape(10, 4)
     out = zeros((10, 4), np.int32)
@@ -431,43 +452,11 @@ def cf_const_after_inlining(a, out):
         out[i] = cf_sum_first(a, i, 3)  # range(n) becomes range(3) once inlined
 
 
-@pytest.mark.xfail(reason=CONST_RANGE_BUG, run=False)
 def test_constant_range_after_inlining():
     a = np.arange(20, dtype=np.int64).reshape(5, 4)
     out = zeros(5, np.int64)
     cf_const_after_inlining(arr(a), out)
     np.testing.assert_array_equal(out.numpy(), a[:, :3].sum(axis=1))
-
-
-SENTINEL = """
-import numpy as np, tack
-
-@tack.kernel
-def k(out):
-    for i in range(len(out)):
-        c = 0
-        for j in range(4):
-            c += 1
-        out[i] = c
-
-out = tack.zeros(3, dtype=tack.i32)
-k(out)
-assert out.numpy().tolist() == [4, 4, 4], out.numpy()
-"""
-
-
-@pytest.mark.xfail(reason=CONST_RANGE_BUG, strict=True)
-def test_constant_range_sentinel(tmp_path):
-    script = tmp_path / "const_range.py"
-    script.write_text(SENTINEL)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    try:
-        r = subprocess.run([sys.executable, str(script)], env=env, timeout=30,
-                           capture_output=True, text=True)
-    except subprocess.TimeoutExpired:
-        pytest.fail("a range(4) loop did not finish within 30 s")
-    assert r.returncode == 0, r.stderr[-2000:]
 
 
 @tack.func

@@ -270,10 +270,6 @@ def late_helper(v):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: @tack.kernel looks its @tack.func helpers up in the module's globals when the "
-    "decorator runs, so a helper defined below the kernel is an 'unknown function' "
-    "CompileError at the first call (Python resolves names when the code runs)"))
 def test_function_defined_after_the_kernel(tmp_path, monkeypatch):
     # Python resolves a name when the code runs, so a helper may follow the kernel that calls
     # it in a module; Tack must not refuse that program.
@@ -283,4 +279,49 @@ def test_function_defined_after_the_kernel(tmp_path, monkeypatch):
     mod = importlib.import_module("df_late_module")
     out = zeros(3, np.int32)
     mod.late_kernel(arr(np.array([1, 2, 3], np.int32)), out)
+    assert out.numpy().tolist() == [3, 6, 9]
+
+
+HELPER_MODULE = """import tack
+
+
+@tack.func
+def df_other_file_scale(v, k):
+    return v * k + 1
+"""
+
+KERNEL_MODULE = """import tack
+from df_helpers_b import df_other_file_scale
+
+
+@tack.kernel
+def df_cross_file(x, out):
+    for i in range(len(x)):
+        out[i] = df_other_file_scale(x[i], 3)
+"""
+
+
+def test_function_imported_from_another_module(tmp_path, monkeypatch):
+    (tmp_path / "df_helpers_b.py").write_text(HELPER_MODULE)
+    (tmp_path / "df_kernel_a.py").write_text(KERNEL_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    mod = importlib.import_module("df_kernel_a")
+    out = zeros(4, np.int64)
+    mod.df_cross_file(arr(np.arange(4, dtype=np.int64)), out)
+    assert out.numpy().tolist() == [1, 4, 7, 10]
+
+
+def test_function_defined_in_an_enclosing_function():
+    @tack.func
+    def df_local_triple(v):
+        return v * 3
+
+    @tack.kernel
+    def df_uses_local(x, out):
+        for i in range(len(x)):
+            out[i] = df_local_triple(x[i])
+
+    out = zeros(3, np.int32)
+    df_uses_local(arr(np.array([1, 2, 3], np.int32)), out)
     assert out.numpy().tolist() == [3, 6, 9]

@@ -2,6 +2,10 @@
 parameter the kernel may write -> ValueError before launch (nothing written); a misaligned
 atomic target -> ValueError; wrong arity -> TypeError; scalar values and launch lengths never
 recompile; a kernel that writes an array bumps its version."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -271,3 +275,56 @@ def test_refused_call_bumps_no_version():
     with pytest.raises(ValueError):
         dc_two_outputs(src, out1, ro)
     assert out1.version == v1 and ro.version == vr
+
+
+DISK_CACHE_SCRIPT = """
+import numpy as np, tack
+
+@tack.kernel
+def wwr(a, b, out):
+    for i in range(len(out)):
+        a[i] = 1.0
+        b[i] = 2.0
+        out[i] = a[i]
+
+@tack.kernel
+def shifted(a, out):
+    for i in range(len(out)):
+        out[i] = a[i + 1]
+
+for spec in (True, False):
+    tack.set_specialize_disjoint(spec)
+    for rep in range(2):
+        x, y, out = tack.zeros(64), tack.zeros(64), tack.zeros(64)
+        wwr(x, x, out)   # aliased: the store through b is seen through a
+        assert out.numpy().tolist() == [2.0] * 64, (spec, out.numpy())
+        wwr(x, y, out)   # disjoint
+        assert out.numpy().tolist() == [1.0] * 64, (spec, out.numpy())
+a = tack.array(np.arange(9, dtype=np.float32))
+out = tack.zeros(8)
+shifted(a, out)
+assert out.numpy().tolist() == list(range(1, 9))
+tack.set_debug(True)
+try:
+    shifted(a, tack.zeros(9))   # a[9] is out of bounds: only the checked variant says so
+except IndexError:
+    print("IndexError")
+else:
+    raise SystemExit("no IndexError in debug mode")
+"""
+
+
+def test_disk_cache_keeps_variants_apart(tmp_path):
+    # A second process loads compiled code from the disk cache: the aliased, disjoint and
+    # debug variants must each come back as themselves.
+    script = tmp_path / "cached.py"
+    script.write_text(DISK_CACHE_SCRIPT)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
+    for run in range(2):
+        r = subprocess.run([sys.executable, str(script)], env=env, timeout=120,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, (run, r.stdout, r.stderr[-3000:])
+        assert "IndexError" in r.stdout
+    assert any((tmp_path / "cache").rglob("*"))

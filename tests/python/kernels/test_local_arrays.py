@@ -166,3 +166,30 @@ def test_local_array_is_zeroed_at_each_declaration():
     out = zeros(3, np.int32)
     la_redeclared_in_loop(arr(x), 3, out)
     np.testing.assert_array_equal(out.numpy(), 3 * x + 3)
+
+
+def test_too_large_local_array_is_a_compile_error_not_a_crash():
+    @tack.kernel
+    def la_huge(x, out):
+        for i in range(len(x)):
+            buf = tack.zeros((1_000_000,), tack.f32)
+            buf[i % 7] = x[i]
+            out[i] = buf[i % 7]
+
+    with pytest.raises(tack.CompileError, match="local array"):
+        la_huge(zeros(100, np.float32), zeros(100, np.float32))
+
+
+def test_largest_local_arrays_work_on_the_workers():
+    # 16 KiB of f32 per iteration, many iterations fanned out over the worker threads.
+    @tack.kernel
+    def la_big(x, out):
+        for i in range(len(x)):
+            buf = tack.zeros((4096,), tack.f32)
+            buf[i % 4096] = x[i]
+            out[i] = buf[i % 4096] + buf[(i + 1) % 4096]
+
+    x = rng(115).standard_normal(200_000).astype(np.float32)
+    out = zeros(200_000, np.float32)
+    la_big(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), x)

@@ -138,3 +138,32 @@ def test_five_point_stencil():
     expected[1:-1, 1:-1] = (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]
                             - 4.0 * a[1:-1, 1:-1])
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.kernel
+def nd_scalar_count(n, m, out):
+    for i, j in tack.ndrange(n, m):
+        out[i, j] += 1
+
+
+@pytest.mark.parametrize("n, m", [(2000, 2000), (1, 3_000_000), (3_000_000, 1), (1733, 2111)])
+def test_large_2d_launch_with_i32_extents_each_pair_once(n, m):
+    out = zeros((n, m), np.int8)
+    nd_scalar_count(n, m, out)
+    got = out.numpy()
+    assert got.min() == 1 and got.max() == 1
+
+
+@tack.kernel
+def nd_scalar_count3(n, m, p, out):
+    for i, j, k in tack.ndrange(n, m, p):
+        out[i, j, k] += 1
+
+
+@pytest.mark.parametrize("shape", [(100, 100, 300), (3, 1_000_001, 1), (1, 1, 2_000_000),
+                                   (301, 7, 999)])
+def test_large_3d_launch_with_i32_extents_each_triple_once(shape):
+    out = zeros(shape, np.int8)
+    nd_scalar_count3(*shape, out)
+    got = out.numpy()
+    assert got.min() == 1 and got.max() == 1

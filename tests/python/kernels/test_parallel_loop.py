@@ -141,3 +141,75 @@ def test_large_launch_matches_numpy():
         pl_saxpy(2.5, arr(x), arr(y), out)
         np.testing.assert_array_equal(out.numpy(), np.float32(2.5) * x + y)
     assert pl_saxpy.variant_count == 1
+
+
+@tack.kernel
+def pl_positions(start, stop, step, out):
+    for i in range(start, stop, step):
+        out[(i - start) // step] += 1
+
+
+@pytest.mark.parametrize("start, stop, step", [
+    (0, 3_000_000, 1), (5, 9_000_005, 3), (8_999_999, -1, -3), (-4_000_000, 4_000_000, 7),
+    (2147483647 - 6_000_000, 2147483647, 2), (2147483647, 2147483647 - 6_000_000, -5),
+    (-2147483648, -2147483648 + 5_000_000, 4), (-2147483648 + 5_000_000, -2147483648, -1),
+])
+def test_large_i32_ranges_fan_out(start, stop, step):
+    # Python ints are i32 here: the loop variable is an i32 near the ends of its range, and the
+    # launch is split into chunks over the workers; every position is visited once.
+    r = range(start, stop, step)
+    out = zeros(len(r), np.int32)
+    pl_positions(start, stop, step, out)
+    np.testing.assert_array_equal(out.numpy(), np.ones(len(r), np.int32))
+
+
+@tack.kernel
+def pl_value_at(start, stop, step, out):
+    for i in range(start, stop, step):
+        out[(i - start) // step] = i
+
+
+@pytest.mark.parametrize("start, stop, step", [
+    (2147483647 - 3_000_000, 2147483647, 3), (2147483646, 2147483646 - 3_000_000, -7),
+])
+def test_large_i32_range_values(start, stop, step):
+    r = range(start, stop, step)
+    out = zeros(len(r), np.int32)
+    pl_value_at(start, stop, step, out)
+    np.testing.assert_array_equal(out.numpy(), np.arange(start, stop, step, dtype=np.int64))
+
+
+@tack.kernel
+def pl_assign_loop_var(n, out):
+    for i in range(n):
+        j = i
+        i = i * 2
+        if i > 10:
+            continue
+        out[j] = i
+
+
+@pytest.mark.parametrize("n", [5, 3_000_000])
+def test_assigning_the_loop_variable_does_not_change_the_iteration(n):
+    out = zeros(n, np.int32)
+    pl_assign_loop_var(n, out)
+    expected = np.arange(n, dtype=np.int64) * 2
+    expected[expected > 10] = 0
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tack.kernel
+def pl_assign_nd_vars(out):
+    for i, j in tack.ndrange(out.shape[0], out.shape[1]):
+        a = i
+        b = j
+        i = 0
+        j = 0
+        out[a, b] = a * 1000 + b + i + j
+
+
+def test_assigning_ndrange_variables():
+    out = zeros((700, 900), np.int64)
+    pl_assign_nd_vars(out)
+    i, j = np.indices((700, 900))
+    np.testing.assert_array_equal(out.numpy(), i * 1000 + j)
