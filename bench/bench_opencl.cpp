@@ -107,13 +107,21 @@ void triad_reference(benchmark::State& state) {
 }
 
 BENCHMARK_CAPTURE(triad_tack, cpu, false)
-    ->Name("triad 64 Mi f32 cpu/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("triad 64 Mi f32 cpu/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(triad_reference)
-    ->Name("triad 64 Mi f32 cpu/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("triad 64 Mi f32 cpu/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(triad_tack, opencl, true)
-    ->Name("triad 64 Mi f32 opencl/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("triad 64 Mi f32 opencl/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(triad_reference)
-    ->Name("triad 64 Mi f32 opencl/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("triad 64 Mi f32 opencl/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // ---- sum reduction ------------------------------------------------------------------------------
 
@@ -154,13 +162,21 @@ void sum_reference(benchmark::State& state) {
 }
 
 BENCHMARK_CAPTURE(sum_tack, cpu, false)
-    ->Name("sum 64 Mi f32 cpu/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("sum 64 Mi f32 cpu/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(sum_reference)
-    ->Name("sum 64 Mi f32 cpu/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("sum 64 Mi f32 cpu/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(sum_tack, opencl, true)
-    ->Name("sum 64 Mi f32 opencl/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("sum 64 Mi f32 opencl/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(sum_reference)
-    ->Name("sum 64 Mi f32 opencl/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Name("sum 64 Mi f32 opencl/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // ---- per-launch cost of a 16-element kernel -----------------------------------------------------
 
@@ -195,7 +211,8 @@ void launch_waited(benchmark::State& state) {
 
 BENCHMARK_CAPTURE(launch_queued, cpu, false)->Name("launch 16 elements cpu/tack")->UseRealTime();
 BENCHMARK_CAPTURE(launch_queued, opencl, true)
-    ->Name("launch 16 elements opencl queued/tack")->UseRealTime();
+    ->Name("launch 16 elements opencl queued/tack")
+    ->UseRealTime();
 BENCHMARK(launch_waited)->Name("launch 16 elements opencl waited/tack")->UseRealTime();
 
 }  // namespace

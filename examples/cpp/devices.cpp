@@ -27,7 +27,7 @@ def saxpy(alpha, x, y, out):
     tack::Array tx = tack::array(x, {n}, d);  // copies the host data onto the device
     tack::Array ty = tack::array(y, {n}, d);
     tack::Array out = tack::zeros({n}, tack::f32, d);
-    saxpy(2.5, tx, ty, out);                       // queued on OpenCL: returns at once
+    saxpy(2.5, tx, ty, out);                          // queued on OpenCL: returns at once
     std::vector<float> got = out.to_vector<float>();  // waits for the launch
     const bool same = got == expected;
     failures += same ? 0 : 1;

@@ -250,8 +250,11 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
   check_writable_arrays(facts, args);
   check_atomic_alignment(facts, args);
   switch (v.device_kind) {
-    case DeviceKind::Cpu: break;
-    case DeviceKind::OpenCl: opencl_launch(v, opencl_code(v, compile_mutex_), args, facts); return;
+    case DeviceKind::Cpu:
+      break;
+    case DeviceKind::OpenCl:
+      opencl_launch(v, opencl_code(v, compile_mutex_), args, facts);
+      return;
   }
   const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
   launch(v, code_for(v, disjoint), args);

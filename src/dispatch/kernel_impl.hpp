@@ -98,7 +98,8 @@ class KernelImpl {
 // -1: a local array); the same message on every device.
 [[noreturn]] void raise_out_of_bounds(const std::string& kernel,
                                       const std::vector<std::string>& param_names,
-                                      const KernelArg* args, const codegen::TackDebugStatus& status);
+                                      const KernelArg* args,
+                                      const codegen::TackDebugStatus& status);
 
 // Compiles a variant's IR for the CPU through the disk cache (dispatch/cpu_compile.cpp).
 CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug);

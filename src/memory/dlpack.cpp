@@ -65,7 +65,8 @@ bool device_accepts(const Device& device, dlpack::DeviceType type) {
 Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape& shape,
                          const std::vector<std::int64_t>& byte_strides, const Device& device) {
   const auto item = static_cast<std::int64_t>(itemsize(scalar));
-  if (detail::element_count(shape, "tack.from_dlpack") == 0) return empty(shape, DType(scalar), device);
+  if (detail::element_count(shape, "tack.from_dlpack") == 0)
+    return empty(shape, DType(scalar), device);
   // The byte range [lo, hi) relative to `address` that the elements cover (strides may be
   // negative, or zero for broadcast dimensions).
   std::int64_t lo = 0, hi = item;

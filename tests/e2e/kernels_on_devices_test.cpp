@@ -93,7 +93,7 @@ def saxpy(alpha, x, y):
     yd[i] = y[i];
   }
   Array ty = arr(y), tyd = arr(yd);
-  k(2.5, arr(x), ty);   // f32 arrays: the float scalar is f32
+  k(2.5, arr(x), ty);    // f32 arrays: the float scalar is f32
   k(2.5, arr(xd), tyd);  // f64 arrays: f64
   auto gy = ty.to_vector<float>();
   auto gyd = tyd.to_vector<double>();
@@ -118,7 +118,9 @@ def stencil(a, out):
   Array out = zeros({rows, cols}, f64, dev_);
   k(arr(a, {rows, cols}), out);
   auto got = out.to_vector<double>();
-  auto at = [&](std::int64_t i, std::int64_t j) { return a[static_cast<std::size_t>(i * cols + j)]; };
+  auto at = [&](std::int64_t i, std::int64_t j) {
+    return a[static_cast<std::size_t>(i * cols + j)];
+  };
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < cols; ++j) {
       double want = 0.0;
@@ -210,7 +212,8 @@ def reverse_rows(x, out):
   auto got = out.to_vector<float>();
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < 8; ++j) {
-      ASSERT_EQ(got[static_cast<std::size_t>(i * 8 + j)], x[static_cast<std::size_t>(i * 8 + 7 - j)]);
+      ASSERT_EQ(got[static_cast<std::size_t>(i * 8 + j)],
+                x[static_cast<std::size_t>(i * 8 + 7 - j)]);
     }
   }
 }
@@ -236,7 +239,8 @@ def local_oob(n, out):
   // The other iterations ran; the skipped load gave 0.
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 5, 6, 7, 8, 0}));
   Array o2 = zeros({2}, i32, dev_);
-  expect_error<IndexError>([&] { local(4, o2); }, {"local_oob", "index", "local array of extent 4"});
+  expect_error<IndexError>([&] { local(4, o2); },
+                           {"local_oob", "index", "local array of extent 4"});
   // In bounds: no error in debug mode either.
   local(0, o2);
   EXPECT_EQ(o2.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 0}));
@@ -249,7 +253,7 @@ TEST_P(OnDevice, ReadOnlyArrayBoundToAWrittenParameter) {
   Array ro = array_from_ptr(out.address(), f32, {3}, /*writable=*/false, dev_);
   expect_error<ValueError>([&] { k(a, a, ro); }, {"vadd", "'out'", "read-only"});
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{0, 0, 0}));  // nothing launched
-  k(ro, ro, out);  // read-only arrays may be read
+  k(ro, ro, out);                                                    // read-only arrays may be read
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{0, 0, 0}));
 }
 
@@ -267,7 +271,8 @@ def scale(x, s):
   EXPECT_GT(root.version(), before);  // a write through a view bumps the allocation's version
   auto got = root.to_vector<std::int64_t>();
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::int64_t want = (i >= 5 && i < 12) ? v[i] * 10 + static_cast<std::int64_t>(i - 5) : v[i];
+    const std::int64_t want =
+        (i >= 5 && i < 12) ? v[i] * 10 + static_cast<std::int64_t>(i - 5) : v[i];
     EXPECT_EQ(got[i], want) << i;
   }
   // 2-D row views at an odd row.

@@ -107,9 +107,10 @@ TEST_F(OpenClDispatch, LaunchReturnsBeforeTheDeviceRunsIt) {
   gate.emplace(*backend_);
   const std::uint64_t before = b.version();
   a.fill(41.0);  // queued behind the gate, like the launch
-  EXPECT_TRUE(returns_while_gated(*gate, [&] { k(a, b); }, 5.0))
+  EXPECT_TRUE(returns_while_gated(
+      *gate, [&] { k(a, b); }, 5.0))
       << "the launch waited for the device";
-  EXPECT_EQ(b.version(), before + 1);  // bumped when queued
+  EXPECT_EQ(b.version(), before + 1);       // bumped when queued
   EXPECT_EQ(b.item<float>({4999}), 42.0f);  // the read waited for the fill and the launch
   EXPECT_FALSE(pending(b));
 }
@@ -197,7 +198,8 @@ TEST_F(OpenClDispatch, SharedArraysCompleteTheirLaunchesBeforeReturning) {
 TEST_F(OpenClDispatch, SyncWaitsForEverything) {
   Kernel k = kernel(kIncrement);
   std::vector<Array> arrays;
-  for (int i = 0; i < 6; ++i) arrays.push_back(full({20000}, Scalar::from(static_cast<double>(i)), f32, *dev_));
+  for (int i = 0; i < 6; ++i)
+    arrays.push_back(full({20000}, Scalar::from(static_cast<double>(i)), f32, *dev_));
   for (int r = 0; r < 3; ++r) {
     for (int i = 0; i + 1 < 6; ++i) k(arrays[i], arrays[i + 1]);
   }
@@ -211,8 +213,8 @@ TEST_F(OpenClDispatch, ArraysOfTwoDevicesAreRefused) {
   Kernel k = kernel(kIncrement);
   Array host = zeros({10}, f32, device("cpu"));
   Array dev = zeros({10}, f32, *dev_);
-  expect_error<RuntimeError>([&] { k(host, dev); },
-                             {"increment", "'a' is on device 'cpu'", "'b' is on device 'opencl:0'"});
+  expect_error<RuntimeError>([&] { k(host, dev); }, {"increment", "'a' is on device 'cpu'",
+                                                     "'b' is on device 'opencl:0'"});
   expect_error<RuntimeError>([&] { k(dev, host); },
                              {"'a' is on device 'opencl:0'", "'b' is on device 'cpu'"});
 }

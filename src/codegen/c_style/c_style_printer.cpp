@@ -738,10 +738,12 @@ void Emitter::parallel_for(const ParallelFor& pf) {
     line(u64 + " tack_per = tack_total / tack_items + (tack_total % tack_items != 0);");
     line(u64 + " tack_g = " + d_.global_id() + ";");
     // g * per stays within total (no overflow) exactly when g <= total / per.
-    line(u64 + " tack_begin = (tack_per == 0 || tack_g > tack_total / tack_per) ? tack_total : "
-               "tack_g * tack_per;");
-    line(u64 + " tack_end = tack_total - tack_begin < tack_per ? tack_total : tack_begin + "
-               "tack_per;");
+    line(u64 +
+         " tack_begin = (tack_per == 0 || tack_g > tack_total / tack_per) ? tack_total : "
+         "tack_g * tack_per;");
+    line(u64 +
+         " tack_end = tack_total - tack_begin < tack_per ? tack_total : tack_begin + "
+         "tack_per;");
     line("for (" + u64 + " tack_i = tack_begin; tack_i < tack_end; ++tack_i) {");
   } else {
     line("for (" + u64 + " tack_i = " + d_.global_id() +

@@ -253,8 +253,8 @@ OpenClDiscovery discover_opencl(const std::shared_ptr<const OpenClApi>& api) {
         info.max_alloc = device_value<cl_ulong>(*api, d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
         info.global_mem = device_value<cl_ulong>(*api, d, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
         info.compute_units = device_value<cl_uint>(*api, d, CL_DEVICE_MAX_COMPUTE_UNITS, 1);
-        info.cpu = (device_value<cl_device_type>(*api, d, CL_DEVICE_TYPE, 0) &
-                    CL_DEVICE_TYPE_CPU) != 0;
+        info.cpu =
+            (device_value<cl_device_type>(*api, d, CL_DEVICE_TYPE, 0) & CL_DEVICE_TYPE_CPU) != 0;
         if (info.compute_units == 0) info.compute_units = 1;
         info.fp64 = has_extension(extensions, "cl_khr_fp64") ||
                     device_value<cl_device_fp_config>(*api, d, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
