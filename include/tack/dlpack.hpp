@@ -131,9 +131,9 @@ struct ExportedTensor {
 };
 // __dlpack__: checks the request as the DLPack Python specification says and exports `a`, in
 // the versioned form when max_version's major is at least 1, else in the legacy form. On the
-// CPU the stream must be None or -1 (ValueError); dl_device must be the array's own device
-// (BufferError: Tack exports no cross-device copies); a read-only array cannot go out in the
-// legacy form without copy=True (BufferError); copy=True exports a copy.
+// CPU and on OpenCL (no streams) the stream must be None or -1 (ValueError); dl_device must be
+// the array's own device (BufferError: Tack exports no cross-device copies); a read-only array
+// cannot go out in the legacy form without copy=True (BufferError); copy=True exports a copy.
 ExportedTensor export_dlpack(const Array& a, const ExportRequest& request);
 
 // tack.from_dlpack on what a producer handed over: a capsule named `capsule_name` holding

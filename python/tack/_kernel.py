@@ -143,8 +143,9 @@ def kernel_from_source(source, name="", first_line=1):
 
 
 def inspect(k, *args, mode="ir"):
-    """The Tack IR ("ir"), LLVM IR ("source") or optimized LLVM IR ("optimized") of the variant
-    these arguments would run."""
+    """The code of the variant these arguments would run: the Tack IR ("ir"); the backend's
+    source ("source": LLVM IR on the CPU, OpenCL C on OpenCL); or the optimized code
+    ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on OpenCL)."""
     return _tack.inspect(k.compiled if isinstance(k, Kernel) else k, *args, mode=mode)
 
 
