@@ -51,12 +51,16 @@ void fill_reference(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kBytes);
 }
-BENCHMARK(fill_reference)->Name("fill 256 MiB/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(fill_reference)
+    ->Name("fill 256 MiB/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void copy_in_tack(benchmark::State& state) {
   std::vector<float> host(kFloats, 2.0f);
   tack::Array a = tack::empty({kFloats});
-  for (auto _ : state) tack::copyto(a, tack::HostView{host.data(), tack::ScalarType::f32, {kFloats}, {}});
+  for (auto _ : state)
+    tack::copyto(a, tack::HostView{host.data(), tack::ScalarType::f32, {kFloats}, {}});
   state.SetBytesProcessed(state.iterations() * kBytes);
 }
 BENCHMARK(copy_in_tack)->Name("copyto 256 MiB/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -67,7 +71,10 @@ void copy_out_tack(benchmark::State& state) {
   for (auto _ : state) a.to_host(host.data(), kBytes);
   state.SetBytesProcessed(state.iterations() * kBytes);
 }
-BENCHMARK(copy_out_tack)->Name("to_host 256 MiB/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(copy_out_tack)
+    ->Name("to_host 256 MiB/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void memcpy_reference(benchmark::State& state) {
   std::vector<float> src(kFloats, 2.0f), dst(kFloats, 0.0f);
@@ -77,8 +84,14 @@ void memcpy_reference(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kBytes);
 }
-BENCHMARK(memcpy_reference)->Name("copyto 256 MiB/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(memcpy_reference)->Name("to_host 256 MiB/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(memcpy_reference)
+    ->Name("copyto 256 MiB/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(memcpy_reference)
+    ->Name("to_host 256 MiB/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -59,7 +59,10 @@ void cold_compile(benchmark::State& state) {
     k(x, y);
   }
 }
-BENCHMARK(cold_compile)->Name("cold compile + first launch/tack")->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK(cold_compile)
+    ->Name("cold compile + first launch/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(20);
 
 // The same kernel from a warm disk cache: a new Kernel object each time, so nothing is in memory.
 void cache_load(benchmark::State& state) {
@@ -74,7 +77,10 @@ void cache_load(benchmark::State& state) {
   }
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(cache_load)->Name("disk cache load + first launch/tack")->Unit(benchmark::kMillisecond)->Iterations(50);
+BENCHMARK(cache_load)
+    ->Name("disk cache load + first launch/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(50);
 
 }  // namespace
 

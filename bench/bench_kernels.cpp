@@ -13,7 +13,7 @@
 
 namespace {
 
-constexpr std::int64_t kN = 64ll << 20;  // 64 Mi elements
+constexpr std::int64_t kN = 64ll << 20;   // 64 Mi elements
 constexpr std::int64_t kSide = 4096;      // stencil grid
 constexpr std::int64_t kChunk = 1 << 16;  // reduction chunk
 constexpr int kBins = 256;
@@ -26,8 +26,8 @@ def triad(a, b, c, s):
     for i in range(a.shape[0]):
         c[i] = a[i] + s * b[i]
 )");
-  tack::Array a = tack::full({kN}, tack::Scalar::from(1.0)), b = tack::full({kN}, tack::Scalar::from(2.0)),
-              c = tack::zeros({kN});
+  tack::Array a = tack::full({kN}, tack::Scalar::from(1.0)),
+              b = tack::full({kN}, tack::Scalar::from(2.0)), c = tack::zeros({kN});
   triad(a, b, c, 3.0);
   for (auto _ : state) triad(a, b, c, 3.0);
   state.SetBytesProcessed(state.iterations() * kN * 12);
@@ -46,7 +46,10 @@ void triad_reference(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kN * 12);
 }
-BENCHMARK(triad_reference)->Name("triad 64 Mi f32/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(triad_reference)
+    ->Name("triad 64 Mi f32/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void sum_tack(benchmark::State& state) {
   tack::Kernel partial_sums = tack::kernel(R"(
@@ -92,7 +95,10 @@ void sum_reference(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kN * 4);
 }
-BENCHMARK(sum_reference)->Name("sum 64 Mi f32/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(sum_reference)
+    ->Name("sum 64 Mi f32/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void stencil_tack(benchmark::State& state) {
   tack::Kernel stencil = tack::kernel(R"(
@@ -100,12 +106,16 @@ def stencil(u, v):
     for i, j in tack.ndrange((1, u.shape[0] - 1), (1, u.shape[1] - 1)):
         v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
 )");
-  tack::Array u = tack::full({kSide, kSide}, tack::Scalar::from(1.0)), v = tack::zeros({kSide, kSide});
+  tack::Array u = tack::full({kSide, kSide}, tack::Scalar::from(1.0)),
+              v = tack::zeros({kSide, kSide});
   stencil(u, v);
   for (auto _ : state) stencil(u, v);
   state.SetBytesProcessed(state.iterations() * kSide * kSide * 8);
 }
-BENCHMARK(stencil_tack)->Name("stencil 4096x4096 f32/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(stencil_tack)
+    ->Name("stencil 4096x4096 f32/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void stencil_reference(benchmark::State& state) {
   std::vector<float> u(kSide * kSide, 1.0f), v(kSide * kSide, 0.0f);
@@ -121,7 +131,10 @@ void stencil_reference(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kSide * kSide * 8);
 }
-BENCHMARK(stencil_reference)->Name("stencil 4096x4096 f32/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(stencil_reference)
+    ->Name("stencil 4096x4096 f32/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 std::vector<std::int32_t> random_bins() {
   std::vector<std::int32_t> v(kN / 4);
@@ -146,7 +159,10 @@ def histogram(values, bins):
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(host.size()));
 }
-BENCHMARK(histogram_tack)->Name("histogram 16 Mi i32 atomics/tack")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(histogram_tack)
+    ->Name("histogram 16 Mi i32 atomics/tack")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void histogram_reference(benchmark::State& state) {
   auto values = random_bins();
@@ -163,7 +179,10 @@ void histogram_reference(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(histogram_reference)->Name("histogram 16 Mi i32 atomics/reference")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(histogram_reference)
+    ->Name("histogram 16 Mi i32 atomics/reference")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -47,8 +47,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
                   r->second.first, r->second.first / t.first, t.second / 1e9,
                   r->second.second / 1e9);
     }
-    std::printf("(times in the benchmark's unit; ratio = reference / tack, above 1 means Tack is "
-                "faster)\n");
+    std::printf(
+        "(times in the benchmark's unit; ratio = reference / tack, above 1 means Tack is "
+        "faster)\n");
   }
 
  private:
@@ -65,5 +66,7 @@ inline int run_with_ratios(int argc, char** argv) {
 
 }  // namespace tack::bench
 
-#define TACK_BENCH_MAIN() \
-  int main(int argc, char** argv) { return tack::bench::run_with_ratios(argc, argv); }
+#define TACK_BENCH_MAIN()                            \
+  int main(int argc, char** argv) {                  \
+    return tack::bench::run_with_ratios(argc, argv); \
+  }

@@ -123,16 +123,26 @@ class Array {
  private:
   template <class T>
   static constexpr ScalarType scalar_kind_of() {
-    if constexpr (std::is_same_v<T, std::int8_t>) return ScalarType::i8;
-    else if constexpr (std::is_same_v<T, std::int16_t>) return ScalarType::i16;
-    else if constexpr (std::is_same_v<T, std::int32_t>) return ScalarType::i32;
-    else if constexpr (std::is_same_v<T, std::int64_t>) return ScalarType::i64;
-    else if constexpr (std::is_same_v<T, std::uint8_t>) return ScalarType::u8;
-    else if constexpr (std::is_same_v<T, std::uint16_t>) return ScalarType::u16;
-    else if constexpr (std::is_same_v<T, std::uint32_t>) return ScalarType::u32;
-    else if constexpr (std::is_same_v<T, std::uint64_t>) return ScalarType::u64;
-    else if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
-    else return ScalarType::f64;
+    if constexpr (std::is_same_v<T, std::int8_t>)
+      return ScalarType::i8;
+    else if constexpr (std::is_same_v<T, std::int16_t>)
+      return ScalarType::i16;
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+      return ScalarType::i32;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+      return ScalarType::i64;
+    else if constexpr (std::is_same_v<T, std::uint8_t>)
+      return ScalarType::u8;
+    else if constexpr (std::is_same_v<T, std::uint16_t>)
+      return ScalarType::u16;
+    else if constexpr (std::is_same_v<T, std::uint32_t>)
+      return ScalarType::u32;
+    else if constexpr (std::is_same_v<T, std::uint64_t>)
+      return ScalarType::u64;
+    else if constexpr (std::is_same_v<T, float>)
+      return ScalarType::f32;
+    else
+      return ScalarType::f64;
   }
   void read_element(const std::vector<std::int64_t>& index, void* out, std::size_t size,
                     ScalarType as) const;
@@ -215,17 +225,22 @@ Array array(const std::vector<T>& data, const Shape& shape, const Device& d) {
   HostView v;
   v.data = data.data();
   v.dtype = ScalarType::f32;
-  if constexpr (std::is_same_v<T, double>) v.dtype = ScalarType::f64;
-  else if constexpr (std::is_same_v<T, std::int32_t>) v.dtype = ScalarType::i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) v.dtype = ScalarType::i64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) v.dtype = ScalarType::u8;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) v.dtype = ScalarType::u32;
-  else static_assert(std::is_same_v<T, float>, "tack::array<T>: T must be a Tack scalar type");
+  if constexpr (std::is_same_v<T, double>)
+    v.dtype = ScalarType::f64;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    v.dtype = ScalarType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    v.dtype = ScalarType::i64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    v.dtype = ScalarType::u8;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    v.dtype = ScalarType::u32;
+  else
+    static_assert(std::is_same_v<T, float>, "tack::array<T>: T must be a Tack scalar type");
   v.shape = shape;
   if (detail::element_count(shape, "tack::array") != static_cast<std::int64_t>(data.size()))
-    throw ValueError("tack::array: " + std::to_string(data.size()) +
-                     " values cannot fill shape " + detail::shape_str(shape) +
-                     "; pass as many values as the shape has elements");
+    throw ValueError("tack::array: " + std::to_string(data.size()) + " values cannot fill shape " +
+                     detail::shape_str(shape) + "; pass as many values as the shape has elements");
   return array(v, std::nullopt, d);
 }
 

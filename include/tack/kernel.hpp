@@ -23,16 +23,18 @@ struct KernelArg {
   Scalar scalar;
 
   KernelArg() = default;
-  KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
+  KernelArg(const Array& a) : array(&a) {}   // NOLINT: arrays pass as themselves
   KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   KernelArg(T v) {  // NOLINT: ints, floats and bools pass as Python's would
-    if constexpr (std::is_same_v<T, bool>) scalar = Scalar::from_bool(v);
-    else if constexpr (std::is_floating_point_v<T>) scalar = Scalar::from(static_cast<double>(v));
+    if constexpr (std::is_same_v<T, bool>)
+      scalar = Scalar::from_bool(v);
+    else if constexpr (std::is_floating_point_v<T>)
+      scalar = Scalar::from(static_cast<double>(v));
     else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) {
       // As Python's int: u64 only above INT64_MAX.
       scalar = v > static_cast<T>(INT64_MAX) ? Scalar::from_unsigned(v)
-                                              : Scalar::from(static_cast<std::int64_t>(v));
+                                             : Scalar::from(static_cast<std::int64_t>(v));
     } else {
       scalar = Scalar::from(static_cast<std::int64_t>(v));
     }

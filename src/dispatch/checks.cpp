@@ -43,12 +43,11 @@ void check_atomic_alignment(const ParamFacts& f, const KernelArg* args) {
     const Array* arr = args[a.param].array;
     if (arr == nullptr) continue;
     if (arr->address() % static_cast<std::uintptr_t>(a.alignment) != 0) {
-      throw ValueError("kernel '" + *f.kernel_name + "': atomic target parameter " +
-                       std::to_string(a.param) + " ('" + (*f.param_names)[a.param] +
-                       "') requires " + std::to_string(a.alignment) +
-                       "-byte alignment, but its array starts at address " +
-                       std::to_string(arr->address()) +
-                       "; pass an array allocated by Tack or a copy of this one");
+      throw ValueError(
+          "kernel '" + *f.kernel_name + "': atomic target parameter " + std::to_string(a.param) +
+          " ('" + (*f.param_names)[a.param] + "') requires " + std::to_string(a.alignment) +
+          "-byte alignment, but its array starts at address " + std::to_string(arr->address()) +
+          "; pass an array allocated by Tack or a copy of this one");
     }
   }
 }

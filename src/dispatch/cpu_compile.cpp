@@ -36,9 +36,9 @@ std::string build_id() {
 std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
   static const std::string target = codegen::host_target_id();
   static const std::string build = build_id();
-  return std::string("tack ") + TACK_VERSION + " " + build + "\nllvm " + TACK_LLVM_VERSION + "\ntarget " +
-         target + "\ndisjoint " + (disjoint ? "1" : "0") + "\ndebug " + (debug ? "1" : "0") +
-         "\n" + ir::to_string(fn);
+  return std::string("tack ") + TACK_VERSION + " " + build + "\nllvm " + TACK_LLVM_VERSION +
+         "\ntarget " + target + "\ndisjoint " + (disjoint ? "1" : "0") + "\ndebug " +
+         (debug ? "1" : "0") + "\n" + ir::to_string(fn);
 }
 
 }  // namespace

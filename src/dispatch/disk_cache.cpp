@@ -63,7 +63,8 @@ std::optional<std::vector<char>> cache_load(const std::string& key) {
   if (key_size != key.size() || content.size() < header + key_size) return std::nullopt;
   if (content.compare(header, key_size, key) != 0) return std::nullopt;
   const std::size_t object_at = header + key_size;
-  if (fnv1a(content.data() + object_at, content.size() - object_at) != checksum) return std::nullopt;
+  if (fnv1a(content.data() + object_at, content.size() - object_at) != checksum)
+    return std::nullopt;
   return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(object_at), content.end());
 }
 

@@ -29,19 +29,33 @@ std::atomic<bool>& disjoint_flag() {
 
 Kernel::Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
 
-void Kernel::call(const KernelArg* args, std::size_t count) const { impl_->call(args, count); }
-const std::string& Kernel::name() const { return impl_->name(); }
-std::size_t Kernel::variant_count() const { return impl_->variant_count(); }
-
-Kernel kernel(std::string_view source, std::string_view name, int first_line) {
-  return Kernel(std::make_shared<detail::KernelImpl>(std::string(source), std::string(name),
-                                                     first_line));
+void Kernel::call(const KernelArg* args, std::size_t count) const {
+  impl_->call(args, count);
+}
+const std::string& Kernel::name() const {
+  return impl_->name();
+}
+std::size_t Kernel::variant_count() const {
+  return impl_->variant_count();
 }
 
-void set_debug(bool on) { debug_flag().store(on, std::memory_order_relaxed); }
-bool debug() { return debug_flag().load(std::memory_order_relaxed); }
-void set_specialize_disjoint(bool on) { disjoint_flag().store(on, std::memory_order_relaxed); }
-bool specialize_disjoint() { return disjoint_flag().load(std::memory_order_relaxed); }
+Kernel kernel(std::string_view source, std::string_view name, int first_line) {
+  return Kernel(
+      std::make_shared<detail::KernelImpl>(std::string(source), std::string(name), first_line));
+}
+
+void set_debug(bool on) {
+  debug_flag().store(on, std::memory_order_relaxed);
+}
+bool debug() {
+  return debug_flag().load(std::memory_order_relaxed);
+}
+void set_specialize_disjoint(bool on) {
+  disjoint_flag().store(on, std::memory_order_relaxed);
+}
+bool specialize_disjoint() {
+  return disjoint_flag().load(std::memory_order_relaxed);
+}
 
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode) {
   return k.impl()->inspect(args.data(), args.size(), mode);

@@ -23,16 +23,26 @@ namespace {
 
 ir::ScalarType ir_type(ScalarType t) {
   switch (t) {
-    case ScalarType::i8: return ir::ScalarType::I8;
-    case ScalarType::i16: return ir::ScalarType::I16;
-    case ScalarType::i32: return ir::ScalarType::I32;
-    case ScalarType::i64: return ir::ScalarType::I64;
-    case ScalarType::u8: return ir::ScalarType::U8;
-    case ScalarType::u16: return ir::ScalarType::U16;
-    case ScalarType::u32: return ir::ScalarType::U32;
-    case ScalarType::u64: return ir::ScalarType::U64;
-    case ScalarType::f32: return ir::ScalarType::F32;
-    case ScalarType::f64: return ir::ScalarType::F64;
+    case ScalarType::i8:
+      return ir::ScalarType::I8;
+    case ScalarType::i16:
+      return ir::ScalarType::I16;
+    case ScalarType::i32:
+      return ir::ScalarType::I32;
+    case ScalarType::i64:
+      return ir::ScalarType::I64;
+    case ScalarType::u8:
+      return ir::ScalarType::U8;
+    case ScalarType::u16:
+      return ir::ScalarType::U16;
+    case ScalarType::u32:
+      return ir::ScalarType::U32;
+    case ScalarType::u64:
+      return ir::ScalarType::U64;
+    case ScalarType::f32:
+      return ir::ScalarType::F32;
+    case ScalarType::f64:
+      return ir::ScalarType::F64;
   }
   return ir::ScalarType::F32;
 }
@@ -52,9 +62,12 @@ std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
       std::memcpy(&bits, &d, 8);
       return bits;
     }
-    case ir::ScalarType::U64: return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
-    case ir::ScalarType::Bool: return s.i != 0 ? 1 : 0;
-    default: return static_cast<std::uint64_t>(s.i);
+    case ir::ScalarType::U64:
+      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
+    case ir::ScalarType::Bool:
+      return s.i != 0 ? 1 : 0;
+    default:
+      return static_cast<std::uint64_t>(s.i);
   }
 }
 
@@ -64,7 +77,9 @@ std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
 constexpr double kFanOutNs = 20000.0;
 constexpr std::int64_t kProbeIterations = 512;
 
-std::string shape_of_param(const Array& a) { return shape_str(a.shape()); }
+std::string shape_of_param(const Array& a) {
+  return shape_str(a.shape());
+}
 
 }  // namespace
 
@@ -157,9 +172,15 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
                 ? ir::ScalarType::I32
                 : ir::ScalarType::I64;
         break;
-      case Scalar::Kind::UInt: t = ir::ScalarType::U64; break;
-      case Scalar::Kind::Float: t = any_f64_array ? ir::ScalarType::F64 : ir::ScalarType::F32; break;
-      case Scalar::Kind::Bool: t = ir::ScalarType::Bool; break;
+      case Scalar::Kind::UInt:
+        t = ir::ScalarType::U64;
+        break;
+      case Scalar::Kind::Float:
+        t = any_f64_array ? ir::ScalarType::F64 : ir::ScalarType::F32;
+        break;
+      case Scalar::Kind::Bool:
+        t = ir::ScalarType::Bool;
+        break;
     }
     key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Scalar, t, 0, 0};
   }
@@ -185,7 +206,8 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
     // Untraceable stores: every array counts as written.
     v->written[i] = key.args[i].is_array() && (!written || (*written)[i]);
   }
-  for (const auto& t : analysis::atomic_targets(v->ir)) v->atomics.push_back({t.param, t.alignment});
+  for (const auto& t : analysis::atomic_targets(v->ir))
+    v->atomics.push_back({t.param, t.alignment});
   codegen::ArgLayout layout = codegen::arg_layout(v->ir);
   v->slot_of = std::move(layout.first_slot);
   v->slot_count = layout.slot_count;
@@ -232,7 +254,8 @@ const CompiledCode& KernelImpl::code_for(Variant& v, bool disjoint) {
   if (const CompiledCode* c = v.code[disjoint].load(std::memory_order_acquire)) return *c;
   std::lock_guard compile_lock(compile_mutex_);
   if (const CompiledCode* c = v.code[disjoint].load(std::memory_order_acquire)) return *c;
-  v.storage[disjoint] = std::make_unique<CompiledCode>(compile_for_cpu(v.ir, disjoint, v.key.debug));
+  v.storage[disjoint] =
+      std::make_unique<CompiledCode>(compile_for_cpu(v.ir, disjoint, v.key.debug));
   v.code[disjoint].store(v.storage[disjoint].get(), std::memory_order_release);
   return *v.storage[disjoint];
 }
@@ -274,7 +297,8 @@ void KernelImpl::launch(Variant& v, const CompiledCode& code, const KernelArg* a
     if (const Array* a = args[i].array) {
       s[0] = a->address();
       for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
-      if (a->dtype().is_vector()) s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
+      if (a->dtype().is_vector())
+        s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
     } else {
       s[0] = scalar_slot(args[i].scalar, v.key.args[i].type);
     }

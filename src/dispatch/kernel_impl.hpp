@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/signature.hpp"
 #include "codegen/kernel_abi.hpp"
+#include "compiler/signature.hpp"
 #include "dispatch/checks.hpp"
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
@@ -51,7 +51,7 @@ struct Variant {
   ir::Function ir;
   std::vector<bool> written;  // per parameter: may the kernel store to it or use it atomically
   std::vector<AtomicRequirement> atomics;
-  std::vector<int> slot_of;   // per parameter: its first argument slot
+  std::vector<int> slot_of;  // per parameter: its first argument slot
   int slot_count = 0;
   // Compiled code per value of the disjoint bit, made on first use.
   std::unique_ptr<CompiledCode> storage[2];

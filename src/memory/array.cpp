@@ -44,8 +44,7 @@ std::string shape_str(const Shape& shape) {
 using detail::element_count;
 using detail::shape_str;
 
-Array::Array(std::shared_ptr<detail::DeviceBuffer> buffer, DType dtype, Shape shape,
-             bool writable)
+Array::Array(std::shared_ptr<detail::DeviceBuffer> buffer, DType dtype, Shape shape, bool writable)
     : buffer_(std::move(buffer)), dtype_(dtype), shape_(std::move(shape)), writable_(writable) {
   TACK_INTERNAL_ASSERT(buffer_ != nullptr, "array without a buffer");
   TACK_INTERNAL_ASSERT(
@@ -60,13 +59,27 @@ Shape Array::numpy_shape() const {
   return s;
 }
 
-std::int64_t Array::size() const { return element_count(shape_, "size"); }
-std::size_t Array::nbytes() const { return static_cast<std::size_t>(size()) * dtype_.itemsize(); }
-Device Array::device() const { return Device(buffer_->backend()); }
-std::uint64_t Array::version() const { return buffer_->version(); }
-bool Array::is_view() const { return buffer_->is_view(); }
-bool Array::shared() const { return buffer_->shared(); }
-std::uintptr_t Array::address() const { return buffer_->address(); }
+std::int64_t Array::size() const {
+  return element_count(shape_, "size");
+}
+std::size_t Array::nbytes() const {
+  return static_cast<std::size_t>(size()) * dtype_.itemsize();
+}
+Device Array::device() const {
+  return Device(buffer_->backend());
+}
+std::uint64_t Array::version() const {
+  return buffer_->version();
+}
+bool Array::is_view() const {
+  return buffer_->is_view();
+}
+bool Array::shared() const {
+  return buffer_->shared();
+}
+std::uintptr_t Array::address() const {
+  return buffer_->address();
+}
 
 void Array::check_writable(const char* what) const {
   if (writable_) return;
@@ -162,8 +175,8 @@ std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
     const std::int64_t n = dtype_.vector_n;
     if (component < 0) component += n;
     if (component < 0 || component >= n) {
-      throw IndexError("component index " + std::to_string(idx.back()) +
-                       " is out of bounds for " + dtype_.str() + " elements");
+      throw IndexError("component index " + std::to_string(idx.back()) + " is out of bounds for " +
+                       dtype_.str() + " elements");
     }
   }
   std::vector<std::byte> raw(dtype_.itemsize());
@@ -171,7 +184,8 @@ std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
   const std::size_t cs = itemsize(dtype_.scalar);
   if (component >= 0) return load_scalar(dtype_.scalar, raw.data() + component * cs);
   std::vector<Scalar> out;
-  for (int c = 0; c < dtype_.vector_n; ++c) out.push_back(load_scalar(dtype_.scalar, raw.data() + c * cs));
+  for (int c = 0; c < dtype_.vector_n; ++c)
+    out.push_back(load_scalar(dtype_.scalar, raw.data() + c * cs));
   return out;
 }
 
@@ -199,8 +213,9 @@ void Array::refuse_item_assignment() const {
 }
 
 void Array::refuse_iteration() const {
-  throw TypeError("Tack arrays are not iterable (each element would be a device read); iterate "
-                  "over a.numpy() instead");
+  throw TypeError(
+      "Tack arrays are not iterable (each element would be a device read); iterate "
+      "over a.numpy() instead");
 }
 
 std::int64_t Array::len() const {
@@ -250,8 +265,12 @@ Array full(const Shape& shape, const Scalar& fill_value, DType dtype, const Devi
   return a;
 }
 
-Array empty_like(const Array& a) { return empty(a.shape(), a.dtype(), a.device()); }
-Array zeros_like(const Array& a) { return zeros(a.shape(), a.dtype(), a.device()); }
+Array empty_like(const Array& a) {
+  return empty(a.shape(), a.dtype(), a.device());
+}
+Array zeros_like(const Array& a) {
+  return zeros(a.shape(), a.dtype(), a.device());
+}
 
 Array array(const HostView& data, std::optional<DType> dtype, const Device& device) {
   DType dt = dtype.value_or(DType(data.dtype));
@@ -295,8 +314,8 @@ void copy_to_host(const Array& a, void* host, ScalarType host_dtype, std::size_t
   std::vector<std::byte> staging(a.nbytes());
   a.to_host(staging.data(), staging.size());
   HostView v{staging.data(), a.dtype().scalar, a.numpy_shape(), {}};
-  TACK_INTERNAL_ASSERT(host_nbytes >= static_cast<std::size_t>(a.size()) *
-                                          a.dtype().components() * itemsize(host_dtype),
+  TACK_INTERNAL_ASSERT(host_nbytes >= static_cast<std::size_t>(a.size()) * a.dtype().components() *
+                                          itemsize(host_dtype),
                        "host destination too small");
   detail::convert_into(v, a.numpy_shape(), host_dtype, host);
 }
@@ -305,8 +324,10 @@ Array array_from_ptr(std::optional<std::uintptr_t> address, DType dtype, const S
                      bool writable, const Device& device, std::shared_ptr<void> hold,
                      const std::string& what) {
   if (!address) {
-    throw TypeError("tack.array_from_ptr needs an address (an integer in [0, 2**64)) or a NumPy "
-                    "array, got " + (what.empty() ? std::string("something else") : what));
+    throw TypeError(
+        "tack.array_from_ptr needs an address (an integer in [0, 2**64)) or a NumPy "
+        "array, got " +
+        (what.empty() ? std::string("something else") : what));
   }
   const std::int64_t n = element_count(shape, "tack.array_from_ptr");
   detail::validate_pointer(*device.backend(), *address);
@@ -322,18 +343,30 @@ Array array_from_ptr(std::optional<std::uintptr_t> address, DType dtype, const S
 // ---- devices -------------------------------------------------------------------------------
 
 Device::Device(std::shared_ptr<detail::Backend> backend) : backend_(std::move(backend)) {}
-std::string Device::name() const { return backend_->name(); }
-std::string Device::kind() const { return backend_->kind(); }
-void Device::synchronize() const { backend_->synchronize(); }
+std::string Device::name() const {
+  return backend_->name();
+}
+std::string Device::kind() const {
+  return backend_->kind();
+}
+void Device::synchronize() const {
+  backend_->synchronize();
+}
 
-Device device(const std::string& name) { return Device(detail::find_backend(name)); }
+Device device(const std::string& name) {
+  return Device(detail::find_backend(name));
+}
 std::vector<Device> devices() {
   std::vector<Device> out;
   for (auto& b : detail::all_backends()) out.emplace_back(b);
   return out;
 }
-Device default_device() { return Device(detail::default_backend()); }
-void set_default_device(const Device& d) { detail::set_default_backend(d.backend()); }
+Device default_device() {
+  return Device(detail::default_backend());
+}
+void set_default_device(const Device& d) {
+  detail::set_default_backend(d.backend());
+}
 void sync() {
   for (auto& b : detail::all_backends()) b->synchronize();
 }

@@ -18,18 +18,26 @@ std::optional<ScalarType> scalar_from_dlpack(const dlpack::DataType& t) {
   switch (t.code) {
     case dlpack::kInt:
       switch (t.bits) {
-        case 8: return ScalarType::i8;
-        case 16: return ScalarType::i16;
-        case 32: return ScalarType::i32;
-        case 64: return ScalarType::i64;
+        case 8:
+          return ScalarType::i8;
+        case 16:
+          return ScalarType::i16;
+        case 32:
+          return ScalarType::i32;
+        case 64:
+          return ScalarType::i64;
       }
       break;
     case dlpack::kUInt:
       switch (t.bits) {
-        case 8: return ScalarType::u8;
-        case 16: return ScalarType::u16;
-        case 32: return ScalarType::u32;
-        case 64: return ScalarType::u64;
+        case 8:
+          return ScalarType::u8;
+        case 16:
+          return ScalarType::u16;
+        case 32:
+          return ScalarType::u32;
+        case 64:
+          return ScalarType::u64;
       }
       break;
     case dlpack::kFloat:
@@ -49,8 +57,8 @@ dlpack::DataType dlpack_from_scalar(ScalarType t) {
 }
 
 bool device_accepts(const Device& device, dlpack::DeviceType type) {
-  if (device.kind() == "cpu") return type == dlpack::kCPU || type == dlpack::kCUDAHost ||
-                                       type == dlpack::kROCMHost;
+  if (device.kind() == "cpu")
+    return type == dlpack::kCPU || type == dlpack::kCUDAHost || type == dlpack::kROCMHost;
   // OpenCL tensors carry an SVM pointer; that it belongs to this device's context is checked
   // by array_from_ptr (the backend's memory_space knows its own live allocations).
   if (device.kind() == "opencl") return type == dlpack::kOpenCL;
@@ -173,8 +181,8 @@ Managed* export_tensor(const Array& source, bool copy) {
   };
   if constexpr (std::is_same_v<Managed, dlpack::ManagedTensorVersioned>) {
     ctx->managed.version = dlpack::kVersion;
-    ctx->managed.flags = (a.writable() || copy ? 0 : dlpack::kFlagReadOnly) |
-                         (copy ? dlpack::kFlagIsCopied : 0);
+    ctx->managed.flags =
+        (a.writable() || copy ? 0 : dlpack::kFlagReadOnly) | (copy ? dlpack::kFlagIsCopied : 0);
   }
   return &ctx.release()->managed;
 }
@@ -229,7 +237,8 @@ Array from_dlpack(dlpack::ManagedTensor* m, std::optional<bool> copy, const Devi
     release(m);
   } else {
     result.buffer()->state().hold = std::shared_ptr<void>(
-        static_cast<void*>(m), [release](void* p) { release(static_cast<dlpack::ManagedTensor*>(p)); });
+        static_cast<void*>(m),
+        [release](void* p) { release(static_cast<dlpack::ManagedTensor*>(p)); });
   }
   return result;
 }
@@ -240,8 +249,9 @@ dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy) {
 
 dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy) {
   if (!a.writable() && !copy) {
-    throw ValueError("this array is read-only and the legacy DLPack form cannot mark a tensor "
-                     "read-only; ask for a versioned capsule (max_version=(1, 0)) or copy=True");
+    throw ValueError(
+        "this array is read-only and the legacy DLPack form cannot mark a tensor "
+        "read-only; ask for a versioned capsule (max_version=(1, 0)) or copy=True");
   }
   return export_tensor<dlpack::ManagedTensor>(a, copy);
 }

@@ -20,14 +20,16 @@ struct TypeInfo {
 };
 
 constexpr TypeInfo kInfo[kScalarTypeCount] = {
-    {"i8", "int8", 1, false, true},      {"i16", "int16", 2, false, true},
-    {"i32", "int32", 4, false, true},    {"i64", "int64", 8, false, true},
-    {"u8", "uint8", 1, false, false},    {"u16", "uint16", 2, false, false},
-    {"u32", "uint32", 4, false, false},  {"u64", "uint64", 8, false, false},
-    {"f32", "float32", 4, true, true},   {"f64", "float64", 8, true, true},
+    {"i8", "int8", 1, false, true},     {"i16", "int16", 2, false, true},
+    {"i32", "int32", 4, false, true},   {"i64", "int64", 8, false, true},
+    {"u8", "uint8", 1, false, false},   {"u16", "uint16", 2, false, false},
+    {"u32", "uint32", 4, false, false}, {"u64", "uint64", 8, false, false},
+    {"f32", "float32", 4, true, true},  {"f64", "float64", 8, true, true},
 };
 
-const TypeInfo& info(ScalarType t) { return kInfo[static_cast<int>(t)]; }
+const TypeInfo& info(ScalarType t) {
+  return kInfo[static_cast<int>(t)];
+}
 
 template <class T>
 void store_int(const Scalar& v, ScalarType t, void* out) {
@@ -71,11 +73,21 @@ void store_int(const Scalar& v, ScalarType t, void* out) {
 
 }  // namespace
 
-std::size_t itemsize(ScalarType t) { return info(t).size; }
-std::string_view name(ScalarType t) { return info(t).name; }
-std::string_view numpy_name(ScalarType t) { return info(t).numpy; }
-bool is_float(ScalarType t) { return info(t).is_float; }
-bool is_signed(ScalarType t) { return info(t).is_signed; }
+std::size_t itemsize(ScalarType t) {
+  return info(t).size;
+}
+std::string_view name(ScalarType t) {
+  return info(t).name;
+}
+std::string_view numpy_name(ScalarType t) {
+  return info(t).numpy;
+}
+bool is_float(ScalarType t) {
+  return info(t).is_float;
+}
+bool is_signed(ScalarType t) {
+  return info(t).is_signed;
+}
 
 std::optional<ScalarType> scalar_type_from_name(std::string_view n) {
   for (int i = 0; i < kScalarTypeCount; ++i) {
@@ -147,14 +159,22 @@ std::string Scalar::str() const {
 
 void convert_scalar(const Scalar& v, ScalarType t, void* out) {
   switch (t) {
-    case ScalarType::i8: return store_int<std::int8_t>(v, t, out);
-    case ScalarType::i16: return store_int<std::int16_t>(v, t, out);
-    case ScalarType::i32: return store_int<std::int32_t>(v, t, out);
-    case ScalarType::i64: return store_int<std::int64_t>(v, t, out);
-    case ScalarType::u8: return store_int<std::uint8_t>(v, t, out);
-    case ScalarType::u16: return store_int<std::uint16_t>(v, t, out);
-    case ScalarType::u32: return store_int<std::uint32_t>(v, t, out);
-    case ScalarType::u64: return store_int<std::uint64_t>(v, t, out);
+    case ScalarType::i8:
+      return store_int<std::int8_t>(v, t, out);
+    case ScalarType::i16:
+      return store_int<std::int16_t>(v, t, out);
+    case ScalarType::i32:
+      return store_int<std::int32_t>(v, t, out);
+    case ScalarType::i64:
+      return store_int<std::int64_t>(v, t, out);
+    case ScalarType::u8:
+      return store_int<std::uint8_t>(v, t, out);
+    case ScalarType::u16:
+      return store_int<std::uint16_t>(v, t, out);
+    case ScalarType::u32:
+      return store_int<std::uint32_t>(v, t, out);
+    case ScalarType::u64:
+      return store_int<std::uint64_t>(v, t, out);
     case ScalarType::f32: {
       float f = static_cast<float>(v.as_double());
       std::memcpy(out, &f, 4);
@@ -175,16 +195,26 @@ Scalar load_scalar(ScalarType t, const void* in) {
     return x;
   };
   switch (t) {
-    case ScalarType::i8: return Scalar::from(static_cast<std::int64_t>(get(std::int8_t{})));
-    case ScalarType::i16: return Scalar::from(static_cast<std::int64_t>(get(std::int16_t{})));
-    case ScalarType::i32: return Scalar::from(static_cast<std::int64_t>(get(std::int32_t{})));
-    case ScalarType::i64: return Scalar::from(get(std::int64_t{}));
-    case ScalarType::u8: return Scalar::from(static_cast<std::int64_t>(get(std::uint8_t{})));
-    case ScalarType::u16: return Scalar::from(static_cast<std::int64_t>(get(std::uint16_t{})));
-    case ScalarType::u32: return Scalar::from(static_cast<std::int64_t>(get(std::uint32_t{})));
-    case ScalarType::u64: return Scalar::from_unsigned(get(std::uint64_t{}));
-    case ScalarType::f32: return Scalar::from(static_cast<double>(get(float{})));
-    case ScalarType::f64: return Scalar::from(get(double{}));
+    case ScalarType::i8:
+      return Scalar::from(static_cast<std::int64_t>(get(std::int8_t{})));
+    case ScalarType::i16:
+      return Scalar::from(static_cast<std::int64_t>(get(std::int16_t{})));
+    case ScalarType::i32:
+      return Scalar::from(static_cast<std::int64_t>(get(std::int32_t{})));
+    case ScalarType::i64:
+      return Scalar::from(get(std::int64_t{}));
+    case ScalarType::u8:
+      return Scalar::from(static_cast<std::int64_t>(get(std::uint8_t{})));
+    case ScalarType::u16:
+      return Scalar::from(static_cast<std::int64_t>(get(std::uint16_t{})));
+    case ScalarType::u32:
+      return Scalar::from(static_cast<std::int64_t>(get(std::uint32_t{})));
+    case ScalarType::u64:
+      return Scalar::from_unsigned(get(std::uint64_t{}));
+    case ScalarType::f32:
+      return Scalar::from(static_cast<double>(get(float{})));
+    case ScalarType::f64:
+      return Scalar::from(get(double{}));
   }
   TACK_INTERNAL_ASSERT(false, "unknown scalar type");
 }

@@ -19,8 +19,7 @@ Array Array::reshape(const Shape& requested) const {
   for (std::size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] == -1) {
       if (inferred >= 0) {
-        throw ValueError("reshape to " + shape_str(requested) +
-                         ": only one dimension may be -1");
+        throw ValueError("reshape to " + shape_str(requested) + ": only one dimension may be -1");
       }
       inferred = static_cast<int>(k);
     } else {
@@ -41,8 +40,9 @@ Array Array::reshape(const Shape& requested) const {
 Array Array::slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
                    std::optional<std::int64_t> step) const {
   if (shape_.empty()) {
-    throw IndexError("a zero-dimensional array has no rows to slice; read it with a[()] "
-                     "or reshape it to (1,) first");
+    throw IndexError(
+        "a zero-dimensional array has no rows to slice; read it with a[()] "
+        "or reshape it to (1,) first");
   }
   if (step && *step != 1) {
     throw ValueError("a view takes a contiguous run of rows, so the step must be 1, got step " +

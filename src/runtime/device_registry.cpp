@@ -80,8 +80,8 @@ void validate_pointer(const Backend& backend, std::uintptr_t address) {
   }
   std::string accepted;
   for (const auto& s : spaces) accepted += (accepted.empty() ? "" : ", ") + s;
-  throw ValueError("address " + std::to_string(address) + " is " + space +
-                   " memory, but device '" + backend.name() + "' accepts only " + accepted +
+  throw ValueError("address " + std::to_string(address) + " is " + space + " memory, but device '" +
+                   backend.name() + "' accepts only " + accepted +
                    " memory; copy the data with tack.array(...) instead of wrapping it");
 }
 

@@ -28,7 +28,7 @@ void parallel_for(std::int64_t n, std::int64_t grain, ChunkFn fn, void* context)
     fn(context, 0, n);
     return;
   }
-#pragma omp parallel num_threads(static_cast<int>(threads))
+#pragma omp parallel num_threads(static_cast <int>(threads))
   {
     const std::int64_t t = omp_get_thread_num();
     const std::int64_t nt = omp_get_num_threads();

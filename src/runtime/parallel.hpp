@@ -19,8 +19,7 @@ template <class F>
 void parallel_for(std::int64_t n, std::int64_t grain, F&& f) {
   using Fn = std::remove_reference_t<F>;
   parallel_for(
-      n, grain,
-      [](void* ctx, std::int64_t b, std::int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+      n, grain, [](void* ctx, std::int64_t b, std::int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&f)));
 }
 

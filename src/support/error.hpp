@@ -14,7 +14,7 @@ namespace tack::detail {
 }  // namespace tack::detail
 
 // The message expression is evaluated only on failure.
-#define TACK_INTERNAL_ASSERT(cond, msg)                                 \
-  do {                                                                  \
+#define TACK_INTERNAL_ASSERT(cond, msg)                                           \
+  do {                                                                            \
     if (!(cond)) ::tack::detail::internal_fail(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)

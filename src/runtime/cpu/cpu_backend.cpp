@@ -146,15 +146,15 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
       std::memset(d, byte, nbytes);
       return;
     }
-    parallel_for(static_cast<std::int64_t>(nbytes), 64 * 1024,
-                 [&](std::int64_t b, std::int64_t e) {
-                   std::memset(d + b, byte, static_cast<std::size_t>(e - b));
-                 });
+    parallel_for(static_cast<std::int64_t>(nbytes), 64 * 1024, [&](std::int64_t b, std::int64_t e) {
+      std::memset(d + b, byte, static_cast<std::size_t>(e - b));
+    });
     return;
   }
   if (16 % pattern_size == 0) {
     std::byte pattern16[16];
-    for (std::size_t k = 0; k < 16; k += pattern_size) std::memcpy(pattern16 + k, pattern, pattern_size);
+    for (std::size_t k = 0; k < 16; k += pattern_size)
+      std::memcpy(pattern16 + k, pattern, pattern_size);
     const bool streaming = nbytes >= kStreamingFillBytes;
     if (nbytes < kParallelFillBytes) {
       fill_span(d, nbytes, pattern16, 0, false);
@@ -178,7 +178,9 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
   }
 }
 
-CpuBackend::CpuBackend() { tune_malloc_from_environment(); }
+CpuBackend::CpuBackend() {
+  tune_malloc_from_environment();
+}
 
 std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
   // Round up to the alignment (aligned_alloc's contract) and never allocate zero bytes, so

@@ -16,8 +16,8 @@ struct Producer {
 dlpack::ManagedTensorVersioned* make_tensor(int* deleted, std::vector<std::int64_t> shape,
                                             std::vector<std::int64_t> strides = {},
                                             std::uint64_t flags = 0) {
-  auto* p = new Producer{std::vector<float>(64, 1.5f), std::move(shape), std::move(strides),
-                         deleted};
+  auto* p =
+      new Producer{std::vector<float>(64, 1.5f), std::move(shape), std::move(strides), deleted};
   auto* m = new dlpack::ManagedTensorVersioned{};
   m->version = {1, 0};
   m->manager_ctx = p;
