@@ -1,10 +1,24 @@
 """Helpers of the kernel conformance suite: dtypes, seeded random data, Python's integer
 semantics wrapped to a width (the reference for Tack's wrap-around arithmetic)."""
 import math
+import os
 
 import numpy as np
 
 import tack
+
+# TACK_TEST_DEVICE (read once, at session start): the default device the suite runs on. The name is
+# resolved with tack.device(); TEST_DEVICE is None when it is unset or names no present device.
+TEST_DEVICE_NAME = os.environ.get("TACK_TEST_DEVICE", "").strip()
+TEST_DEVICE = None
+TEST_DEVICE_ERROR = ""
+if TEST_DEVICE_NAME:
+    try:
+        TEST_DEVICE = tack.device(TEST_DEVICE_NAME)
+    except Exception as e:  # noqa: BLE001 - any failure means "absent"; the message says why
+        TEST_DEVICE_ERROR = str(e)
+# Whether the suite runs on the CPU (for CPU-conditional xfails, evaluated at collection).
+ON_CPU = TEST_DEVICE is None or TEST_DEVICE.kind == "cpu"
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 SIGNED_DTYPES = [np.int8, np.int16, np.int32, np.int64]

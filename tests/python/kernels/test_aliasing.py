@@ -33,6 +33,7 @@ def test_seed_write_1_through_a_write_2_through_b_read_a(both_variants):
     check_noalias(both_variants, al_wwr, (x, x, out), disjoint=False)
 
 
+@pytest.mark.cpu_only("checks the CPU's noalias/disjoint-arrays variant")
 def test_disjoint_arrays_read_their_own_store(both_variants):
     x, y, out = zeros(1000, np.float32), zeros(1000, np.float32), zeros(1000, np.float32)
     al_wwr(x, y, out)
@@ -70,6 +71,7 @@ def test_overlapping_row_views(both_variants):
 
 
 @pytest.mark.parametrize("split", [(0, 5, 5, 10), (0, 4, 6, 10), (6, 10, 0, 6)])
+@pytest.mark.cpu_only("checks the CPU's noalias/disjoint-arrays variant")
 def test_disjoint_and_adjacent_row_views(both_variants, split):
     root = zeros((10, 3), np.float32)
     a, b = root[split[0]:split[1]], root[split[2]:split[3]]
@@ -85,6 +87,7 @@ def test_disjoint_and_adjacent_row_views(both_variants, split):
     check_noalias(both_variants, al_wwr_rows, (a, b, 0, out), disjoint=True)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_wrapped_pointers_that_partially_overlap(both_variants):
     buf = np.zeros(16, np.float32)
     a = tack.array_from_ptr(buf[0:8], tack.f32, 8, writable=True)
@@ -96,6 +99,7 @@ def test_wrapped_pointers_that_partially_overlap(both_variants):
     check_noalias(both_variants, al_wwr_offset, (a, b, 4, out), disjoint=False)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_wrapped_integer_addresses_that_partially_overlap(both_variants):
     buf = np.zeros(16, np.float64)
     base = buf.ctypes.data
@@ -181,6 +185,7 @@ def test_in_place_update(both_variants):
     np.testing.assert_array_equal(a.numpy(), np.float32(2.0) * b0 + (np.float32(2.0) * a0 + b0))
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory; checks the CPU's noalias/disjoint-arrays variant")
 def test_read_only_arrays_may_overlap_each_other(both_variants):
     x = arr(rng(152).standard_normal(100).astype(np.float32))
     out = zeros(100, np.float32)
@@ -210,6 +215,7 @@ def reference_prefix(a, b):
 
 @pytest.mark.parametrize("oa, ob", [(0, 0), (0, 1), (1, 0), (0, 3), (5, 2), (0, 5000),
                                     (4000, 0), (2, 2)])
+@pytest.mark.cpu_only("checks the CPU's noalias/disjoint-arrays variant")
 def test_sequential_dependence_through_overlapping_views(both_variants, oa, ob):
     # One iteration walks the array: a store through b must be seen by the next load through a
     # whenever the views overlap. A noalias promise here would let the vectorizer break it.
@@ -226,6 +232,7 @@ def test_sequential_dependence_through_overlapping_views(both_variants, oa, ob):
     check_noalias(both_variants, al_prefix, (a, b), disjoint=disjoint)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_sequential_dependence_through_wrapped_pointers(both_variants):
     n = 3000
     buf = rng(154).integers(-5, 5, n + 2).astype(np.int64)
@@ -238,6 +245,7 @@ def test_sequential_dependence_through_wrapped_pointers(both_variants):
     check_noalias(both_variants, al_prefix, (a, b), disjoint=False)
 
 
+@pytest.mark.cpu_only("counts the CPU's two variants (aliased/disjoint)")
 def test_alternating_aliased_and_disjoint_calls_reuse_two_codes(both_variants):
     @tack.kernel
     def al_alternate(x, y, out):

@@ -134,6 +134,7 @@ def test_array_arguments_read_and_written():
     np.testing.assert_array_equal(out.numpy(), m.sum(axis=1))
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_store_through_a_function_counts_as_a_write():
     # The read-only check sees through inlining: `out` is written by df_store.
     m = np.ones((4, 3), np.int32)

@@ -20,6 +20,7 @@ def dc_two_outputs(src, out1, out2):
         out2[i] = src[i] * 2.0
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_read_only_array_bound_to_a_written_parameter():
     src = arr(np.arange(8, dtype=np.float32))
     out1 = zeros(8, np.float32)
@@ -32,6 +33,7 @@ def test_read_only_array_bound_to_a_written_parameter():
     np.testing.assert_array_equal(backing, np.full(8, -1.0, np.float32))
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_read_only_check_runs_on_the_cached_path():
     src = arr(np.arange(8, dtype=np.float32))
     out1, out2 = zeros(8, np.float32), zeros(8, np.float32)
@@ -46,6 +48,7 @@ def test_read_only_check_runs_on_the_cached_path():
     assert dc_two_outputs.variant_count == 1
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_read_only_array_bound_to_a_read_parameter_is_fine():
     backing = np.arange(8, dtype=np.float32)
     ro = tack.array_from_ptr(backing, tack.f32, 8)
@@ -54,6 +57,7 @@ def test_read_only_array_bound_to_a_read_parameter_is_fine():
     np.testing.assert_array_equal(out1.numpy(), backing + 1)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_read_only_view_inherits_the_refusal():
     backing = np.zeros((6, 2), np.float32)
     ro_root = tack.array_from_ptr(backing, tack.f32, 12)
@@ -64,6 +68,7 @@ def test_read_only_view_inherits_the_refusal():
     assert not backing.any()
 
 
+@pytest.mark.cpu_only("host-DLPack zero-copy import")
 def test_read_only_dlpack_import_is_refused():
     x = np.zeros(8, np.float32)
     x.flags.writeable = False
@@ -79,6 +84,7 @@ def dc_atomic(bins, h):
         tack.atomic_add(h, bins[i], 1)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_read_only_atomic_target_is_refused():
     backing = np.zeros(4, np.int32)
     ro = tack.array_from_ptr(backing, tack.i32, 4)
@@ -92,6 +98,7 @@ def misaligned_i32(raw, offset, n):
 
 
 @pytest.mark.parametrize("offset", [1, 2, 3])
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_misaligned_atomic_target(offset):
     raw = np.zeros(64, np.uint8)
     base = raw.ctypes.data
@@ -106,6 +113,7 @@ def test_misaligned_atomic_target(offset):
     assert np.frombuffer(raw[start + 4:start + 20].tobytes(), np.int32).tolist() == [1, 2, 0, 1]
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_misaligned_atomic_target_on_the_cached_path():
     raw = np.zeros(64, np.uint8)
     start = (-raw.ctypes.data) % 16
@@ -115,6 +123,7 @@ def test_misaligned_atomic_target_on_the_cached_path():
         dc_atomic(bins, misaligned_i32(raw, start + 17, 2))
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_i64_atomic_target_needs_8_byte_alignment():
     raw = np.zeros(64, np.uint8)
     start = (-raw.ctypes.data) % 16
@@ -129,6 +138,7 @@ def dc_copy(src, dst):
         dst[i] = src[i]
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_misaligned_arrays_without_atomics_are_fine():
     raw = np.zeros(64, np.uint8)
     start = (-raw.ctypes.data) % 16
@@ -267,6 +277,7 @@ def test_concurrent_calls_from_several_threads():
     assert dc_threaded.variant_count == len(dtypes)
 
 
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_refused_call_bumps_no_version():
     src = arr(np.arange(8, dtype=np.float32))
     out1 = zeros(8, np.float32)

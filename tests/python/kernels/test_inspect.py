@@ -14,7 +14,11 @@ def in_scale(x, s, out):
         out[i] = x[i] * s
 
 
-@pytest.mark.parametrize("mode", ["ir", "source", "optimized"])
+@pytest.mark.parametrize("mode", [
+    "ir",
+    pytest.param("source", marks=pytest.mark.cpu_only("LLVM-specific inspect output: LLVM IR on the CPU, OpenCL C on OpenCL")),
+    pytest.param("optimized", marks=pytest.mark.cpu_only("LLVM-specific inspect output: LLVM IR on the CPU, OpenCL C on OpenCL")),
+])
 def test_modes_return_text(mode):
     x, out = arr(np.arange(4, dtype=np.float32)), zeros(4, np.float32)
     text = tack.inspect(in_scale, x, 2.0, out, mode=mode)
@@ -71,6 +75,7 @@ def test_inspect_reports_compile_errors():
         tack.inspect(in_bad, zeros(4, np.float32), zeros(4, np.float32), mode="ir")
 
 
+@pytest.mark.cpu_only("checks the CPU's noalias/disjoint-arrays variant")
 def test_inspect_is_the_disjoint_variant_only_for_disjoint_arrays():
     x, out = zeros(4, np.float32), zeros(4, np.float32)
     assert "noalias" in tack.inspect(in_scale, x, 2.0, out, mode="source")

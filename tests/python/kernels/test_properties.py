@@ -180,6 +180,7 @@ def case_reshape(r, roots, rank):
 
 
 @pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.cpu_only("checks the CPU's noalias/disjoint-arrays variant")
 def test_random_views_and_aliasings(seed):
     r = np.random.default_rng(5000 + seed)
     spec = bool(r.integers(0, 2))

@@ -78,6 +78,7 @@ def misaligned(backing, offset, x):
 
 @pytest.mark.parametrize("offset", [1, 3])
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_copy_and_add_at_odd_byte_offsets(dtype, offset):
     r = rng(4)
     n = 257
