@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "codegen/llvm/llvm_codegen.hpp"
-#include "dispatch/disk_cache.hpp"
 #include "dispatch/kernel_impl.hpp"
 #include "ir/printer.hpp"
+#include "support/disk_cache.hpp"
 #include "support/error.hpp"
 
 namespace tack::detail {
@@ -47,7 +47,7 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   const std::string key = cache_key(fn, disjoint, debug);
   const auto names = codegen::symbol_names(fn);
   std::shared_ptr<codegen::JitModule> module;
-  if (auto object = cache_load(key)) {
+  if (auto object = cache_load("", key)) {
     try {
       module = codegen::load_object(*object, names);
     } catch (const RuntimeError&) {
@@ -57,7 +57,7 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   if (!module) {
     std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
     module = codegen::load_object(object, names);
-    cache_store(key, object);
+    cache_store("", key, object);
   }
   CompiledCode code;
   code.chunk = module->chunk();

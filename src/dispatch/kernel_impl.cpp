@@ -17,6 +17,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/parallel.hpp"
 #include "support/error.hpp"
+#include "support/hash.hpp"
 
 namespace tack::detail {
 namespace {
@@ -84,21 +85,11 @@ std::string shape_of_param(const Array& a) {
 }  // namespace
 
 std::uint64_t VariantKey::hash() const {
-  // FNV-1a over the key's fields.
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(reinterpret_cast<std::uintptr_t>(device));
-  mix(debug);
-  for (const auto& a : args) {
-    mix(static_cast<std::uint64_t>(a.kind) | static_cast<std::uint64_t>(a.type) << 8 |
-        static_cast<std::uint64_t>(a.rank) << 16 | static_cast<std::uint64_t>(a.vec_width) << 24);
-  }
-  return h;
+  Fnv1a h;
+  h.add_value(device);
+  h.add_value(debug);
+  for (const auto& a : args) h.add_value(a);
+  return h.value();
 }
 
 KernelImpl::KernelImpl(std::string source, std::string name, int first_line)

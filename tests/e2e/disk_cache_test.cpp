@@ -46,7 +46,7 @@ std::vector<fs::path> entries(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".o") out.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() == ".bin") out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -15,6 +15,7 @@
 
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/opencl_buffer.hpp"
+#include "support/disk_cache.hpp"
 #include "support/error.hpp"
 
 #ifndef TACK_VERSION
@@ -24,72 +25,6 @@
 namespace tack::detail {
 
 namespace {
-
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// A cache file: magic, the full key (so a collision of the hashed file name, or a stale file,
-// is a miss, never a wrong program), the binary's size and hash, then the binary. Anything that
-// does not check out is ignored.
-constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'O', 'C', 'L', '1'};
-
-bool read_cache(const std::string& path, const std::string& key, std::string* binary) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  char magic[8];
-  std::uint64_t key_size = 0, size = 0, hash = 0;
-  in.read(magic, 8);
-  in.read(reinterpret_cast<char*>(&key_size), 8);
-  if (!in || std::memcmp(magic, kMagic, 8) != 0 || key_size != key.size()) return false;
-  std::string stored(key_size, '\0');
-  in.read(stored.data(), static_cast<std::streamsize>(key_size));
-  in.read(reinterpret_cast<char*>(&size), 8);
-  in.read(reinterpret_cast<char*>(&hash), 8);
-  if (!in || stored != key || size == 0 || size > (std::uint64_t{1} << 30)) return false;
-  binary->resize(size);
-  in.read(binary->data(), static_cast<std::streamsize>(size));
-  return static_cast<bool>(in) && fnv1a(*binary) == hash;
-}
-
-void write_cache(const std::string& path, const std::string& key, const std::string& binary) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return;  // no cache: every process compiles, which is only slower
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    const std::uint64_t key_size = key.size(), size = binary.size(), hash = fnv1a(binary);
-    out.write(kMagic, 8);
-    out.write(reinterpret_cast<const char*>(&key_size), 8);
-    out.write(key.data(), static_cast<std::streamsize>(key.size()));
-    out.write(reinterpret_cast<const char*>(&size), 8);
-    out.write(reinterpret_cast<const char*>(&hash), 8);
-    out.write(binary.data(), static_cast<std::streamsize>(binary.size()));
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  // Atomic replacement: a concurrent reader sees the old file or the new one, never half.
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::remove(tmp.c_str());
-}
 
 std::string program_binary(const OpenClApi& api, cl_program program) {
   std::size_t size = 0;
@@ -248,24 +183,6 @@ void throw_build_error(const std::string& kernel_name, const std::string& device
   throw CompileError(kernel_name, line, column, message, source_line);
 }
 
-std::string opencl_cache_directory() {
-  namespace fs = std::filesystem;
-  fs::path dir;
-  // The same rules as the CPU's cache (dispatch/disk_cache.hpp): an empty TACK_CACHE_DIR turns
-  // caching off.
-  if (const char* env = std::getenv("TACK_CACHE_DIR"); env != nullptr) {
-    if (*env == '\0') return "";
-    dir = env;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    dir = fs::path(xdg) / "tack";
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    dir = fs::path(home) / ".cache" / "tack";
-  } else {
-    return "";
-  }
-  return (dir / "opencl").string();
-}
-
 // ---- OpenClBackend: build and launch ----------------------------------------------------------
 
 std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& source,
@@ -284,17 +201,14 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
   const std::string key_text = std::string(TACK_VERSION) + '\0' + info_.platform_name + '\0' +
                                info_.name + '\0' + info_.version + '\0' + info_.driver_version +
                                '\0' + options + '\0' + source;
-  const std::string dir = opencl_cache_directory();
-  const std::string path = dir.empty() ? "" : dir + "/" + hex64(fnv1a(key_text)) + ".bin";
 
   cl_program program = nullptr;
   bool from_disk = false;
   cl_int err = CL_SUCCESS;
-  if (!path.empty()) {
-    std::string binary;
-    if (read_cache(path, key_text, &binary)) {
-      const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
-      const std::size_t size = binary.size();
+  {
+    if (const auto binary = cache_load("opencl", key_text)) {
+      const auto* bytes = reinterpret_cast<const unsigned char*>(binary->data());
+      const std::size_t size = binary->size();
       cl_int status = CL_SUCCESS;
       program = api_->CreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &status, &err);
       if (program != nullptr && (err != CL_SUCCESS || status != CL_SUCCESS ||
@@ -322,9 +236,11 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
       throw RuntimeError("the OpenCL compiler of device '" + name() + "' is not usable (" +
                          cl_error_string(err) + ")" + (log.empty() ? "" : ": " + log));
     }
-    if (!path.empty() && !driver_caches_programs(info_)) {
+    if (!driver_caches_programs(info_)) {
       const std::string binary = program_binary(*api_, program);
-      if (!binary.empty()) write_cache(path, key_text, binary);
+      if (!binary.empty()) {
+        cache_store("opencl", key_text, std::vector<char>(binary.begin(), binary.end()));
+      }
     }
   }
   cl_kernel kernel = api_->CreateKernel(program, kernel_name.c_str(), &err);

@@ -106,11 +106,6 @@ class OpenClArgs {
 [[noreturn]] void throw_build_error(const std::string& kernel_name, const std::string& device,
                                     const std::string& source, const std::string& log);
 
-// The directory of the on-disk program cache: TACK_CACHE_DIR, else $XDG_CACHE_HOME/tack, else
-// $HOME/.cache/tack; "opencl" below it (created on the first write). Empty when caching is off
-// (TACK_CACHE_DIR set to "") or no home is known.
-std::string opencl_cache_directory();
-
 struct OpenClDeviceInfo;
 // Whether the device's driver keeps its own on-disk cache of built programs; Tack then reads
 // its cache but does not write it (fetching a binary can cost a second compile).

@@ -1,42 +1,40 @@
 // Disk cache files: "TACKOBJ2\n", the key's length, a checksum of the object, the key's text,
 // then the object file. Written to a temporary name and renamed, so readers never see half a
 // file; the checksum catches a damaged object before it reaches the JIT linker.
-#include "dispatch/disk_cache.hpp"
+#include "support/disk_cache.hpp"
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "support/hash.hpp"
 
 namespace tack::detail {
 namespace {
 
 constexpr char kMagic[] = "TACKOBJ2\n";
 
-// FNV-1a, 64 bits: names files and checks objects (not a defence against deliberate tampering:
-// the cache directory is the user's own).
-std::uint64_t fnv1a(const char* p, std::size_t n) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(p[i]);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex_hash(const std::string& key) {
-  const std::uint64_t h = fnv1a(key.data(), key.size());
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+// The entry's path: the folder of the cache directory, a hash of the key.
+std::optional<std::string> entry_path(std::string_view folder, const std::string& key) {
+  auto dir = cache_directory();
+  if (!dir) return std::nullopt;
+  if (!folder.empty()) *dir += "/" + std::string(folder);
+  return *dir + "/" + hex64(fnv1a(key)) + ".bin";
 }
 
 }  // namespace
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 std::optional<std::string> cache_directory() {
   if (const char* d = std::getenv("TACK_CACHE_DIR")) {
@@ -48,10 +46,10 @@ std::optional<std::string> cache_directory() {
   return std::nullopt;
 }
 
-std::optional<std::vector<char>> cache_load(const std::string& key) {
-  auto dir = cache_directory();
-  if (!dir) return std::nullopt;
-  std::ifstream in(*dir + "/" + hex_hash(key) + ".o", std::ios::binary);
+std::optional<std::vector<char>> cache_load(std::string_view folder, const std::string& key) {
+  const auto path = entry_path(folder, key);
+  if (!path) return std::nullopt;
+  std::ifstream in(*path, std::ios::binary);
   if (!in) return std::nullopt;
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t magic = sizeof(kMagic) - 1;
@@ -63,24 +61,25 @@ std::optional<std::vector<char>> cache_load(const std::string& key) {
   if (key_size != key.size() || content.size() < header + key_size) return std::nullopt;
   if (content.compare(header, key_size, key) != 0) return std::nullopt;
   const std::size_t object_at = header + key_size;
-  if (fnv1a(content.data() + object_at, content.size() - object_at) != checksum)
-    return std::nullopt;
+  if (fnv1a(std::string_view(content).substr(object_at)) != checksum) return std::nullopt;
   return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(object_at), content.end());
 }
 
-void cache_store(const std::string& key, const std::vector<char>& object) {
-  auto dir = cache_directory();
-  if (!dir) return;
+void cache_store(std::string_view folder, const std::string& key, const std::vector<char>& object) {
+  const auto path = entry_path(folder, key);
+  if (!path) return;
   std::error_code ec;
-  std::filesystem::create_directories(*dir, ec);
+  std::filesystem::create_directories(std::filesystem::path(*path).parent_path(), ec);
   if (ec) return;
-  const std::string final_path = *dir + "/" + hex_hash(key) + ".o";
-  const std::string tmp = final_path + ".tmp" + std::to_string(::getpid());
+  const std::string& final_path = *path;
+  static std::atomic<unsigned> counter{0};  // two threads of one process never share a temp
+  const std::string tmp =
+      final_path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return;
     const std::uint64_t key_size = key.size();
-    const std::uint64_t checksum = fnv1a(object.data(), object.size());
+    const std::uint64_t checksum = fnv1a(std::string_view(object.data(), object.size()));
     out.write(kMagic, sizeof(kMagic) - 1);
     out.write(reinterpret_cast<const char*>(&key_size), 8);
     out.write(reinterpret_cast<const char*>(&checksum), 8);
