@@ -24,7 +24,8 @@ struct ParamFacts {
   const std::vector<AtomicRequirement>* atomics = nullptr;
 };
 
-// RuntimeError naming each array's device when the arrays are not all on one device.
+// RuntimeError naming each array's device when the arrays are not all on one device. The
+// signature, which reads every array's device anyway, calls it only on a mismatch.
 void check_same_device(const std::string& kernel, const std::vector<std::string>& names,
                        const KernelArg* args, std::size_t count);
 // ValueError before launch when a read-only array is bound to a written parameter.

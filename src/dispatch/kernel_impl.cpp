@@ -140,7 +140,12 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   bool any_f64_array = false;
   for (std::size_t i = 0; i < count; ++i) {
     if (const Array* a = args[i].array) {
-      if (key.device == nullptr) key.device = a->buffer()->backend().get();
+      const Backend* device = a->buffer()->backend().get();
+      if (key.device == nullptr) {
+        key.device = device;
+      } else if (device != key.device) {
+        check_same_device(name_, param_names_, args, count);  // throws, naming each device
+      }
       if (a->ndim() < 1 || a->ndim() > 3) {
         throw TypeError("kernel '" + name_ + "': array '" + param_names_[i] + "' has " +
                         std::to_string(a->ndim()) + " dimensions (shape " + shape_str(a->shape()) +
@@ -258,8 +263,7 @@ Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
 }
 
 void KernelImpl::call(const KernelArg* args, std::size_t count) {
-  Variant& v = variant_for(args, count);
-  check_same_device(name_, param_names_, args, count);
+  Variant& v = variant_for(args, count);  // also refuses arrays of different devices
   ParamFacts facts{&name_, &param_names_, &v.written, &v.atomics};
   check_writable_arrays(facts, args);
   check_atomic_alignment(facts, args);
