@@ -134,21 +134,13 @@ void Array::read_element(const std::vector<std::int64_t>& index, void* out, std:
 
 std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
     const std::vector<IndexItem>& key) const {
-  bool has_slice = false, has_other = false;
+  bool has_slice = false;
   for (const auto& k : key) {
-    if (std::holds_alternative<Slice>(k)) has_slice = true;
     if (const auto* o = std::get_if<OtherIndex>(&k)) {
-      (void)o;
-      has_other = true;
+      throw TypeError("arrays are indexed with integers or one row slice i:j, not " + o->type_name +
+                      "; use a.numpy() for NumPy's other indexing");
     }
-  }
-  if (has_other) {
-    for (const auto& k : key) {
-      if (const auto* o = std::get_if<OtherIndex>(&k)) {
-        throw TypeError("arrays are indexed with integers or one row slice i:j, not " +
-                        o->type_name + "; use a.numpy() for NumPy's other indexing");
-      }
-    }
+    has_slice = has_slice || std::holds_alternative<Slice>(k);
   }
   if (has_slice) {
     if (key.size() != 1) {
@@ -291,8 +283,8 @@ Array array(const HostView& data, std::optional<DType> dtype, const Device& devi
 void copyto(const Array& a, const HostView& data) {
   a.check_writable("copy into");
   const Shape target = a.numpy_shape();
-  auto strides = detail::broadcast_strides(data, target, "tack.copyto");
-  (void)strides;
+  // Validates the shape before anything is touched (ValueError when it does not broadcast).
+  detail::broadcast_strides(data, target, "tack.copyto");
   const std::size_t nbytes = a.nbytes();
   if (nbytes == 0) return;
   if (data.dtype == a.dtype().scalar && data.shape == target && detail::is_c_contiguous(data)) {
