@@ -10,51 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "common/on_device.hpp"
 #include "tack/tack.hpp"
 
 namespace tack {
 namespace {
 
-template <class E>
-void expect_error(const std::function<void()>& fn, const std::vector<std::string>& fragments) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an exception";
-  } catch (const E& e) {
-    for (const auto& f : fragments) {
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos)
-          << "message: " << e.what() << "\nexpected to contain: " << f;
-    }
-  }
-}
+using test::expect_error;
+using test::OnDevice;
 
-class OnDevice : public ::testing::TestWithParam<Device> {
- protected:
-  void SetUp() override {
-    dev_ = GetParam();
-    set_debug(false);
-  }
-  void TearDown() override {
-    set_debug(false);
-    sync();
-  }
-  template <class T>
-  Array arr(const std::vector<T>& v, Shape shape = {}) const {
-    if (shape.empty()) shape = {static_cast<std::int64_t>(v.size())};
-    return array(v, shape, dev_);
-  }
-  Device dev_ = default_device();
-};
-
-std::string device_test_name(const ::testing::TestParamInfo<Device>& info) {
-  std::string name = info.param.name();
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Devices, OnDevice, ::testing::ValuesIn(devices()), device_test_name);
+TACK_INSTANTIATE_ON_DEVICES(OnDevice);
 
 const char* kVadd = R"(
 def vadd(a, b, out):
