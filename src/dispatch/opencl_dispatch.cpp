@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "analysis/private_memory.hpp"
 #include "codegen/kernel_abi.hpp"
 #include "codegen/opencl/opencl_printer.hpp"
 #include "dispatch/kernel_impl.hpp"
@@ -102,6 +103,9 @@ const OpenClCode& opencl_code(Variant& v, std::mutex& compile_mutex) {
   check_device_features(*code->backend, code->source, v.ir.name);
   code->kernel =
       code->backend->build_program(code->source, codegen::CStylePrinter::kernel_symbol(v.ir));
+  code->global_size = code->backend->default_global_size();
+  code->local_size = code->backend->work_group_size(analysis::private_array_bytes(v.ir),
+                                                    code->global_size);
   v.opencl_storage = code;
   v.opencl.store(code.get(), std::memory_order_release);
   return *code;
@@ -133,7 +137,7 @@ void opencl_launch(Variant& v, const OpenClCode& code, const KernelArg* args,
     status->fill(&zero, 1);  // queued before the launch, on the same in-order queue
     list.buffer(status);
   }
-  backend.launch(*code.kernel, list.list(), backend.default_global_size());
+  backend.launch(*code.kernel, list.list(), code.global_size, code.local_size);
   for (std::size_t i = 0; i < n; ++i) {
     if ((*facts.written)[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
   }

@@ -29,6 +29,8 @@ struct OpenClCode {
   std::shared_ptr<OpenClBackend> backend;
   std::string source;  // the OpenCL C handed to the driver
   std::shared_ptr<OpenClKernel> kernel;
+  std::size_t global_size = 0;  // work items per launch
+  std::size_t local_size = 0;   // work-group size, 0: the driver's choice (work_group_size)
 };
 
 // The variant's OpenCL C source (what `tack.inspect(..., mode="source")` returns).

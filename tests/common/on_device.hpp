@@ -31,16 +31,15 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
   }
 }
 
-class OnDevice : public ::testing::TestWithParam<Device> {
+// Arrays only (links with the core layer alone): the device, made the default for the test.
+class ArraysOnDevice : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
     dev_ = GetParam();
     previous_ = default_device();
     set_default_device(dev_);
-    set_debug(false);
   }
   void TearDown() override {
-    set_debug(false);
     sync();
     set_default_device(previous_);
   }
@@ -54,6 +53,19 @@ class OnDevice : public ::testing::TestWithParam<Device> {
   Device previous_ = default_device();
 };
 
+// Kernels too: debug mode is off at the start and the end of every test.
+class OnDevice : public ArraysOnDevice {
+ protected:
+  void SetUp() override {
+    ArraysOnDevice::SetUp();
+    set_debug(false);
+  }
+  void TearDown() override {
+    set_debug(false);
+    ArraysOnDevice::TearDown();
+  }
+};
+
 inline std::string device_test_name(const ::testing::TestParamInfo<Device>& info) {
   std::string name = info.param.name();
   for (char& c : name) {
@@ -64,8 +76,8 @@ inline std::string device_test_name(const ::testing::TestParamInfo<Device>& info
 
 }  // namespace tack::test
 
-// Instantiates a TEST_P suite (a class deriving from tack::test::OnDevice, or OnDevice itself
-// through `using`) once per device present.
+// Instantiates a TEST_P suite (a class deriving from tack::test::OnDevice or ArraysOnDevice, or
+// one of them through `using`) once per device present.
 #define TACK_INSTANTIATE_ON_DEVICES(suite)                                             \
   INSTANTIATE_TEST_SUITE_P(Devices, suite, ::testing::ValuesIn(::tack::devices()), \
                            ::tack::test::device_test_name)

@@ -183,6 +183,28 @@ def reverse_rows(x, out):
   }
 }
 
+// The largest local arrays the language allows (64 KiB each), two of them, over many
+// iterations: PoCL runs a work group on one thread's stack, and a group of the size it would
+// choose holds more private memory than that stack (docs/design/opencl.md, "Work groups").
+TEST_P(OnDevice, LargestLocalArraysOverManyIterations) {
+  Kernel k = kernel(R"(
+def big_locals(x, out):
+    for i in range(len(x)):
+        a = tack.zeros((16384,), tack.f32)
+        b = tack.zeros((8192,), tack.f64)
+        a[i % 16384] = x[i]
+        b[(i + 5) % 8192] = 2.0 * x[i]
+        out[i] = a[i % 16384] + a[(i + 1) % 16384] + b[(i + 5) % 8192] + b[(i + 6) % 8192]
+)");
+  const std::int64_t n = 100000;
+  std::vector<float> x(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 1000) - 500.0f;
+  Array out = zeros({n}, f32, dev_);
+  k(arr(x), out);
+  auto got = out.to_vector<float>();
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], 3.0f * x[i]) << i;
+}
+
 TEST_P(OnDevice, DebugModeRaisesIndexError) {
   Kernel shift = kernel(R"(
 def shift_load(a, out):

@@ -1,6 +1,7 @@
 // OpenCL device discovery, SVM allocation, wrapping and memory spaces.
 #include "runtime/opencl/opencl_backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -85,6 +86,25 @@ void SvmRegistry::add(std::uintptr_t begin, std::size_t nbytes) {
 void SvmRegistry::remove(std::uintptr_t begin) {
   std::lock_guard lock(mutex_);
   ranges_.erase(begin);
+}
+
+void SvmRegistry::free_queued() {
+  std::lock_guard lock(mutex_);
+  ++queued_frees_;
+}
+
+void SvmRegistry::free_done(std::uintptr_t begin) {
+  {
+    std::lock_guard lock(mutex_);
+    ranges_.erase(begin);
+    if (queued_frees_ > 0) --queued_frees_;
+  }
+  frees_done_.notify_all();
+}
+
+bool SvmRegistry::wait_for_frees(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return frees_done_.wait_for(lock, timeout, [&] { return queued_frees_ == 0; });
 }
 
 bool SvmRegistry::find(std::uintptr_t address, std::uintptr_t* begin, std::uintptr_t* end) const {
@@ -178,6 +198,9 @@ std::string OpenClBackend::memory_space(std::uintptr_t address) const {
 
 void OpenClBackend::synchronize() {
   finish();
+  // Every queued free has completed on the device; its callback (which forgets the range) may
+  // still be on its way. Bounded, so that a driver that never calls it cannot hang the caller.
+  svm_->wait_for_frees(std::chrono::seconds(10));
 }
 
 void OpenClBackend::mark_completed(std::uint64_t ticket) {
@@ -201,6 +224,16 @@ std::size_t OpenClBackend::default_global_size() const {
   // Enough work items per compute unit to hide latency on a GPU; on PoCL's CPU device each
   // work group is a loop, so the count costs little.
   return static_cast<std::size_t>(info_.compute_units) * 1024;
+}
+
+std::size_t OpenClBackend::work_group_size(std::int64_t private_bytes,
+                                           std::size_t global_size) const {
+  if (!info_.cpu || private_bytes <= 0 || global_size == 0) return 0;
+  const auto fit = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, kWorkGroupPrivateBytes / private_bytes));
+  std::size_t local = 1;
+  while (local * 2 <= fit && global_size % (local * 2) == 0) local *= 2;
+  return local;
 }
 
 // ---- discovery --------------------------------------------------------------------------------
@@ -307,7 +340,10 @@ const OpenClDiscovery& opencl_devices() {
     // the libraries' own destructors.
     if (!d->backends.empty()) {
       std::atexit([] {
-        for (const auto& b : opencl_devices().backends) b->api().Finish(b->queue());
+        for (const auto& b : opencl_devices().backends) {
+          b->api().Finish(b->queue());
+          b->svm_registry()->wait_for_frees(std::chrono::seconds(1));
+        }
       });
     }
     return d;

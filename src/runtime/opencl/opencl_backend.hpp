@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -44,9 +46,18 @@ class SvmRegistry {
   // The allocation [begin, end) that contains `address`, if any.
   bool find(std::uintptr_t address, std::uintptr_t* begin, std::uintptr_t* end) const;
 
+  // Queued frees: a free's callback may run after clFinish has returned (NVIDIA's does), so
+  // synchronize() also waits for the callbacks of the frees queued before it.
+  void free_queued();
+  void free_done(std::uintptr_t begin);  // remove() and one fewer queued free
+  // True when no queued free is outstanding, waiting up to `timeout` for the last ones.
+  bool wait_for_frees(std::chrono::milliseconds timeout);
+
  private:
   mutable std::mutex mutex_;
+  std::condition_variable frees_done_;
   std::map<std::uintptr_t, std::uintptr_t> ranges_;  // begin -> end
+  std::size_t queued_frees_ = 0;
 };
 
 class OpenClBackend final : public Backend {
@@ -76,14 +87,24 @@ class OpenClBackend final : public Backend {
   // line the compiler's first error points to.
   std::shared_ptr<OpenClKernel> build_program(const std::string& source,
                                               const std::string& kernel_name);
-  // Binds `args` in order and enqueues `global_size` work items (a multiple of nothing: no
-  // local size is imposed); returns without waiting. Buffers bound are marked as used by the
-  // launch (ordered frees, synchronize). If one of them is shared outside Tack, waits for the
-  // launch before returning (memory seed, "Queued launches and memory").
-  void launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args, std::size_t global_size);
+  // Binds `args` in order and enqueues `global_size` work items in work groups of
+  // `local_size` (0: the driver chooses; else it must divide global_size); returns without
+  // waiting. Buffers bound are marked as used by the launch (ordered frees, synchronize). If
+  // one of them is shared outside Tack, waits for the launch before returning (memory seed,
+  // "Queued launches and memory").
+  void launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args, std::size_t global_size,
+              std::size_t local_size = 0);
   // A work-item count that fills the device; kernels from OpenClPrinter are grid-stride, so
   // any global size is correct and this one is merely a good default.
   std::size_t default_global_size() const;
+  // The work-group size for `global_size` work items that each hold `private_bytes` of local
+  // arrays, or 0 to let the driver choose. A CPU device (PoCL) runs a work group on one
+  // thread's stack with every work item's private arrays side by side, and its own choice
+  // (up to 4096 items) overflows that stack once they pass a few KiB each: there the group is
+  // the largest power of two that divides global_size and keeps the group's private arrays
+  // within kWorkGroupPrivateBytes. GPUs keep private arrays per work item: 0.
+  std::size_t work_group_size(std::int64_t private_bytes, std::size_t global_size) const;
+  static constexpr std::int64_t kWorkGroupPrivateBytes = 1 << 20;
 
   // ---- for buffers and tests ----
   const OpenClApi& api() const { return *api_; }

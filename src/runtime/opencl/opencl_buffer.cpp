@@ -22,7 +22,7 @@ void CL_CALLBACK free_svm(cl_command_queue, cl_uint count, void* pointers[], voi
   auto* f = static_cast<QueuedFree*>(user_data);
   for (cl_uint i = 0; i < count; ++i) {
     f->api->SVMFree(f->context, pointers[i]);
-    f->registry->remove(reinterpret_cast<std::uintptr_t>(pointers[i]));
+    f->registry->free_done(reinterpret_cast<std::uintptr_t>(pointers[i]));
   }
   delete f;
 }
@@ -49,13 +49,14 @@ OpenClAllocation::~OpenClAllocation() {
   const OpenClApi& api = backend->api();
   auto* f = new QueuedFree{backend->api_ptr(), backend->context(), backend->svm_registry()};
   void* pointers[1] = {base};
+  backend->svm_registry()->free_queued();
   cl_int err = api.EnqueueSVMFree(backend->queue(), 1, pointers, free_svm, f, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) {
     // The queue refused it: wait for everything queued, then free at once.
     delete f;
     api.Finish(backend->queue());
     api.SVMFree(backend->context(), base);
-    backend->svm_registry()->remove(reinterpret_cast<std::uintptr_t>(base));
+    backend->svm_registry()->free_done(reinterpret_cast<std::uintptr_t>(base));
     return;
   }
   api.Flush(backend->queue());  // so the free happens without a later clFinish

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdio>
@@ -138,6 +139,49 @@ OpenClArgs& OpenClArgs::buffer(std::shared_ptr<DeviceBuffer> b) {
 
 // ---- build errors -----------------------------------------------------------------------------
 
+namespace {
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// The first 'name' or `name` in single quotes or backquotes that is a C identifier.
+bool quoted_identifier(const std::string& l, std::string* name) {
+  for (std::size_t open = l.find_first_of("'`"); open != std::string::npos;
+       open = l.find_first_of("'`", open + 1)) {
+    const std::size_t close = l.find_first_of("'`", open + 1);
+    if (close == std::string::npos) return false;
+    const std::string inside = l.substr(open + 1, close - open - 1);
+    if (!inside.empty() && std::isdigit(static_cast<unsigned char>(inside[0])) == 0 &&
+        std::all_of(inside.begin(), inside.end(), is_identifier_char)) {
+      *name = inside;
+      return true;
+    }
+    open = close;
+  }
+  return false;
+}
+
+// The line and column (1-based) of the first whole-word use of `name` in `source`.
+bool first_use(const std::string& source, const std::string& name, int* line, int* column) {
+  std::istringstream src(source);
+  std::string s;
+  for (int i = 1; std::getline(src, s); ++i) {
+    for (std::size_t at = s.find(name); at != std::string::npos; at = s.find(name, at + 1)) {
+      const std::size_t end = at + name.size();
+      if ((at == 0 || !is_identifier_char(s[at - 1])) &&
+          (end == s.size() || !is_identifier_char(s[end]))) {
+        *line = i;
+        *column = static_cast<int>(at) + 1;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void throw_build_error(const std::string& kernel_name, const std::string& device,
                        const std::string& source, const std::string& log) {
   // Vendors agree on "FILE:LINE:COL:" and on the word "error"; they differ in where the word
@@ -158,6 +202,19 @@ void throw_build_error(const std::string& kernel_name, const std::string& device
     if (msg.rfind("error:", 0) == 0) msg = trim(msg.substr(6));
     if (msg.rfind("fatal error:", 0) == 0) msg = trim(msg.substr(12));
     first_message = msg;
+  }
+  if (errors == 0) {
+    // Errors found after compiling, at link time, carry no location (NVIDIA: "ptxas fatal :
+    // Unresolved extern function 'f'"): such an error is placed at the first use of the name
+    // it quotes.
+    std::istringstream again(log);
+    while (errors == 0 && std::getline(again, l)) {
+      if (l.find("error") == std::string::npos && l.find("fatal") == std::string::npos) continue;
+      std::string name;
+      if (!quoted_identifier(l, &name) || !first_use(source, name, &line, &column)) continue;
+      ++errors;
+      first_message = trim(l);
+    }
   }
   std::string source_line;
   if (line > 0) {
@@ -257,13 +314,15 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
 }
 
 void OpenClBackend::launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args,
-                           std::size_t global_size) {
+                           std::size_t global_size, std::size_t local_size) {
   if (args.size() != kernel.arg_count()) {
     throw RuntimeError("OpenCL kernel '" + kernel.name() + "' takes " +
                        std::to_string(kernel.arg_count()) + " arguments, but the launch gives " +
                        std::to_string(args.size()));
   }
   if (global_size == 0) return;  // nothing to run; OpenCL refuses an empty range
+  TACK_INTERNAL_ASSERT(local_size == 0 || global_size % local_size == 0,
+                       "a work-group size that does not divide the launch's global size");
   bool must_wait = false;
   {
     std::lock_guard lock(launch_mutex_);
@@ -295,7 +354,8 @@ void OpenClBackend::launch(OpenClKernel& kernel, const std::vector<OpenClArg>& a
     }
     const std::uint64_t ticket = next_ticket();
     const cl_int err = api_->EnqueueNDRangeKernel(queue_, kernel.handle(), 1, nullptr, &global_size,
-                                                  nullptr, 0, nullptr, nullptr);
+                                                  local_size == 0 ? nullptr : &local_size, 0,
+                                                  nullptr, nullptr);
     if (err != CL_SUCCESS) {
       throw RuntimeError("cannot launch OpenCL kernel '" + kernel.name() + "' on device '" +
                          name() + "': " + cl_error_string(err));

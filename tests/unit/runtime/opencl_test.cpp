@@ -365,10 +365,47 @@ TEST_F(OpenCl, SharedArraysCompleteTheirLaunches) {
   auto* m = to_dlpack_versioned(b);  // b is now shared outside Tack
   backend_->launch(*k, OpenClArgs().array(a).array(b).list(), 64);
   EXPECT_FALSE(buf(b).allocation().pending());  // completed before launch returned
+  // Read as the other side would: through a queue of its own, which is not ordered after
+  // Tack's, so it sees the result only if the launch has really completed. (A raw host read
+  // of coarse-grained SVM is valid on PoCL only; a GPU needs a copy or a map.)
+  const detail::OpenClApi& api = backend_->api();
+  cl_int err = CL_SUCCESS;
+  cl_command_queue other =
+      api.CreateCommandQueueWithProperties(backend_->context(), backend_->device_id(), nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
   float x = 0;
-  std::memcpy(&x, reinterpret_cast<const void*>(b.address() + 999 * 4), 4);  // PoCL: host memory
+  ASSERT_EQ(api.EnqueueSVMMemcpy(other, CL_TRUE, &x,
+                                 reinterpret_cast<const void*>(b.address() + 999 * 4), 4, 0,
+                                 nullptr, nullptr),
+            CL_SUCCESS);
+  api.ReleaseCommandQueue(other);
   EXPECT_EQ(x, 2.0f);
   m->deleter(m);
+}
+
+TEST_F(OpenCl, WorkGroupsOfCpuDevicesKeepPrivateArraysSmall) {
+  const std::size_t global = 3 * 1024;
+  EXPECT_EQ(backend_->work_group_size(0, global), 0u) << "no private arrays: the driver chooses";
+  if (!backend_->info().cpu) {
+    EXPECT_EQ(backend_->work_group_size(16 << 10, global), 0u) << "GPUs keep them per item";
+    return;
+  }
+  const auto budget = static_cast<std::size_t>(OpenClBackend::kWorkGroupPrivateBytes);
+  for (std::int64_t bytes : {std::int64_t{4}, std::int64_t{1000}, std::int64_t{16 << 10},
+                             std::int64_t{64 << 10}, std::int64_t{1} << 22}) {
+    const std::size_t local = backend_->work_group_size(bytes, global);
+    ASSERT_GE(local, 1u);
+    EXPECT_EQ(global % local, 0u) << bytes;
+    EXPECT_EQ(local & (local - 1), 0u) << "a power of two: " << local;
+    if (local > 1) {
+      EXPECT_LE(local * static_cast<std::size_t>(bytes), budget) << bytes;
+    }
+    // The largest such size: doubling it breaks the budget or the divisibility.
+    EXPECT_TRUE(2 * local * static_cast<std::size_t>(bytes) > budget || global % (2 * local) != 0)
+        << bytes;
+  }
+  EXPECT_EQ(backend_->work_group_size(16 << 10, global), 64u);
+  EXPECT_EQ(backend_->work_group_size(16 << 10, 96), 32u) << "bounded by what divides 96";
 }
 
 TEST_F(OpenCl, LaunchRefusesArraysOfAnotherDevice) {
@@ -459,6 +496,25 @@ TEST(OpenClBuildLog, VendorFormatsPointAtTheLine) {
   expect_error<CompileError>(
       [&] { detail::throw_build_error("k", "opencl:0", source, "something odd"); },
       "rejected the generated source: something odd");
+  // A link-time error has no location (NVIDIA's ptxas): it points at the name's first use.
+  const std::string calls = "long f(long);\n__kernel void k(__global long* a) {\n  a[0] = f(1);\n}\n";
+  try {
+    detail::throw_build_error("k", "opencl:0", calls,
+                              "ptxas fatal   : Unresolved extern function 'f'\n");
+    ADD_FAILURE() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.column(), 6);
+    EXPECT_NE(e.message().find("Unresolved extern function 'f'"), std::string::npos) << e.what();
+  }
+  try {
+    detail::throw_build_error("k", "opencl:0", "__kernel void k() {\n  g_1(2);\n}\n",
+                              "error : unresolved `g_1` (used by 'k')");
+    ADD_FAILURE() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.column(), 3);
+  }
 }
 
 TEST_F(OpenCl, ProgramsAreCachedInMemoryAndOnDisk) {
