@@ -20,10 +20,11 @@ int main() {
   std::printf("counts[-1, -1] = %d (of %zu values)\n", counts.item<std::int32_t>({-1, -1}),
               out.size());
 
-  // Wrapping memory Tack did not allocate: read-only unless asked, never freed by Tack.
+  // Wrapping memory Tack did not allocate: read-only unless asked, never freed by Tack. A
+  // std::vector's memory is host memory, so it is wrapped as a CPU array whatever the default.
   std::vector<float> mine(8, 0.5f);
-  tack::Array wrapped =
-      tack::array_from_ptr(reinterpret_cast<std::uintptr_t>(mine.data()), tack::f32, {2, 4});
+  tack::Array wrapped = tack::array_from_ptr(reinterpret_cast<std::uintptr_t>(mine.data()),
+                                             tack::f32, {2, 4}, false, tack::device("cpu"));
   try {
     wrapped.fill(0.0);
   } catch (const tack::RuntimeError& e) {

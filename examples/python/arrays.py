@@ -15,17 +15,21 @@ counts = tack.zeros((4, 3), dtype=tack.i32)
 tack.copyto(counts, np.array([1.5, 2.5, 3.5]))
 print("counts[-1, -1] =", counts[-1, -1], "version", counts.version)
 
-# Memory Tack did not allocate: read-only unless asked.
+# Memory Tack did not allocate: read-only unless asked. NumPy's memory is host memory, so it
+# is wrapped as a CPU array whatever the default device is.
+cpu = tack.device("cpu")
 mine = np.full(8, 0.5, dtype=np.float32)
-wrapped = tack.array_from_ptr(mine, tack.f32, (2, 4))
+wrapped = tack.array_from_ptr(mine, tack.f32, (2, 4), device=cpu)
 try:
     wrapped.fill(0.0)
 except RuntimeError as e:
     print("refused as expected:", str(e)[:60], "...")
 
-# DLPack both ways, without copies.
-as_numpy = np.from_dlpack(middle)
+# DLPack both ways, without copies. NumPy reads host memory only, so this part uses CPU arrays
+# (NumPy refuses an OpenCL array's export; .numpy() copies one to the host instead).
+host_rows = tack.zeros((6, 3), device=cpu)
+as_numpy = np.from_dlpack(host_rows[2:4])
 as_numpy[:] = 7.0  # NumPy writes into Tack's memory
-print("rows[2, 0] after NumPy wrote through DLPack:", rows[2, 0])
-back = tack.from_dlpack(np.arange(6, dtype=np.float64))
+print("host_rows[2, 0] after NumPy wrote through DLPack:", host_rows[2, 0])
+back = tack.from_dlpack(np.arange(6, dtype=np.float64), device=cpu)
 print("imported from NumPy:", back.numpy(), back.dtype)

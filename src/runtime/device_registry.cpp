@@ -1,4 +1,5 @@
 // The device list: the CPU always, other backends where their runtime answers.
+#include <cstdlib>
 #include <mutex>
 
 #include "runtime/backend.hpp"
@@ -13,7 +14,13 @@ struct Registry {
   std::mutex mutex;
   std::vector<std::shared_ptr<Backend>> backends;
   std::shared_ptr<Backend> default_backend;
+  // TACK_DEVICE named no device present: what default_backend() raises until
+  // set_default_backend() picks one.
+  std::string default_error;
 };
+
+std::string names_of(const std::vector<std::shared_ptr<Backend>>& backends);
+std::shared_ptr<Backend> find_in(const Registry& r, const std::string& name);
 
 Registry& registry() {
   static Registry* r = [] {
@@ -26,6 +33,18 @@ Registry& registry() {
       for (const auto& b : opencl_devices().backends) reg->backends.push_back(b);
     } catch (...) {
     }
+    // TACK_DEVICE=<name> ("opencl", "opencl:1"): the default device of the process, so that a
+    // program runs unchanged on another device.
+    if (const char* env = std::getenv("TACK_DEVICE"); env != nullptr && *env != '\0') {
+      if (auto b = find_in(*reg, env)) {
+        reg->default_backend = b;
+      } else {
+        reg->default_error = std::string("TACK_DEVICE='") + env +
+                             "' names no device present; the devices present are " +
+                             names_of(reg->backends) +
+                             " (unset TACK_DEVICE or set it to one of them)";
+      }
+    }
     return reg;
   }();
   return *r;
@@ -37,11 +56,7 @@ std::string names_of(const std::vector<std::shared_ptr<Backend>>& backends) {
   return s;
 }
 
-}  // namespace
-
-std::shared_ptr<Backend> find_backend(const std::string& name) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
+std::shared_ptr<Backend> find_in(const Registry& r, const std::string& name) {
   for (const auto& b : r.backends) {
     if (b->name() == name) return b;
   }
@@ -49,6 +64,15 @@ std::shared_ptr<Backend> find_backend(const std::string& name) {
   for (const auto& b : r.backends) {
     if (b->kind() == name) return b;
   }
+  return nullptr;
+}
+
+}  // namespace
+
+std::shared_ptr<Backend> find_backend(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (auto b = find_in(r, name)) return b;
   throw ValueError("no device named '" + name + "'; the devices present are " +
                    names_of(r.backends) + " (see tack.devices())");
 }
@@ -62,6 +86,7 @@ std::vector<std::shared_ptr<Backend>> all_backends() {
 std::shared_ptr<Backend> default_backend() {
   auto& r = registry();
   std::lock_guard lock(r.mutex);
+  if (!r.default_error.empty()) throw ValueError(r.default_error);
   return r.default_backend;
 }
 
@@ -69,6 +94,7 @@ void set_default_backend(std::shared_ptr<Backend> backend) {
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   r.default_backend = std::move(backend);
+  r.default_error.clear();
 }
 
 void validate_pointer(const Backend& backend, std::uintptr_t address) {

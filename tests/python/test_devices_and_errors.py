@@ -1,4 +1,8 @@
 """Devices, and the mapping of Tack's C++ exceptions to Python's."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 import tack
@@ -38,6 +42,41 @@ def test_default_device():
     assert tack.default_device() == tack.device("cpu")
     tack.set_default_device(before)
     assert tack.zeros(1).device == before
+
+
+def _run_with_tack_device(value, code):
+    env = dict(os.environ, TACK_DEVICE=value)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           timeout=120)
+
+
+@pytest.mark.parametrize("name", [d.name for d in tack.devices()] + ["cpu"])
+def test_tack_device_environment_variable_picks_the_default(name):
+    # Read once, when the device list is first made: a program runs unchanged on another device.
+    r = _run_with_tack_device(name, "import tack; print(tack.default_device().name, "
+                                    "tack.zeros(2).device.name)")
+    assert r.returncode == 0, r.stderr
+    want = tack.device(name).name
+    assert r.stdout.split() == [want, want]
+
+
+def test_tack_device_naming_no_device_is_a_clear_error_until_one_is_set():
+    r = _run_with_tack_device("gpu9", """
+import tack
+names = [d.name for d in tack.devices()]   # listing still works
+assert names[0] == "cpu", names
+try:
+    tack.zeros(2)
+except ValueError as e:
+    print("ValueError:", e)
+tack.set_default_device("cpu")
+print(tack.zeros(2).device.name)
+""")
+    assert r.returncode == 0, r.stderr
+    assert ("ValueError: TACK_DEVICE='gpu9' names no device present; the devices present are 'cpu'"
+            in r.stdout), r.stdout
+    assert "(unset TACK_DEVICE or set it to one of them)" in r.stdout
+    assert r.stdout.splitlines()[-1] == "cpu"
 
 
 def test_unknown_device():
