@@ -10,10 +10,18 @@
 #include <cctype>
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "tack/tack.hpp"
+
+namespace tack {
+// How GoogleTest prints a device parameter ("cpu", not its bytes).
+inline void PrintTo(const Device& d, std::ostream* os) {
+  *os << d.name();
+}
+}  // namespace tack
 
 namespace tack::test {
 
@@ -78,6 +86,6 @@ inline std::string device_test_name(const ::testing::TestParamInfo<Device>& info
 
 // Instantiates a TEST_P suite (a class deriving from tack::test::OnDevice or ArraysOnDevice, or
 // one of them through `using`) once per device present.
-#define TACK_INSTANTIATE_ON_DEVICES(suite)                                             \
+#define TACK_INSTANTIATE_ON_DEVICES(suite)                                         \
   INSTANTIATE_TEST_SUITE_P(Devices, suite, ::testing::ValuesIn(::tack::devices()), \
                            ::tack::test::device_test_name)

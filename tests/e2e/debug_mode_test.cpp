@@ -1,6 +1,8 @@
 // Debug mode through the public API (tack::set_debug, TACK_DEBUG=1): every index is checked
 // against its array's own shape (a view's, not its root's); an out-of-bounds access is skipped
-// and the call raises IndexError naming the kernel, the array, the index and the shape.
+// and the call raises IndexError naming the kernel, the array, the index and the shape. The rules
+// are written once and run on every device present (Devices/DebugModeOnDevice.<test>/<device>);
+// TACK_DEBUG=1 is tested in a fresh process, whose child runs a kernel on every device.
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/on_device.hpp"
 #include "tack/tack.hpp"
 
 extern char** environ;
@@ -22,8 +25,8 @@ namespace tack {
 namespace {
 
 template <class T>
-Array arr(const std::vector<T>& v) {
-  return array(v, {static_cast<std::int64_t>(v.size())});
+Array arr_on(const std::vector<T>& v, const Device& d) {
+  return array(v, {static_cast<std::int64_t>(v.size())}, d);
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -34,14 +37,16 @@ bool has_word(const std::string& text, const std::string& word) {
   return std::regex_search(text, std::regex("\\b" + word + "\\b"));
 }
 
-class DebugMode : public ::testing::Test {
+class DebugModeOnDevice : public test::OnDevice {
  protected:
   void SetUp() override {
+    OnDevice::SetUp();  // debug off
     set_specialize_disjoint(true);
     set_debug(true);
   }
-  void TearDown() override { set_debug(false); }
 };
+
+TACK_INSTANTIATE_ON_DEVICES(DebugModeOnDevice);
 
 // The IndexError message of a call that must raise one.
 template <class F>
@@ -61,7 +66,7 @@ def dm_shift_load(a, out):
         out[i] = a[i + 1]
 )";
 
-TEST_F(DebugMode, OutOfBoundsLoadIsSkippedAndRaises) {
+TEST_P(DebugModeOnDevice, OutOfBoundsLoadIsSkippedAndRaises) {
   const Kernel k = kernel(kShiftLoad);
   Array a = arr(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
   Array out = arr(std::vector<float>(8, -1.0f));
@@ -74,13 +79,13 @@ TEST_F(DebugMode, OutOfBoundsLoadIsSkippedAndRaises) {
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 5, 6, 7, 8, 0}));
 }
 
-TEST_F(DebugMode, OutOfBoundsStoreIsSkippedAndRaises) {
+TEST_P(DebugModeOnDevice, OutOfBoundsStoreIsSkippedAndRaises) {
   const Kernel k = kernel(R"(
 def dm_store(a, n):
     for i in range(n):
         a[i * 3] = 5
 )");
-  Array a = zeros({10}, i32);
+  Array a = zeros({10}, i32, dev_);
   const std::string msg = index_error([&] { k(a, 6); });  // indices 0, 3, 6, 9, 12, 15
   EXPECT_TRUE(contains(msg, "dm_store")) << msg;
   EXPECT_TRUE(contains(msg, "'a'")) << msg;
@@ -89,13 +94,13 @@ def dm_store(a, n):
   EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 0, 0, 5, 0, 0, 5, 0, 0, 5}));
 }
 
-TEST_F(DebugMode, StorePastAViewsRowsInsideItsRootIsReported) {
+TEST_P(DebugModeOnDevice, StorePastAViewsRowsInsideItsRootIsReported) {
   const Kernel k = kernel(R"(
 def dm_shift_store(a, n):
     for i in range(n):
         a[i + 2] = 5.0
 )");
-  Array root = zeros({10});
+  Array root = zeros({10}, f32, dev_);
   Array view = root.slice(2, 6);  // 4 rows; root rows 6.. lie beyond the view
   const std::string msg = index_error([&] { k(view, 4); });  // view[2..5]: 4 and 5 outside
   EXPECT_TRUE(contains(msg, "dm_shift_store")) << msg;
@@ -106,7 +111,7 @@ def dm_shift_store(a, n):
   EXPECT_EQ(root.to_vector<float>(), (std::vector<float>{0, 0, 0, 0, 5, 5, 0, 0, 0, 0}));
 }
 
-TEST_F(DebugMode, LoadPastAViewsRowsInsideItsRootIsReported) {
+TEST_P(DebugModeOnDevice, LoadPastAViewsRowsInsideItsRootIsReported) {
   const Kernel k = kernel(kShiftLoad);
   Array root = arr(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   Array view = root.slice(0, 4);  // root[4] exists, view[4] does not
@@ -116,13 +121,13 @@ TEST_F(DebugMode, LoadPastAViewsRowsInsideItsRootIsReported) {
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 0}));
 }
 
-TEST_F(DebugMode, ViewRowsOfA2DRoot) {
+TEST_P(DebugModeOnDevice, ViewRowsOfA2DRoot) {
   const Kernel k = kernel(R"(
 def dm_rows(m, r):
     for i, j in tack.ndrange(r, m.shape[1]):
         m[i, j] = 1
 )");
-  Array root = zeros({6, 5}, i32);
+  Array root = zeros({6, 5}, i32, dev_);
   Array view = root.slice(1, 4);  // shape (3, 5)
   const std::string msg = index_error([&] { k(view, 4); });
   EXPECT_TRUE(contains(msg, "dm_rows") && contains(msg, "'m'") && contains(msg, "(3, 5)")) << msg;
@@ -133,7 +138,7 @@ def dm_rows(m, r):
   EXPECT_EQ(root.to_vector<std::int32_t>(), expected);
 }
 
-TEST_F(DebugMode, EachAxisIsCheckedNotTheFlatExtent) {
+TEST_P(DebugModeOnDevice, EachAxisIsCheckedNotTheFlatExtent) {
   // m[0, 5] of a (4, 4) array lies inside the 16 elements but outside axis 1.
   const Kernel k = kernel(R"(
 def dm_col(m, j, out):
@@ -142,7 +147,7 @@ def dm_col(m, j, out):
 )");
   std::vector<std::int32_t> values(16);
   for (int e = 0; e < 16; ++e) values[e] = e;
-  Array m = array(values, {4, 4});
+  Array m = arr(values, {4, 4});
   Array out = arr(std::vector<std::int32_t>(4, -1));
   const std::string msg = index_error([&] { k(m, 5, out); });
   EXPECT_TRUE(contains(msg, "dm_col") && contains(msg, "'m'") && has_word(msg, "5")) << msg;
@@ -150,7 +155,7 @@ def dm_col(m, j, out):
   EXPECT_EQ(out.to_vector<std::int32_t>(), std::vector<std::int32_t>(4, 0));
 }
 
-TEST_F(DebugMode, NegativeIndexIsOutOfBounds) {
+TEST_P(DebugModeOnDevice, NegativeIndexIsOutOfBounds) {
   const Kernel k = kernel(R"(
 def dm_negative(a, out):
     for i in range(len(out)):
@@ -163,20 +168,20 @@ def dm_negative(a, out):
   EXPECT_EQ(out.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
-TEST_F(DebugMode, OutOfBoundsAtomicIsSkipped) {
+TEST_P(DebugModeOnDevice, OutOfBoundsAtomicIsSkipped) {
   const Kernel k = kernel(R"(
 def dm_atomic(bins, h):
     for i in range(len(bins)):
         tack.atomic_add(h, bins[i], 1)
 )");
-  Array h = zeros({4}, i32);
+  Array h = zeros({4}, i32, dev_);
   Array bins = arr(std::vector<std::int32_t>{0, 1, 4, 3, 1, 100});
   const std::string msg = index_error([&] { k(bins, h); });
   EXPECT_TRUE(contains(msg, "'h'")) << msg;
   EXPECT_EQ(h.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 0, 1}));
 }
 
-TEST_F(DebugMode, LocalArrayOutOfBounds) {
+TEST_P(DebugModeOnDevice, LocalArrayOutOfBounds) {
   const Kernel k = kernel(R"(
 def dm_local(x, out):
     for i in range(len(x)):
@@ -196,7 +201,7 @@ def dm_local(x, out):
   EXPECT_EQ(out.to_vector<std::int32_t>(), (std::vector<std::int32_t>{7, 7, 0, 7}));
 }
 
-TEST_F(DebugMode, LocalArrayInBoundsIsFine) {
+TEST_P(DebugModeOnDevice, LocalArrayInBoundsIsFine) {
   const Kernel k = kernel(R"(
 def dm_local_ok(x, out):
     for i in range(len(x)):
@@ -207,12 +212,12 @@ def dm_local_ok(x, out):
         out[i] = buf[1, 2] - buf[0, 0]
 )");
   Array x = arr(std::vector<float>{1, 2, 3});
-  Array out = zeros({3});
+  Array out = zeros({3}, f32, dev_);
   k(x, out);
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{3, 4, 5}));
 }
 
-TEST_F(DebugMode, SixteenElementKernelWorks) {
+TEST_P(DebugModeOnDevice, SixteenElementKernelWorks) {
   const Kernel k = kernel(R"(
 def dm_ok(x, out):
     for i in range(len(x)):
@@ -220,14 +225,14 @@ def dm_ok(x, out):
 )");
   std::vector<float> x0(16);
   for (int i = 0; i < 16; ++i) x0[i] = static_cast<float>(i);
-  Array x = arr(x0), out = zeros({16});
+  Array x = arr(x0), out = zeros({16}, f32, dev_);
   k(x, out);
   std::vector<float> expected(16);
   for (int i = 0; i < 16; ++i) expected[i] = x0[i] * 2 + x0[15 - i];
   EXPECT_EQ(out.to_vector<float>(), expected);
 }
 
-TEST_F(DebugMode, LargeInBoundsKernel) {
+TEST_P(DebugModeOnDevice, LargeInBoundsKernel) {
   const Kernel k = kernel(R"(
 def dm_big(x, out):
     for i in range(len(x)):
@@ -236,22 +241,24 @@ def dm_big(x, out):
   const int n = 1000000;
   std::vector<float> x0(n);
   for (int i = 0; i < n; ++i) x0[i] = static_cast<float>(i % 1000);
-  Array x = arr(x0), out = zeros({n});
+  Array x = arr(x0), out = zeros({n}, f32, dev_);
   k(x, out);
   const auto got = out.to_vector<float>();
   for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], x0[i] * 2 + x0[n - 1 - i]) << i;
 }
 
-// Many iterations out of bounds in a launch that fans out over the workers: one consistent
-// report (index, axis, extent of one access), the in-bounds iterations all done.
-TEST_F(DebugMode, OutOfBoundsInALaunchThatFansOut) {
+// Many iterations out of bounds in a launch that fans out over the workers (CPU threads, OpenCL
+// work items): one consistent report (index, axis, extent of one access), the in-bounds
+// iterations all done.
+TEST_P(DebugModeOnDevice, OutOfBoundsInALaunchThatFansOut) {
   const Kernel k = kernel(R"(
 def dm_double(a, out):
     for i in range(len(out)):
         out[i] = a[i * 2] + 1.0
 )");
   const std::int64_t n = 2000000;
-  Array a = zeros({n}), out = arr(std::vector<float>(static_cast<std::size_t>(n), -1.0f));
+  Array a = zeros({n}, f32, dev_),
+        out = arr(std::vector<float>(static_cast<std::size_t>(n), -1.0f));
   const std::string msg = index_error([&] { k(a, out); });
   const std::regex report(
       "index (\\d+) is out of bounds for axis 0 of array 'a' with shape \\(2000000,\\) "
@@ -264,17 +271,17 @@ def dm_double(a, out):
   for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 1.0f) << i;  // skipped loads give 0
 }
 
-TEST_F(DebugMode, NoErrorAfterAFailedDebugCall) {
+TEST_P(DebugModeOnDevice, NoErrorAfterAFailedDebugCall) {
   const Kernel k = kernel(kShiftLoad);
   Array a = arr(std::vector<float>{0, 1, 2, 3});
-  Array out4 = zeros({4});
+  Array out4 = zeros({4}, f32, dev_);
   EXPECT_THROW(k(a, out4), IndexError);
-  Array out3 = zeros({3});
+  Array out3 = zeros({3}, f32, dev_);
   k(a, out3);  // the next, in-bounds call does not report the old violation
   EXPECT_EQ(out3.to_vector<float>(), (std::vector<float>{1, 2, 3}));
 }
 
-TEST_F(DebugMode, DebugModeIsPartOfTheVariantKey) {
+TEST_P(DebugModeOnDevice, DebugModeIsPartOfTheVariantKey) {
   set_debug(false);
   const Kernel k = kernel(R"(
 def dm_keyed(x, out):
@@ -282,12 +289,12 @@ def dm_keyed(x, out):
         out[i] = x[i + 1]
 )");
   Array x = arr(std::vector<float>{0, 1, 2, 3, 4});
-  Array out = zeros({4});
+  Array out = zeros({4}, f32, dev_);
   k(x, out);
   EXPECT_EQ(k.variant_count(), 1u);
   set_debug(true);
   EXPECT_TRUE(debug());
-  Array bigger = zeros({5});
+  Array bigger = zeros({5}, f32, dev_);
   EXPECT_THROW(k(x, bigger), IndexError);
   EXPECT_EQ(k.variant_count(), 2u);
   set_debug(false);
@@ -297,13 +304,13 @@ def dm_keyed(x, out):
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
 }
 
-TEST_F(DebugMode, SetDebugFalseAfterwardsCompilesAnotherVariant) {
+TEST_P(DebugModeOnDevice, SetDebugFalseAfterwardsCompilesAnotherVariant) {
   const Kernel k = kernel(R"(
 def dm_after(x, out):
     for i in range(len(x)):
         out[i] = x[i] + 1.0
 )");
-  Array x = arr(std::vector<float>{1, 2}), out = zeros({2});
+  Array x = arr(std::vector<float>{1, 2}), out = zeros({2}, f32, dev_);
   k(x, out);  // debug on (the fixture)
   EXPECT_EQ(k.variant_count(), 1u);
   set_debug(false);
@@ -365,6 +372,7 @@ std::pair<int, std::string> rerun_self(const std::string& filter,
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+// The switch is one per process, so these stay plain tests; the child checks every device.
 // Runs only in the child started by TackDebugEnvironmentVariableTurnsDebugModeOn.
 TEST(DebugModeEnvironment, ChildSeesDebugFromTheEnvironment) {
   const char* child = std::getenv("TACK_E2E_DEBUG_CHILD");
@@ -372,9 +380,12 @@ TEST(DebugModeEnvironment, ChildSeesDebugFromTheEnvironment) {
   ASSERT_EQ(std::string(child), "1");
   EXPECT_TRUE(debug());  // TACK_DEBUG=1, no set_debug call
   const Kernel k = kernel(kShiftLoad);
-  Array a = arr(std::vector<float>{1, 2, 3}), out = zeros({3});
-  EXPECT_THROW(k(a, out), IndexError);
-  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 0}));
+  for (const Device& d : devices()) {
+    SCOPED_TRACE(d.name());
+    Array a = arr_on(std::vector<float>{1, 2, 3}, d), out = zeros({3}, f32, d);
+    EXPECT_THROW(k(a, out), IndexError);
+    EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 0}));
+  }
   std::printf("TACK_E2E_CHILD_RAN\n");
 }
 

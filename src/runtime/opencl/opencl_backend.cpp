@@ -229,8 +229,8 @@ std::size_t OpenClBackend::default_global_size() const {
 std::size_t OpenClBackend::work_group_size(std::int64_t private_bytes,
                                            std::size_t global_size) const {
   if (!info_.cpu || private_bytes <= 0 || global_size == 0) return 0;
-  const auto fit = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, kWorkGroupPrivateBytes / private_bytes));
+  const auto fit =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, kWorkGroupPrivateBytes / private_bytes));
   std::size_t local = 1;
   while (local * 2 <= fit && global_size % (local * 2) == 0) local *= 2;
   return local;

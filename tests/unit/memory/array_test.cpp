@@ -1,9 +1,13 @@
-// Arrays on the CPU: constructors, fills, element reads, host transfers, read-only rules.
+// Arrays: constructors, fills, element reads, host transfers, read-only rules, ownership. Every
+// device-independent rule is written once and run on every device present
+// (tests/common/on_device.hpp), reading back through the API; the rules of host memory stay
+// CPU-only tests at the end.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <numeric>
 
+#include "common/on_device.hpp"
 #include "memory/device_buffer.hpp"
 #include "tack/tack.hpp"
 
@@ -21,21 +25,30 @@ std::string error_of(F&& f) {
   return {};
 }
 
-TEST(Array, ZerosOnesFullFill) {
-  Array z = zeros({6, 3});
+class ArrayOnDevice : public test::ArraysOnDevice {};
+
+TACK_INSTANTIATE_ON_DEVICES(ArrayOnDevice);
+
+TEST_P(ArrayOnDevice, ZerosOnesFullFill) {
+  Array z = zeros({6, 3}, f32, dev_);
+  EXPECT_EQ(z.device(), dev_);
   EXPECT_EQ(z.shape(), (Shape{6, 3}));
   EXPECT_EQ(z.dtype(), f32);
   for (float v : z.to_vector<float>()) EXPECT_EQ(v, 0.0f);
-  Array o = ones({4}, i64);
+  Array o = ones({4}, i64, dev_);
+  EXPECT_EQ(o.device(), dev_);
   for (auto v : o.to_vector<std::int64_t>()) EXPECT_EQ(v, 1);
-  Array f = full({3, 2}, Scalar::from(2.5), f64);
+  Array f = full({3, 2}, Scalar::from(2.5), f64, dev_);
+  EXPECT_EQ(f.device(), dev_);
   for (auto v : f.to_vector<double>()) EXPECT_EQ(v, 2.5);
+  // Without a device argument: the default device (the test's).
+  EXPECT_EQ(zeros({2}).device(), dev_);
 }
 
-TEST(Array, EveryScalarTypeRoundTrips) {
+TEST_P(ArrayOnDevice, EveryScalarTypeRoundTrips) {
   const DType types[] = {i8, i16, i32, i64, u8, u16, u32, u64, f32, f64};
   for (DType t : types) {
-    Array a = full({5}, Scalar::from(std::int64_t{7}), t);
+    Array a = full({5}, Scalar::from(std::int64_t{7}), t, dev_);
     std::vector<std::byte> raw(a.nbytes());
     a.to_host(raw.data(), raw.size());
     Scalar s = load_scalar(t.scalar, raw.data() + 2 * t.itemsize());
@@ -44,35 +57,28 @@ TEST(Array, EveryScalarTypeRoundTrips) {
   }
 }
 
-TEST(Array, LargeFillIsParallelAndCorrect) {
-  // 1 MiB: over the parallel threshold.
-  Array a = empty({262144}, u32);
+TEST_P(ArrayOnDevice, LargeFillIsCorrect) {
+  // 1 MiB: over the CPU's parallel threshold.
+  Array a = empty({262144}, u32, dev_);
   a.fill(Scalar::from(std::int64_t{0xdeadbeef}));
   auto v = a.to_vector<std::uint32_t>();
   for (std::size_t i = 0; i < v.size(); i += 997) ASSERT_EQ(v[i], 0xdeadbeefu);
   EXPECT_EQ(v.back(), 0xdeadbeefu);
 }
 
-TEST(Array, AllocationIsAligned) {
-  for (int n : {0, 1, 3, 1000}) {
-    Array a = empty({n}, u8);
-    EXPECT_EQ(a.address() % 64, 0u) << n;
-  }
-}
-
-TEST(Array, FillValueMustFitTheDtype) {
-  auto msg = error_of<ValueError>([] { full({2}, Scalar::from(std::int64_t{300}), u8); });
+TEST_P(ArrayOnDevice, FillValueMustFitTheDtype) {
+  auto msg = error_of<ValueError>([&] { full({2}, Scalar::from(std::int64_t{300}), u8, dev_); });
   EXPECT_NE(msg.find("300 does not fit in u8"), std::string::npos) << msg;
-  error_of<ValueError>([] { full({2}, Scalar::from(1e300), i32); });
-  Array a = zeros({2}, i8);
+  error_of<ValueError>([&] { full({2}, Scalar::from(1e300), i32, dev_); });
+  Array a = zeros({2}, i8, dev_);
   error_of<ValueError>([&] { a.fill(Scalar::from(std::int64_t{-129})); });
   EXPECT_EQ(a.to_vector<std::int8_t>(), (std::vector<std::int8_t>{0, 0}));  // nothing written
 }
 
-TEST(Array, ItemReadsWithPythonBounds) {
+TEST_P(ArrayOnDevice, ItemReadsWithPythonBounds) {
   std::vector<float> data(18);
   std::iota(data.begin(), data.end(), 0.0f);
-  Array a = array(data, {6, 3});
+  Array a = arr(data, {6, 3});
   EXPECT_EQ(a.item<float>({1, 2}), 5.0f);
   EXPECT_EQ(a.item<float>({-1, -1}), 17.0f);
   auto msg = error_of<IndexError>([&] { a.item<float>({6, 0}); });
@@ -82,16 +88,16 @@ TEST(Array, ItemReadsWithPythonBounds) {
   error_of<TypeError>([&] { a.item<double>({0, 0}); });
 }
 
-TEST(Array, AssignmentAndIterationAreRefusedWithTheAlternative) {
-  Array a = zeros({4});
+TEST_P(ArrayOnDevice, AssignmentAndIterationAreRefusedWithTheAlternative) {
+  Array a = zeros({4}, f32, dev_);
   EXPECT_NE(error_of<TypeError>([&] { a.refuse_item_assignment(); }).find("tack.copyto"),
             std::string::npos);
   EXPECT_NE(error_of<TypeError>([&] { a.refuse_iteration(); }).find("a.numpy()"),
             std::string::npos);
 }
 
-TEST(Array, CopytoConvertsAndBroadcasts) {
-  Array a = zeros({2, 3}, i32);
+TEST_P(ArrayOnDevice, CopytoConvertsAndBroadcasts) {
+  Array a = zeros({2, 3}, i32, dev_);
   const double row[3] = {1.9, -2.9, 3.0};
   copyto(a, HostView{row, ScalarType::f64, {3}, {}});
   EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, -2, 3, 1, -2, 3}));
@@ -104,8 +110,8 @@ TEST(Array, CopytoConvertsAndBroadcasts) {
   EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{10, 20, 30, 10, 20, 30}));
 }
 
-TEST(Array, CopytoRefusesShapesThatDoNotBroadcast) {
-  Array a = zeros({2, 3});
+TEST_P(ArrayOnDevice, CopytoRefusesShapesThatDoNotBroadcast) {
+  Array a = zeros({2, 3}, f32, dev_);
   const float bad[4] = {1, 2, 3, 4};
   auto before = a.version();
   auto msg = error_of<ValueError>([&] { copyto(a, HostView{bad, ScalarType::f32, {4}, {}}); });
@@ -116,19 +122,23 @@ TEST(Array, CopytoRefusesShapesThatDoNotBroadcast) {
   for (float v : a.to_vector<float>()) EXPECT_EQ(v, 0.0f);
 }
 
-TEST(Array, ReadOnlyRefusesHostWrites) {
-  std::vector<float> host(4, 1.0f);
-  Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {4});
+TEST_P(ArrayOnDevice, ReadOnlyRefusesHostWrites) {
+  // Wrapped memory is read-only by default; a device wraps only its own memory, so the memory
+  // is a Tack array of the device, and is read back through it.
+  Array owner = full({4}, Scalar::from(1.0), f32, dev_);
+  Array a = array_from_ptr(owner.address(), f32, {4}, false, dev_);
+  EXPECT_EQ(a.device(), dev_);
   EXPECT_FALSE(a.writable());
   auto msg = error_of<RuntimeError>([&] { a.fill(0.0); });
   EXPECT_NE(msg.find("read-only"), std::string::npos);
   const float x[4] = {9, 9, 9, 9};
   error_of<RuntimeError>([&] { copyto(a, HostView{x, ScalarType::f32, {4}, {}}); });
-  EXPECT_EQ(host, (std::vector<float>(4, 1.0f)));
+  EXPECT_EQ(owner.to_vector<float>(), (std::vector<float>(4, 1.0f)));
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>(4, 1.0f)));
 }
 
-TEST(Array, VersionCountsWrites) {
-  Array a = zeros({8});
+TEST_P(ArrayOnDevice, VersionCountsWrites) {
+  Array a = zeros({8}, f32, dev_);
   auto v0 = a.version();
   a.fill(1.0);
   EXPECT_EQ(a.version(), v0 + 1);
@@ -137,8 +147,8 @@ TEST(Array, VersionCountsWrites) {
   EXPECT_EQ(a.version(), v0 + 2);
 }
 
-TEST(Array, VectorDtypeIsFlatStorageWithVectorMetadata) {
-  Array a = zeros({4}, vec(3, f32));
+TEST_P(ArrayOnDevice, VectorDtypeIsFlatStorageWithVectorMetadata) {
+  Array a = zeros({4}, vec(3, f32), dev_);
   EXPECT_EQ(a.shape(), (Shape{4}));
   EXPECT_EQ(a.numpy_shape(), (Shape{4, 3}));
   EXPECT_EQ(a.nbytes(), 4u * 3 * 4);
@@ -153,18 +163,76 @@ TEST(Array, VectorDtypeIsFlatStorageWithVectorMetadata) {
   error_of<TypeError>([] { vec(2, vec(2, f32)); });
 }
 
-TEST(Array, ArrayFromPtrChecksTheAddress) {
+TEST_P(ArrayOnDevice, ArrayFromPtrChecksTheAddress) {
   auto msg = error_of<TypeError>(
-      [] { array_from_ptr(std::nullopt, f32, {4}, false, default_device(), {}, "a str"); });
+      [&] { array_from_ptr(std::nullopt, f32, {4}, false, dev_, {}, "a str"); });
   EXPECT_NE(msg.find("got a str"), std::string::npos);
-  error_of<ValueError>([] { array_from_ptr(0, f32, {4}); });
-  EXPECT_EQ(memory_space(0x1000), "cpu");
+  error_of<ValueError>([&] { array_from_ptr(0, f32, {4}, false, dev_); });
+  // Not inside any allocation of the device: host memory on every device.
+  EXPECT_EQ(memory_space(0x1000, dev_), "cpu");
 }
 
-TEST(Array, WrappedMemoryIsNeverFreedAndIsShared) {
+TEST_P(ArrayOnDevice, WrappedMemoryIsNeverFreedAndIsShared) {
+  Array owner = zeros({4}, f32, dev_);
+  {
+    Array a = array_from_ptr(owner.address(), f32, {4}, true, dev_);
+    EXPECT_TRUE(a.shared());
+    a.fill(5.0);
+  }
+  // Still valid: Tack did not free it (ASan would report a use after free on the CPU; a device
+  // would no longer count the address as one of its allocations).
+  EXPECT_EQ(owner.to_vector<float>(), (std::vector<float>(4, 5.0f)));
+  EXPECT_EQ(memory_space(owner.address(), dev_), dev_.kind());
+  owner.fill(6.0);
+  EXPECT_EQ(owner.to_vector<float>(), (std::vector<float>(4, 6.0f)));
+}
+
+TEST_P(ArrayOnDevice, HoldIsReleasedWithTheLastView) {
+  auto released = std::make_shared<int>(0);
+  Array owner = zeros({6}, f32, dev_);
+  std::optional<Array> view;
+  {
+    std::shared_ptr<void> hold(nullptr, [released](void*) { ++*released; });
+    Array a = array_from_ptr(owner.address(), f32, {6}, true, dev_, hold);
+    view = a.slice(1, 3);
+  }
+  EXPECT_EQ(*released, 0);
+  view->fill(2.0);
+  EXPECT_EQ(view->to_vector<float>(), (std::vector<float>{2.0f, 2.0f}));
+  view.reset();
+  EXPECT_EQ(*released, 1);
+  EXPECT_EQ(owner.to_vector<float>(), (std::vector<float>{0, 2, 2, 0, 0, 0}));
+}
+
+TEST_P(ArrayOnDevice, ExportMemoryMarksSharedAndKeepsAlive) {
+  ExportedMemory m;
+  {
+    Array a = ones({16}, f32, dev_);
+    m = a.export_memory();
+    EXPECT_TRUE(a.shared());
+  }
+  EXPECT_EQ(m.nbytes, 64u);
+  EXPECT_EQ(m.device, dev_.name());
+  // The allocation outlives its array while `m` holds it: wrapping it again (which a device
+  // accepts only within one of its live allocations) and reading through the API finds it.
+  EXPECT_EQ(memory_space(m.address, dev_), dev_.kind());
+  Array again = array_from_ptr(m.address, f32, {16}, false, dev_);
+  EXPECT_EQ(again.to_vector<float>(), (std::vector<float>(16, 1.0f)));
+}
+
+// CPU only: the 64-byte alignment is the CPU's host allocator's promise (docs/devices.md).
+TEST(Array, AllocationIsAligned) {
+  for (int n : {0, 1, 3, 1000}) {
+    Array a = empty({n}, u8, device("cpu"));
+    EXPECT_EQ(a.address() % 64, 0u) << n;
+  }
+}
+
+// CPU only: wraps raw host memory (new[]), which only the CPU accepts.
+TEST(Array, WrappedHostMemoryIsNeverFreedAndIsShared) {
   auto* host = new float[4]{1, 2, 3, 4};
   {
-    Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host), f32, {4}, true);
+    Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host), f32, {4}, true, device("cpu"));
     EXPECT_TRUE(a.shared());
     a.fill(5.0);
   }
@@ -172,25 +240,24 @@ TEST(Array, WrappedMemoryIsNeverFreedAndIsShared) {
   delete[] host;
 }
 
-TEST(Array, HoldIsReleasedWithTheLastView) {
-  auto released = std::make_shared<int>(0);
-  std::vector<float> host(6, 0.0f);
-  std::optional<Array> view;
-  {
-    std::shared_ptr<void> hold(nullptr, [released](void*) { ++*released; });
-    Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {6}, true,
-                             default_device(), hold);
-    view = a.slice(1, 3);
-  }
-  EXPECT_EQ(*released, 0);
-  view.reset();
-  EXPECT_EQ(*released, 1);
+// CPU only: wraps a std::vector's host memory, which only the CPU accepts, and checks it there.
+TEST(Array, ReadOnlyHostMemoryIsNeverWritten) {
+  std::vector<float> host(4, 1.0f);
+  Array a =
+      array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {4}, false, device("cpu"));
+  EXPECT_FALSE(a.writable());
+  auto msg = error_of<RuntimeError>([&] { a.fill(0.0); });
+  EXPECT_NE(msg.find("read-only"), std::string::npos);
+  const float x[4] = {9, 9, 9, 9};
+  error_of<RuntimeError>([&] { copyto(a, HostView{x, ScalarType::f32, {4}, {}}); });
+  EXPECT_EQ(host, (std::vector<float>(4, 1.0f)));
 }
 
-TEST(Array, ExportMemoryMarksSharedAndKeepsAlive) {
+// CPU only: reads exported memory through its raw pointer, which is host memory on the CPU only.
+TEST(Array, ExportedHostMemoryIsReadThroughItsAddress) {
   ExportedMemory m;
   {
-    Array a = ones({16});
+    Array a = ones({16}, f32, device("cpu"));
     m = a.export_memory();
     EXPECT_TRUE(a.shared());
   }
@@ -200,6 +267,7 @@ TEST(Array, ExportMemoryMarksSharedAndKeepsAlive) {
   EXPECT_EQ(m.nbytes, 64u);
 }
 
+// Not per device: the list of devices itself, in which the CPU is always first.
 TEST(Device, CpuIsAlwaysPresent) {
   auto ds = devices();
   ASSERT_FALSE(ds.empty());

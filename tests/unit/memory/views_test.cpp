@@ -1,30 +1,43 @@
-// Views (reshape and row slices) with every rule of the "Array views" seed.
+// Views (reshape and row slices) with every rule of the "Array views" seed, written once and run
+// on every device present (tests/common/on_device.hpp); results are read back through the API.
 #include <gtest/gtest.h>
 
 #include <numeric>
 
+#include "common/on_device.hpp"
 #include "memory/device_buffer.hpp"
 #include "tack/tack.hpp"
 
 namespace tack {
 namespace {
 
-Array iota_rows(std::int64_t rows, std::int64_t cols) {
-  std::vector<float> v(static_cast<std::size_t>(rows * cols));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return array(v, {rows, cols});
-}
+class ViewsOnDevice : public test::ArraysOnDevice {
+ protected:
+  Array iota_rows(std::int64_t rows, std::int64_t cols) const {
+    std::vector<float> v(static_cast<std::size_t>(rows * cols));
+    std::iota(v.begin(), v.end(), 0.0f);
+    return arr(v, {rows, cols});
+  }
+  // A read-only array over the memory of `owner` (wrapped, so read-only by default): the way to
+  // get one on any device, since a device accepts only its own memory.
+  Array read_only_over(const Array& owner, const Shape& shape) const {
+    return array_from_ptr(owner.address(), owner.dtype(), shape, false, dev_);
+  }
+};
 
-TEST(Views, SeedExample) {
-  Array rows = zeros({6, 3});
+TACK_INSTANTIATE_ON_DEVICES(ViewsOnDevice);
+
+TEST_P(ViewsOnDevice, SeedExample) {
+  Array rows = zeros({6, 3}, f32, dev_);
   Array middle = rows.slice(2, 4);
+  EXPECT_EQ(middle.device(), dev_);
   middle.fill(1.0);
   EXPECT_EQ(rows.item<float>({3, 0}), 1.0f);
   EXPECT_EQ(rows.item<float>({4, 0}), 0.0f);
   EXPECT_EQ(rows.item<float>({1, 2}), 0.0f);
 }
 
-TEST(Views, PythonBounds) {
+TEST_P(ViewsOnDevice, PythonBounds) {
   Array a = iota_rows(6, 3);
   EXPECT_EQ(a.slice(-2, std::nullopt).shape(), (Shape{2, 3}));
   EXPECT_EQ(a.slice(-2, std::nullopt).item<float>({0, 0}), 12.0f);
@@ -34,22 +47,23 @@ TEST(Views, PythonBounds) {
   EXPECT_EQ(a.slice(5, 2).shape(), (Shape{0, 3}));
 }
 
-TEST(Views, EmptyRangeIsANewEmptyArray) {
+TEST_P(ViewsOnDevice, EmptyRangeIsANewEmptyArray) {
   Array a = iota_rows(6, 3);
   Array e = a.slice(3, 3);
   EXPECT_FALSE(e.is_view());
   EXPECT_EQ(e.size(), 0);
   EXPECT_TRUE(e.writable());
+  EXPECT_EQ(e.device(), dev_);
 }
 
-TEST(Views, StepOtherThanOneIsRefused) {
+TEST_P(ViewsOnDevice, StepOtherThanOneIsRefused) {
   Array a = iota_rows(6, 3);
   EXPECT_THROW(a.slice(0, 6, 2), ValueError);
   EXPECT_NO_THROW(a.slice(0, 6, 1));
-  EXPECT_THROW(zeros({}).slice(0, 1), IndexError);
+  EXPECT_THROW(zeros({}, f32, dev_).slice(0, 1), IndexError);
 }
 
-TEST(Views, IndexBesideTheSliceIsRefused) {
+TEST_P(ViewsOnDevice, IndexBesideTheSliceIsRefused) {
   Array a = iota_rows(6, 3);
   EXPECT_THROW(a.index({Slice{1, 3, {}}, std::int64_t{0}}), TypeError);
   EXPECT_THROW(a.index({OtherIndex{"str"}}), TypeError);
@@ -57,7 +71,7 @@ TEST(Views, IndexBesideTheSliceIsRefused) {
   EXPECT_EQ(std::get<Array>(v).shape(), (Shape{2, 3}));
 }
 
-TEST(Views, ViewOfViewIsViewOfRoot) {
+TEST_P(ViewsOnDevice, ViewOfViewIsViewOfRoot) {
   Array a = iota_rows(6, 3);
   Array v1 = a.slice(1, 5);
   Array v2 = v1.slice(1, 3);  // rows 2 and 3 of a
@@ -67,7 +81,7 @@ TEST(Views, ViewOfViewIsViewOfRoot) {
   EXPECT_EQ(v2.address(), a.address() + 24);
 }
 
-TEST(Views, ViewKeepsRootAlive) {
+TEST_P(ViewsOnDevice, ViewKeepsRootAlive) {
   std::optional<Array> v;
   {
     Array a = iota_rows(6, 3);
@@ -76,8 +90,8 @@ TEST(Views, ViewKeepsRootAlive) {
   EXPECT_EQ(v->item<float>({1, 2}), 17.0f);  // ASan reports a use after free otherwise
 }
 
-TEST(Views, ShareVersionAndSharedFlag) {
-  Array a = zeros({6, 3});
+TEST_P(ViewsOnDevice, ShareVersionAndSharedFlag) {
+  Array a = zeros({6, 3}, f32, dev_);
   Array v = a.slice(0, 2);
   Array w = a.slice(4, 6);
   auto v0 = a.version();
@@ -90,17 +104,19 @@ TEST(Views, ShareVersionAndSharedFlag) {
   EXPECT_TRUE(w.shared());
 }
 
-TEST(Views, InheritReadOnly) {
-  std::vector<float> host(12, 1.0f);
-  Array a = array_from_ptr(reinterpret_cast<std::uintptr_t>(host.data()), f32, {4, 3});
+TEST_P(ViewsOnDevice, InheritReadOnly) {
+  Array owner = full({4, 3}, Scalar::from(1.0), f32, dev_);
+  Array a = read_only_over(owner, {4, 3});
+  EXPECT_FALSE(a.writable());
   Array v = a.slice(1, 2);
   EXPECT_FALSE(v.writable());
   EXPECT_THROW(v.fill(0.0), RuntimeError);
   EXPECT_FALSE(a.reshape({12}).writable());
+  EXPECT_EQ(owner.to_vector<float>(), std::vector<float>(12, 1.0f));  // nothing written
 }
 
-TEST(Views, ExportMemoryIsRefusedOnAView) {
-  Array a = zeros({6, 3});
+TEST_P(ViewsOnDevice, ExportMemoryIsRefusedOnAView) {
+  Array a = zeros({6, 3}, f32, dev_);
   try {
     a.slice(1, 2).export_memory();
     FAIL();
@@ -111,25 +127,26 @@ TEST(Views, ExportMemoryIsRefusedOnAView) {
   EXPECT_NO_THROW(a.reshape({18}).export_memory());
 }
 
-TEST(Views, ReshapeChecksCountAndSharesMemory) {
+TEST_P(ViewsOnDevice, ReshapeChecksCountAndSharesMemory) {
   Array a = iota_rows(6, 3);
   Array r = a.reshape({3, -1});
   EXPECT_EQ(r.shape(), (Shape{3, 6}));
+  EXPECT_EQ(r.device(), dev_);
   r.fill(2.0);
   EXPECT_EQ(a.item<float>({5, 2}), 2.0f);
   EXPECT_THROW(a.reshape({4, 4}), ValueError);
   EXPECT_THROW(a.reshape({-1, -1}), ValueError);
 }
 
-TEST(Views, WritesLandInTheRootOnly) {
-  Array a = zeros({5, 2}, i32);
+TEST_P(ViewsOnDevice, WritesLandInTheRootOnly) {
+  Array a = zeros({5, 2}, i32, dev_);
   const std::int32_t x[2] = {7, 8};
   copyto(a.slice(1, 3), HostView{x, ScalarType::i32, {2}, {}});
   EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 0, 7, 8, 7, 8, 0, 0, 0, 0}));
 }
 
-TEST(Views, VectorArraysSliceByRow) {
-  Array a = zeros({4}, vec(3, f32));
+TEST_P(ViewsOnDevice, VectorArraysSliceByRow) {
+  Array a = zeros({4}, vec(3, f32), dev_);
   Array v = a.slice(1, 3);
   EXPECT_EQ(v.numpy_shape(), (Shape{2, 3}));
   v.fill(1.0);
@@ -140,8 +157,9 @@ TEST(Views, VectorArraysSliceByRow) {
   EXPECT_EQ(all[9], 0.0f);
 }
 
-TEST(Views, SoaSlicesComponentByComponent) {
-  SoaArray s = empty_soa({6}, {f32, i32});
+TEST_P(ViewsOnDevice, SoaSlicesComponentByComponent) {
+  SoaArray s = empty_soa({6}, {f32, i32}, dev_);
+  EXPECT_EQ(s.components()[0].device(), dev_);
   s.components()[0].fill(1.0);
   s.components()[1].fill(Scalar::from(std::int64_t{2}));
   SoaArray mid = s.slice(2, 4);
@@ -151,11 +169,22 @@ TEST(Views, SoaSlicesComponentByComponent) {
   mid.components()[1].fill(Scalar::from(std::int64_t{9}));
   EXPECT_EQ(s.components()[1].to_vector<std::int32_t>(),
             (std::vector<std::int32_t>{2, 2, 9, 9, 2, 2}));
-  EXPECT_THROW(SoaArray({zeros({2}), zeros({3})}), ValueError);
+  EXPECT_THROW(SoaArray({zeros({2}, f32, dev_), zeros({3}, f32, dev_)}), ValueError);
 }
 
+TEST_P(ViewsOnDevice, RowViewsCoverTheirRowsBytes) {
+  Array a = zeros({6, 3}, f32, dev_);
+  Array v1 = a.slice(0, 2), v2 = a.slice(2, 4), v3 = a.slice(1, 3);
+  EXPECT_EQ(v1.nbytes(), 24u);
+  EXPECT_EQ(v2.address(), a.address() + 24);
+  EXPECT_LE(v1.address() + v1.nbytes(), v2.address());  // disjoint views are disjoint
+  EXPECT_LT(v3.address(), v1.address() + v1.nbytes());  // overlapping views overlap
+}
+
+// CPU only: span() is the host byte range of the CPU's disjointness check (the noalias variant);
+// device buffers have none, and OpenCL compiles no disjoint specialization.
 TEST(Views, DisjointRowViewsHaveDisjointSpans) {
-  Array a = zeros({6, 3});
+  Array a = zeros({6, 3}, f32, device("cpu"));
   auto s1 = *a.slice(0, 2).buffer()->span();
   auto s2 = *a.slice(2, 4).buffer()->span();
   auto s3 = *a.slice(1, 3).buffer()->span();

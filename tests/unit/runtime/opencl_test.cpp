@@ -370,14 +370,14 @@ TEST_F(OpenCl, SharedArraysCompleteTheirLaunches) {
   // of coarse-grained SVM is valid on PoCL only; a GPU needs a copy or a map.)
   const detail::OpenClApi& api = backend_->api();
   cl_int err = CL_SUCCESS;
-  cl_command_queue other =
-      api.CreateCommandQueueWithProperties(backend_->context(), backend_->device_id(), nullptr, &err);
+  cl_command_queue other = api.CreateCommandQueueWithProperties(
+      backend_->context(), backend_->device_id(), nullptr, &err);
   ASSERT_EQ(err, CL_SUCCESS);
   float x = 0;
-  ASSERT_EQ(api.EnqueueSVMMemcpy(other, CL_TRUE, &x,
-                                 reinterpret_cast<const void*>(b.address() + 999 * 4), 4, 0,
-                                 nullptr, nullptr),
-            CL_SUCCESS);
+  ASSERT_EQ(
+      api.EnqueueSVMMemcpy(other, CL_TRUE, &x, reinterpret_cast<const void*>(b.address() + 999 * 4),
+                           4, 0, nullptr, nullptr),
+      CL_SUCCESS);
   api.ReleaseCommandQueue(other);
   EXPECT_EQ(x, 2.0f);
   m->deleter(m);
@@ -497,7 +497,8 @@ TEST(OpenClBuildLog, VendorFormatsPointAtTheLine) {
       [&] { detail::throw_build_error("k", "opencl:0", source, "something odd"); },
       "rejected the generated source: something odd");
   // A link-time error has no location (NVIDIA's ptxas): it points at the name's first use.
-  const std::string calls = "long f(long);\n__kernel void k(__global long* a) {\n  a[0] = f(1);\n}\n";
+  const std::string calls =
+      "long f(long);\n__kernel void k(__global long* a) {\n  a[0] = f(1);\n}\n";
   try {
     detail::throw_build_error("k", "opencl:0", calls,
                               "ptxas fatal   : Unresolved extern function 'f'\n");
