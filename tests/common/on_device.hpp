@@ -61,15 +61,18 @@ class ArraysOnDevice : public ::testing::TestWithParam<Device> {
   Device previous_ = default_device();
 };
 
-// Kernels too: debug mode is off at the start and the end of every test.
+// Kernels too: the process-wide kernel settings are at their defaults (debug mode off, the
+// disjoint specialization on) at the start and the end of every test.
 class OnDevice : public ArraysOnDevice {
  protected:
   void SetUp() override {
     ArraysOnDevice::SetUp();
     set_debug(false);
+    set_specialize_disjoint(true);
   }
   void TearDown() override {
     set_debug(false);
+    set_specialize_disjoint(true);
     ArraysOnDevice::TearDown();
   }
 };

@@ -180,13 +180,7 @@ class WrappedMemory {
   Device device_;
 };
 
-class AliasingOnDevice : public test::OnDevice {
- protected:
-  void TearDown() override {
-    set_specialize_disjoint(true);
-    OnDevice::TearDown();
-  }
-};
+class AliasingOnDevice : public test::OnDevice {};
 
 TACK_INSTANTIATE_ON_DEVICES(AliasingOnDevice);
 

@@ -49,17 +49,7 @@ std::int64_t length_of(int thread, int launch) {
   return 1 + (launch * 37 + thread * 11) % 3000;
 }
 
-class ConcurrencyOnDevice : public test::OnDevice {
- protected:
-  void SetUp() override {
-    OnDevice::SetUp();
-    set_specialize_disjoint(true);
-  }
-  void TearDown() override {
-    set_specialize_disjoint(true);
-    OnDevice::TearDown();
-  }
-};
+class ConcurrencyOnDevice : public test::OnDevice {};
 
 TACK_INSTANTIATE_ON_DEVICES(ConcurrencyOnDevice);
 

@@ -40,8 +40,7 @@ bool has_word(const std::string& text, const std::string& word) {
 class DebugModeOnDevice : public test::OnDevice {
  protected:
   void SetUp() override {
-    OnDevice::SetUp();  // debug off
-    set_specialize_disjoint(true);
+    OnDevice::SetUp();  // debug off, disjoint specialization on
     set_debug(true);
   }
 };

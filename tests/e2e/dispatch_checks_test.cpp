@@ -47,17 +47,7 @@ Array read_only(const Array& backing) {
                         backing.device());
 }
 
-class DispatchChecksOnDevice : public test::OnDevice {
- protected:
-  void SetUp() override {
-    OnDevice::SetUp();
-    set_specialize_disjoint(true);
-  }
-  void TearDown() override {
-    set_specialize_disjoint(true);
-    OnDevice::TearDown();
-  }
-};
+class DispatchChecksOnDevice : public test::OnDevice {};
 
 TACK_INSTANTIATE_ON_DEVICES(DispatchChecksOnDevice);
 

@@ -31,17 +31,7 @@ def in_scale(x, s, out):
         out[i] = x[i] * s
 )";
 
-class InspectOnDevice : public test::OnDevice {
- protected:
-  void SetUp() override {
-    OnDevice::SetUp();
-    set_specialize_disjoint(true);
-  }
-  void TearDown() override {
-    set_specialize_disjoint(true);
-    OnDevice::TearDown();
-  }
-};
+class InspectOnDevice : public test::OnDevice {};
 
 TACK_INSTANTIATE_ON_DEVICES(InspectOnDevice);
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/on_device.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/opencl_buffer.hpp"
 #include "tack/tack.hpp"
@@ -24,18 +25,7 @@ namespace {
 using detail::OpenClBackend;
 using detail::OpenClBuffer;
 
-template <class E>
-void expect_error(const std::function<void()>& fn, const std::vector<std::string>& fragments) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an exception";
-  } catch (const E& e) {
-    for (const auto& f : fragments) {
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos)
-          << "message: " << e.what() << "\nexpected to contain: " << f;
-    }
-  }
-}
+using test::expect_error;
 
 // Holds the device's in-order queue behind a user event: commands queue up but do not run
 // until open() (or the destructor).
