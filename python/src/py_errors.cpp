@@ -53,11 +53,13 @@ void init_errors(nb::module_& m) {
   nb::dict body;
   body["__doc__"] =
       "A kernel outside Tack's language. Attributes: kernel (its name), line and column "
-      "(1-based, of the offending construct), message (without the location and source).";
+      "(1-based, of the offending construct), message (without the location and source), "
+      "file (the Python file the line is in, for @tack.kernel and @tack.func; else None).";
   body["kernel"] = nb::none();
   body["line"] = nb::none();
   body["column"] = nb::none();
   body["message"] = nb::none();
+  body["file"] = nb::none();
   compile_error_type = PyErr_NewException("tack.CompileError", PyExc_Exception, body.ptr());
   if (compile_error_type == nullptr) throw nb::python_error();
   m.attr("CompileError") = nb::borrow(compile_error_type);

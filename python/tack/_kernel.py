@@ -13,13 +13,15 @@ _NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _source_of(fn):
+    """The function's dedented source, its first line and its file."""
     try:
         lines, first_line = _inspect.getsourcelines(fn)
+        file = _inspect.getsourcefile(fn) or "<unknown>"
     except (OSError, TypeError) as e:
         raise TypeError(
             f"tack cannot read the source of {fn!r} ({e}); define kernels in a file, or pass "
             "the source text to tack.kernel_from_source") from None
-    return _textwrap.dedent("".join(lines)), first_line
+    return _textwrap.dedent("".join(lines)), first_line, file
 
 
 def _namespace(fn):
@@ -40,7 +42,7 @@ class Func:
         self.__wrapped__ = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
-        self.source, self.first_line = _source_of(fn)
+        self.source, self.first_line, self.file = _source_of(fn)
 
     @property
     def globals(self):
@@ -69,18 +71,46 @@ def _device_functions(source, globals_, seen):
 
 
 def _module_text(pieces):
-    """One text holding every piece at its own line number where the pieces allow it (one file,
-    no overlap), so that errors name file lines; otherwise the pieces one after another."""
-    pieces = sorted(pieces, key=lambda p: p[1])
-    text, line = "", 1
-    for source, first_line in pieces:
-        if first_line < line:  # overlapping or from another file: lines are then relative
-            return "\n".join(p[0] for p in pieces), 1
-        text += "\n" * (first_line - line) + source
-        if not text.endswith("\n"):
-            text += "\n"
-        line = first_line + source.count("\n") + (0 if source.endswith("\n") else 1)
-    return text, 1
+    """One text for the compiler from pieces (source, first line, file), the kernel first.
+
+    Where the pieces allow it (no two overlap) each stands at its own line number, so that the
+    compiler's lines are file lines; otherwise they follow one another. Either way the segments
+    say where each piece went: (first text line, line count, file, first file line)."""
+    text, line, segments = "", 1, []
+    for source, first_line, file in sorted(pieces, key=lambda p: p[1]):
+        if first_line < line:  # overlapping (pieces of several files): one after another
+            break
+        count = source.count("\n") + (0 if source.endswith("\n") else 1)
+        text += "\n" * (first_line - line) + source + ("" if source.endswith("\n") else "\n")
+        segments.append((first_line, count, file, first_line))
+        line = first_line + count
+    else:
+        return text, segments
+    text, line, segments = "", 1, []
+    for source, first_line, file in pieces:
+        count = source.count("\n") + (0 if source.endswith("\n") else 1)
+        text += source + ("" if source.endswith("\n") else "\n")
+        segments.append((line, count, file, first_line))
+        line += count
+    return text, segments
+
+
+def _located(error, segments, kernel_file):
+    """`error` (a CompileError at a line of the compiler's text) at its file's line, naming the
+    file when it is not the kernel's (a @tack.func imported from another module)."""
+    line = error.line
+    for start, count, file, first_line in segments:
+        if line is None or not start <= line < start + count:
+            continue
+        at = first_line + (line - start)
+        where = f"line {at}" + ("" if file == kernel_file else f" of {file}")
+        text = str(error).replace(f"kernel '{error.kernel}', line {line},",
+                                  f"kernel '{error.kernel}', {where},", 1)
+        moved = _tack.CompileError(text)
+        moved.kernel, moved.line, moved.column = error.kernel, at, error.column
+        moved.message, moved.file = error.message, file
+        return moved
+    return error
 
 
 class Kernel:
@@ -90,7 +120,7 @@ class Kernel:
     decorated, as Python resolves names: a @tack.func defined below the kernel, or in an
     enclosing function, is found."""
 
-    __slots__ = ("_fn", "_k", "__name__", "__wrapped__", "__dict__")
+    __slots__ = ("_fn", "_k", "_segments", "_file", "__name__", "__wrapped__", "__dict__")
 
     def __init__(self, fn):
         self._fn = fn
@@ -98,22 +128,30 @@ class Kernel:
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
-        _source_of(fn)  # a kernel without readable source fails here, at decoration
+        # A kernel without readable source fails here, at decoration.
+        self._file = _source_of(fn)[2]
+        self._segments = []
 
     def _build(self):
         fn = self._fn
-        source, first_line = _source_of(fn)
+        source, first_line, file = _source_of(fn)
         funcs = _device_functions(source, _namespace(fn), {fn.__name__})
-        text, base = _module_text([(source, first_line)] +
-                                  [(f.source, f.first_line) for f in funcs])
-        self._k = _tack._kernel_from_source(text, fn.__name__, base)
+        text, self._segments = _module_text([(source, first_line, file)] +
+                                            [(f.source, f.first_line, f.file) for f in funcs])
+        try:
+            self._k = _tack._kernel_from_source(text, fn.__name__, 1)
+        except _tack.CompileError as e:
+            raise _located(e, self._segments, self._file) from None
         return self._k
 
     def __call__(self, *args):
         k = self._k
         if k is None:
             k = self._build()
-        return k(*args)
+        try:
+            return k(*args)
+        except _tack.CompileError as e:
+            raise _located(e, self._segments, self._file) from None
 
     @property
     def compiled(self):
@@ -146,7 +184,13 @@ def inspect(k, *args, mode="ir"):
     """The code of the variant these arguments would run: the Tack IR ("ir"); the backend's
     source ("source": LLVM IR on the CPU, OpenCL C on OpenCL); or the optimized code
     ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on OpenCL)."""
-    return _tack.inspect(k.compiled if isinstance(k, Kernel) else k, *args, mode=mode)
+    if not isinstance(k, Kernel):
+        return _tack.inspect(k, *args, mode=mode)
+    compiled = k.compiled
+    try:
+        return _tack.inspect(compiled, *args, mode=mode)
+    except _tack.CompileError as e:
+        raise _located(e, k._segments, k._file) from None
 
 
 def _only_in_kernels(name):

@@ -298,16 +298,37 @@ def ce_cross_file(x):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: an error in a @tack.func imported from another module is reported at a line of the "
-    "concatenated source (python/tack/_kernel.py _module_text falls back to relative lines), "
-    "not at the line of the helper's file (here 4 instead of 7)"))
 def test_error_in_a_helper_from_another_file_names_that_files_line(tmp_path, monkeypatch):
     (tmp_path / "ce_helpers_b.py").write_text(HELPER_MODULE)
     (tmp_path / "ce_kernel_a.py").write_text(KERNEL_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     import importlib
+    module = importlib.import_module("ce_kernel_a")
     with pytest.raises(tack.CompileError) as ei:
-        importlib.import_module("ce_kernel_a")
-    assert "string" in str(ei.value)
-    assert ei.value.line == 7
+        module.ce_cross_file(f32())  # kernels compile at their first call
+    e = ei.value
+    assert "string" in str(e)
+    assert e.line == 7
+    assert e.file == str(tmp_path / "ce_helpers_b.py")
+    assert str(e).startswith(f"kernel 'ce_other_file_helper', line 7 of {e.file}, column ")
+    assert 'return w + "oops"' in str(e)
+
+
+def test_error_in_the_kernel_next_to_a_helper_from_another_file_names_the_kernels_line(
+        tmp_path, monkeypatch):
+    # The helper's lines overlap the kernel's: the compiler sees the pieces one after another,
+    # and the error is moved back to the kernel's own file and line.
+    (tmp_path / "ce_helpers_c.py").write_text(HELPER_MODULE.replace(
+        'return w + "oops"  # line 7 of this file', 'return w'))
+    (tmp_path / "ce_kernel_c.py").write_text(KERNEL_MODULE.replace(
+        "ce_helpers_b", "ce_helpers_c").replace("ce_cross_file", "ce_cross_file_c").replace(
+        "x[i] = ce_other_file_helper(x[i])", "x[i] = ce_other_file_helper(x[i]) + 'k'"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    module = importlib.import_module("ce_kernel_c")
+    with pytest.raises(tack.CompileError) as ei:
+        module.ce_cross_file_c(f32())
+    e = ei.value
+    assert e.line == 8
+    assert e.file == str(tmp_path / "ce_kernel_c.py")
+    assert str(e).startswith("kernel 'ce_cross_file_c', line 8, column ")
