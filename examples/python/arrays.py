@@ -31,5 +31,5 @@ host_rows = tack.zeros((6, 3), device=cpu)
 as_numpy = np.from_dlpack(host_rows[2:4])
 as_numpy[:] = 7.0  # NumPy writes into Tack's memory
 print("host_rows[2, 0] after NumPy wrote through DLPack:", host_rows[2, 0])
-back = tack.from_dlpack(np.arange(6, dtype=np.float64), device=cpu)
+back = tack.from_dlpack(np.arange(6, dtype=np.float64))  # stays on the CPU, where the memory is
 print("imported from NumPy:", back.numpy(), back.dtype)

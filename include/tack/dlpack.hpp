@@ -92,11 +92,13 @@ inline constexpr Version kVersion{1, 0};
 // Imports a DLPack tensor. On success Tack owns `tensor`: it calls the deleter when the array
 // and every view of it are gone (or at once when the data was copied). On an exception the
 // caller still owns it. `copy`: nullopt = copy only if needed (never for CPU memory, so a
-// non-contiguous producer is refused), true = always copy, false = never copy.
+// non-contiguous producer is refused), true = always copy, false = never copy. `device`:
+// nullopt = the device that holds the memory (host memory: "cpu"; OpenCL id N: "opencl:N"),
+// as the Python array API says; another device gets a copy (ValueError with copy=false).
 Array from_dlpack(dlpack::ManagedTensorVersioned* tensor, std::optional<bool> copy = std::nullopt,
-                  const Device& device = default_device());
+                  std::optional<Device> device = std::nullopt);
 Array from_dlpack(dlpack::ManagedTensor* tensor, std::optional<bool> copy = std::nullopt,
-                  const Device& device = default_device());
+                  std::optional<Device> device = std::nullopt);
 
 // Exports `a`: the allocation is marked shared and kept alive until the consumer calls the
 // deleter. A read-only array exports with the read-only flag (versioned form only: the legacy
@@ -144,7 +146,8 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& request);
 // caller still owns it.
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
                           std::optional<bool> copy = std::nullopt,
-                          const Device& device = default_device(), const std::string& what = "");
+                          std::optional<Device> device = std::nullopt,
+                          const std::string& what = "");
 // "dltensor" -> "used_dltensor", "dltensor_versioned" -> "used_dltensor_versioned".
 const char* consumed_capsule_name(std::string_view capsule_name);
 

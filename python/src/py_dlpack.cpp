@@ -64,7 +64,9 @@ nb::object dlpack_method(const Array& a, nb::handle stream,
 }
 
 Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceArg& device) {
-  const Device dev = to_device(device);
+  // None: where the tensor's memory is (the array API's rule), not the default device.
+  const std::optional<Device> dev =
+      device ? std::optional<Device>(to_device(device)) : std::nullopt;
   nb::object capsule;
   if (PyCapsule_CheckExact(x.ptr())) {
     capsule = nb::borrow(x);
@@ -113,7 +115,8 @@ void init_dlpack(nb::module_& m, nb::class_<Array>& array_class) {
         nb::arg("copy") = nb::none(), nb::arg("device") = nb::none(),
         "an array over a DLPack producer's memory (a NumPy array, another framework's tensor, "
         "or a capsule); the producer is held until the array and every view of it are gone. "
-        "copy=True imports a copy (needed for non-contiguous data)");
+        "copy=True imports a copy (needed for non-contiguous data). device=None keeps the array "
+        "where the memory is (host memory: the CPU); another device gets a copy");
 }
 
 }  // namespace tack::python

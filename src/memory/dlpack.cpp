@@ -71,10 +71,11 @@ bool device_accepts(const Device& device, dlpack::DeviceType type) {
 // for the device's queued work), and copied into a new array of `device` with the tensor's
 // strides applied on the host.
 Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape& shape,
-                         const std::vector<std::int64_t>& byte_strides, const Device& device) {
+                         const std::vector<std::int64_t>& byte_strides, const Device& device,
+                         const Device& target) {
   const auto item = static_cast<std::int64_t>(itemsize(scalar));
   if (detail::element_count(shape, "tack.from_dlpack") == 0)
-    return empty(shape, DType(scalar), device);
+    return empty(shape, DType(scalar), target);
   // The byte range [lo, hi) relative to `address` that the elements cover (strides may be
   // negative, or zero for broadcast dimensions).
   std::int64_t lo = 0, hi = item;
@@ -92,12 +93,31 @@ Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape&
   std::vector<std::byte> staging(span);
   bytes.to_host(staging.data(), staging.size());
   HostView v{staging.data() + (-lo), scalar, shape, byte_strides};
-  return array(v, std::nullopt, device);
+  return array(v, std::nullopt, target);
+}
+
+// The device that holds a tensor's memory, as Tack names it: host memory is the CPU's, OpenCL
+// device id N is "opencl:N". nullopt when no device present addresses it.
+std::optional<Device> own_device(const dlpack::Device& d) {
+  for (const Device& candidate : devices()) {
+    if (!device_accepts(candidate, d.device_type)) continue;
+    if (d.device_type == dlpack::kOpenCL &&
+        candidate.name() != "opencl:" + std::to_string(d.device_id)) {
+      continue;
+    }
+    return candidate;
+  }
+  return std::nullopt;
+}
+
+std::string tensor_device_str(const dlpack::Device& d) {
+  return "device type " + std::to_string(static_cast<int>(d.device_type)) + " (id " +
+         std::to_string(d.device_id) + ")";
 }
 
 // The import path both managed-tensor forms share: validate, then wrap or copy.
 Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool> copy,
-                    const Device& device) {
+                    std::optional<Device> target) {
   const auto scalar = scalar_from_dlpack(t.dtype);
   if (!scalar) {
     throw TypeError("DLPack tensor of type code " + std::to_string(t.dtype.code) + ", " +
@@ -105,11 +125,23 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
                     " lanes has no Tack dtype; Tack imports i8-i64, u8-u64, f32 and f64 with one "
                     "lane (convert the tensor first, e.g. with .astype)");
   }
-  if (!device_accepts(device, t.device.device_type)) {
-    throw ValueError("DLPack tensor lives on device type " +
-                     std::to_string(static_cast<int>(t.device.device_type)) + " (id " +
-                     std::to_string(t.device.device_id) + "), which device '" + device.name() +
-                     "' cannot address; import it on its own device or copy it to the host first");
+  // Where the memory is; the array goes there unless another device is asked for (then the
+  // data is copied, through the host), as the Python array API's from_dlpack says.
+  const std::optional<Device> own = own_device(t.device);
+  if (!own) {
+    std::string present;
+    for (const Device& d : devices()) present += (present.empty() ? "'" : ", '") + d.name() + "'";
+    throw ValueError("DLPack tensor lives on " + tensor_device_str(t.device) +
+                     ", which no device present can address (the devices present are " + present +
+                     "); copy it to the host first");
+  }
+  const Device device = target.value_or(*own);
+  const bool elsewhere = !(device == *own);
+  if (elsewhere && copy == false) {
+    throw ValueError("DLPack tensor lives on " + tensor_device_str(t.device) + " ('" + own->name() +
+                     "'), not on device '" + device.name() +
+                     "'; putting it there needs a copy, which copy=False forbids: pass copy=True "
+                     "(or None), or leave device unset to import it where it is");
   }
   if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
     throw ValueError("DLPack tensor with ndim " + std::to_string(t.ndim) + " and no shape");
@@ -129,12 +161,12 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
     }
   }
   const auto address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
-  if (n == 0 || copy.value_or(false)) {
-    if (device.kind() == "cpu") {  // host memory: read in place
+  if (n == 0 || copy.value_or(false) || elsewhere) {
+    if (own->kind() == "cpu") {  // host memory: read in place
       HostView v{reinterpret_cast<const void*>(address), *scalar, shape, byte_strides};
       return array(v, std::nullopt, device);
     }
-    return copy_device_tensor(address, *scalar, shape, byte_strides, device);
+    return copy_device_tensor(address, *scalar, shape, byte_strides, *own, device);
   }
   if (!contiguous) {
     throw ValueError("DLPack tensor of shape " + detail::shape_str(shape) +
@@ -202,7 +234,7 @@ dlpack::Device dlpack_device(const Array& a) {
 }
 
 Array from_dlpack(dlpack::ManagedTensorVersioned* m, std::optional<bool> copy,
-                  const Device& device) {
+                  std::optional<Device> device) {
   TACK_INTERNAL_ASSERT(m != nullptr, "null DLPack tensor");
   if (m->version.major != dlpack::kVersion.major) {
     throw ValueError("DLPack tensor of ABI version " + std::to_string(m->version.major) + "." +
@@ -227,7 +259,8 @@ Array from_dlpack(dlpack::ManagedTensorVersioned* m, std::optional<bool> copy,
   return result;
 }
 
-Array from_dlpack(dlpack::ManagedTensor* m, std::optional<bool> copy, const Device& device) {
+Array from_dlpack(dlpack::ManagedTensor* m, std::optional<bool> copy,
+                  std::optional<Device> device) {
   TACK_INTERNAL_ASSERT(m != nullptr, "null DLPack tensor");
   Array result = import_tensor(m->dl_tensor, false, copy, device);
   auto release = [](dlpack::ManagedTensor* t) {

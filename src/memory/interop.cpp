@@ -105,7 +105,8 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
 }
 
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
-                          std::optional<bool> copy, const Device& device, const std::string& what) {
+                          std::optional<bool> copy, std::optional<Device> device,
+                          const std::string& what) {
   if (!capsule_name) {
     throw TypeError(
         "tack.from_dlpack needs an object with __dlpack__ (a NumPy array, another framework's "

@@ -1,6 +1,6 @@
 """DLPack rules that hold on every device (tests/python/conftest.py runs each test once per
 device): Tack-to-Tack exchange without a copy, copies made on the device, the stream and
-dl_device arguments, read-only exports, empty tensors, imports onto a device that cannot address
+dl_device arguments, read-only exports, empty tensors, imports onto another device (copies)
 the memory. The host producers and NumPy live in test_dlpack.py (CPU only)."""
 import numpy as np
 import pytest
@@ -82,12 +82,33 @@ def test_read_only_arrays_export_read_only(device):
     assert copy.writable and copy.numpy().tolist() == [2.0] * 4
 
 
-def test_import_onto_a_device_that_cannot_address_the_memory(device):
-    others = [d for d in tack.devices() if d.kind != device.kind]
+def test_import_onto_another_device_is_a_copy_unless_copy_is_false(device):
+    # The array API's rule: device=None keeps the memory where it is; another device gets a copy.
+    others = [d for d in tack.devices() if d != device]
     if not others:
-        pytest.skip("needs a device of another kind")
-    a = tack.zeros(3)
+        pytest.skip("needs a second device")
+    a = tack.array(np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    assert tack.from_dlpack(a).device == device
     for other in others:
-        with pytest.raises(ValueError, match=r"DLPack tensor lives on device type "
-                                             rf"{DEVICE_TYPE[device.kind]}"):
-            tack.from_dlpack(a, device=other)
+        b = tack.from_dlpack(a, device=other)
+        assert b.device == other and b.writable
+        assert b.numpy().tolist() == [1.0, 2.0, 3.0]
+        a.fill(9.0)
+        assert b.numpy().tolist() == [1.0, 2.0, 3.0]  # a copy, not the same memory
+        a.fill(1.0)
+        with pytest.raises(ValueError, match=rf"DLPack tensor lives on device type "
+                                             rf"{DEVICE_TYPE[device.kind]} \(id \d+\) "
+                                             rf"\('{device.name}'\), not on device "
+                                             rf"'{other.name}'; putting it there needs a copy, "
+                                             r"which copy=False forbids"):
+            tack.from_dlpack(a, device=other, copy=False)
+
+
+def test_numpy_memory_stays_on_the_cpu_whatever_the_default_device(device):
+    x = np.arange(6, dtype=np.float64)
+    a = tack.from_dlpack(x)  # the default device is `device`; the memory is the host's
+    assert a.device == tack.device("cpu")
+    x[0] = 42.0
+    assert a.numpy()[0] == 42.0  # the same memory: no copy was made
+    b = tack.from_dlpack(x, device=device)
+    assert b.device == device and b.numpy().tolist() == x.tolist()

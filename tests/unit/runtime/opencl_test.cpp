@@ -574,15 +574,27 @@ TEST_F(OpenCl, DLPackRoundTrip) {
   b.fill(9.0);
   EXPECT_EQ(a.item<std::int32_t>({1, 2}), 9);
 
-  // The CPU cannot address OpenCL memory; a host pointer labelled OpenCL is refused too.
+  // No device asked for: the array is where the memory is, whatever the default device.
+  Array same = from_dlpack(to_dlpack_versioned(a));
+  EXPECT_EQ(same.device(), *dev_);
+  EXPECT_EQ(same.address(), a.address());
+
+  // The CPU cannot address OpenCL memory: there the import is a copy, which copy=false
+  // refuses; a host pointer labelled OpenCL is refused too.
   auto* m2 = to_dlpack_versioned(a);
-  expect_error<ValueError>([&] { from_dlpack(m2, std::nullopt, device("cpu")); },
-                           "lives on device type 4");
+  expect_error<ValueError>([&] { from_dlpack(m2, false, device("cpu")); },
+                           "lives on device type 4 (id 0) ('opencl:0'), not on device 'cpu'");
+  void* const real = m2->dl_tensor.data;
   std::vector<std::int32_t> host(6);
   m2->dl_tensor.data = host.data();
   expect_error<ValueError>([&] { from_dlpack(m2, std::nullopt, *dev_); },
                            "accepts only opencl memory");
-  m2->deleter(m2);
+  m2->dl_tensor.data = real;
+  Array on_cpu = from_dlpack(m2, std::nullopt, device("cpu"));  // a copy: m2 released at once
+  EXPECT_EQ(on_cpu.device(), device("cpu"));
+  EXPECT_EQ(on_cpu.to_vector<std::int32_t>(), std::vector<std::int32_t>(6, 9));
+  on_cpu.fill(1.0);
+  EXPECT_EQ(a.item<std::int32_t>({0, 0}), 9) << "a copy, not the device's memory";
 }
 
 // A hand-made versioned tensor over `data`, counting its deleter's calls.
