@@ -172,6 +172,13 @@ Array array(const std::vector<T>& data, const Shape& shape, const Device& d = de
 // Copies host data into `a`: converts the dtype, broadcasts to a.numpy_shape() (ValueError when
 // it neither matches nor broadcasts), RuntimeError when `a` is read-only.
 void copyto(const Array& a, const HostView& data);
+// Copies array `src` into `a`, on any devices: the same conversion and broadcasting as host
+// data. `src` is read in full before `a` is written, so overlapping views are fine; reading waits
+// for the launches queued before on `src`'s device, writing is queued behind those on `a`'s.
+void copyto(const Array& a, const Array& src);
+// A new array on `device` holding a copy of `src` (in its dtype unless one is given).
+Array array(const Array& src, std::optional<DType> dtype = std::nullopt,
+            const Device& device = default_device());
 // Copies into `host` (C-contiguous, in a.numpy_shape() and the given dtype).
 void copy_to_host(const Array& a, void* host, ScalarType host_dtype, std::size_t host_nbytes);
 

@@ -183,14 +183,27 @@ nb::class_<Array> init_array(nb::module_& m) {
       "array",
       [](nb::handle obj, nb::handle dtype, const DeviceArg& device) {
         const auto dt = to_optional_dtype(dtype);
+        if (nb::isinstance<Array>(obj)) {  // any device to any device, no NumPy in between
+          const Array& src = nb::cast<const Array&>(obj);
+          const Device d = to_device(device);
+          nb::gil_scoped_release release;
+          return array(src, dt, d);
+        }
         HostData data = host_data(obj, dt ? std::optional(dt->scalar) : std::nullopt);
         return array(data.view, dt, to_device(device));
       },
       nb::arg("obj").none(), nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none(),
-      "a new array holding a copy of obj (a NumPy array, nested lists, a scalar)");
+      "a new array holding a copy of obj (a Tack array on any device, a NumPy array, nested "
+      "lists, a scalar)");
   m.def(
       "copyto",
       [](const Array& a, nb::handle x) {
+        if (nb::isinstance<Array>(x)) {
+          const Array& src = nb::cast<const Array&>(x);
+          nb::gil_scoped_release release;
+          copyto(a, src);
+          return;
+        }
         HostData data = host_data(x, a.dtype().scalar);
         nb::gil_scoped_release release;
         copyto(a, data.view);

@@ -298,6 +298,34 @@ void copyto(const Array& a, const HostView& data) {
   a.buffer()->bump_version();
 }
 
+void copyto(const Array& a, const Array& src) {
+  a.check_writable("copy into");
+  const Shape target = a.numpy_shape();
+  const Shape from = src.numpy_shape();
+  const bool same_layout = src.dtype().scalar == a.dtype().scalar && from == target;
+  // Host memory on both sides, no overlap: one copy, straight from the source.
+  const auto sa = src.buffer()->span(), da = a.buffer()->span();
+  if (same_layout && sa && da && (sa->end <= da->begin || da->end <= sa->begin)) {
+    copyto(a, HostView{reinterpret_cast<const void*>(src.address()), src.dtype().scalar, from, {}});
+    return;
+  }
+  // Otherwise the source goes through the host (read in full first: overlap is harmless).
+  std::vector<std::byte> staging(src.nbytes());
+  src.to_host(staging.data(), staging.size());
+  copyto(a, HostView{staging.data(), src.dtype().scalar, from, {}});
+}
+
+Array array(const Array& src, std::optional<DType> dtype, const Device& device) {
+  const DType dt = dtype.value_or(src.dtype());
+  if (dt.components() != src.dtype().components()) {
+    throw ValueError("tack.array: an array of " + src.dtype().str() + " cannot be copied as " +
+                     dt.str() + "; the vector widths differ (convert the components instead)");
+  }
+  Array a = empty(src.shape(), dt, device);
+  copyto(a, src);
+  return a;
+}
+
 void copy_to_host(const Array& a, void* host, ScalarType host_dtype, std::size_t host_nbytes) {
   if (host_dtype == a.dtype().scalar) {
     a.to_host(host, host_nbytes);

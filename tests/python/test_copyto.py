@@ -176,3 +176,33 @@ def test_asarray_protocol():
         a.__array__(copy=False)
     with pytest.raises(ValueError, match=r"np.from_dlpack\(a\) to share the memory"):
         np.asarray(a, copy=False)
+
+
+def test_array_of_a_tack_array_copies_it_onto_any_device(device):
+    src = tack.array(np.array([[1.5, -2.5], [3.5, 4.5]], dtype=np.float32))
+    for other in tack.devices():
+        b = tack.array(src, device=other)
+        assert b.device == other and b.dtype == tack.f32 and b.shape == (2, 2)
+        np.testing.assert_array_equal(b.numpy(), src.numpy())
+        c = tack.array(src, dtype=tack.i64, device=other)
+        assert c.numpy().tolist() == [[1, -2], [3, 4]]
+    assert tack.array(src).device == device  # no device: the default, as for host data
+
+
+def test_copyto_between_tack_arrays_of_any_devices(device):
+    src = tack.array(np.arange(3, dtype=np.int32))
+    for other in tack.devices():
+        dst = tack.zeros((2, 3), dtype=tack.f64, device=other)
+        v = dst.version
+        tack.copyto(dst, src)  # converted and broadcast, as host data is
+        assert dst.numpy().tolist() == [[0.0, 1.0, 2.0]] * 2
+        assert dst.version > v
+        with pytest.raises(ValueError, match=r"does not match or broadcast"):
+            tack.copyto(dst, tack.zeros(4, device=device))
+        assert dst.numpy().tolist() == [[0.0, 1.0, 2.0]] * 2
+
+
+def test_copyto_between_overlapping_views_reads_the_source_first():
+    a = tack.array(np.arange(8, dtype=np.int32).reshape(8, 1))
+    tack.copyto(a[1:], a[:7])
+    assert a.numpy().ravel().tolist() == [0, 0, 1, 2, 3, 4, 5, 6]

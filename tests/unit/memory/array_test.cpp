@@ -110,6 +110,56 @@ TEST_P(ArrayOnDevice, CopytoConvertsAndBroadcasts) {
   EXPECT_EQ(a.to_vector<std::int32_t>(), (std::vector<std::int32_t>{10, 20, 30, 10, 20, 30}));
 }
 
+// Array to array, from this device to every device present (this one included).
+TEST_P(ArrayOnDevice, CopiesBetweenArraysOfAnyDevices) {
+  const std::vector<float> values{1.9f, -2.9f, 3.0f, 4.5f, -5.5f, 6.0f};
+  Array src = arr(values, {2, 3});
+  for (const Device& other : devices()) {
+    SCOPED_TRACE(dev_.name() + " -> " + other.name());
+    Array same = array(src, std::nullopt, other);
+    EXPECT_EQ(same.device(), other);
+    EXPECT_EQ(same.dtype(), f32);
+    EXPECT_EQ(same.shape(), (Shape{2, 3}));
+    EXPECT_EQ(same.to_vector<float>(), values);
+    EXPECT_NE(same.address(), src.address()) << "a copy";
+    Array ints = array(src, i32, other);  // converted as host data is: truncated toward zero
+    EXPECT_EQ(ints.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, -2, 3, 4, -5, 6}));
+    // copyto: converted and broadcast (a row into every row); the version counts the write.
+    Array dst = zeros({3, 3}, f64, other);
+    const std::uint64_t before = dst.version();
+    copyto(dst, src.slice(1, 2).reshape({3}));
+    EXPECT_EQ(dst.to_vector<double>(),
+              (std::vector<double>{4.5, -5.5, 6.0, 4.5, -5.5, 6.0, 4.5, -5.5, 6.0}));
+    EXPECT_GT(dst.version(), before);
+    // A shape that does not broadcast, or a read-only target: refused, nothing written.
+    Array ro = array_from_ptr(dst.address(), f64, {3, 3}, false, other);
+    EXPECT_THROW(copyto(ro, src.slice(0, 1).reshape({3})), RuntimeError);
+    EXPECT_THROW(copyto(dst, src), ValueError);
+    EXPECT_EQ(dst.to_vector<double>()[0], 4.5);
+  }
+}
+
+// Overlapping views of one array: the source is read in full before the target is written.
+TEST_P(ArrayOnDevice, CopyBetweenOverlappingViewsReadsTheSourceFirst) {
+  Array rows = arr(std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7}, {8, 1});
+  copyto(rows.slice(1, 8), rows.slice(0, 7));  // shift down by one row
+  EXPECT_EQ(rows.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 0, 1, 2, 3, 4, 5, 6}));
+  copyto(rows.slice(0, 6), rows.slice(2, 8));  // shift up by two rows
+  EXPECT_EQ(rows.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 5, 6}));
+}
+
+TEST_P(ArrayOnDevice, CopyOfAVectorArrayKeepsItsWidth) {
+  Array v = arr(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  Array p = empty({2}, vec(3, f32), dev_);
+  copyto(p, v);  // a (2, 3) array fills a vec(3) array of 2: the numpy shapes agree
+  for (const Device& other : devices()) {
+    Array q = array(p, std::nullopt, other);
+    EXPECT_EQ(q.dtype(), vec(3, f32));
+    EXPECT_EQ(q.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    EXPECT_THROW(array(p, f32, other), ValueError);
+  }
+}
+
 TEST_P(ArrayOnDevice, CopytoRefusesShapesThatDoNotBroadcast) {
   Array a = zeros({2, 3}, f32, dev_);
   const float bad[4] = {1, 2, 3, 4};
