@@ -162,13 +162,14 @@ std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
   // A vector element: one index per dimension gives the vector, one more a component.
   std::int64_t component = -1;
   if (idx.size() == shape_.size() + 1) {
-    component = idx.back();
+    const std::int64_t given = idx.back();
     idx.pop_back();
     const std::int64_t n = dtype_.vector_n;
-    if (component < 0) component += n;
+    component = given < 0 ? given + n : given;
     if (component < 0 || component >= n) {
-      throw IndexError("component index " + std::to_string(idx.back()) + " is out of bounds for " +
-                       dtype_.str() + " elements");
+      throw IndexError("component index " + std::to_string(given) + " is out of bounds for " +
+                       dtype_.str() + " elements (valid: -" + std::to_string(n) + " to " +
+                       std::to_string(n - 1) + ")");
     }
   }
   std::vector<std::byte> raw(dtype_.itemsize());

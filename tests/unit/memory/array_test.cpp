@@ -209,6 +209,13 @@ TEST_P(ArrayOnDevice, VectorDtypeIsFlatStorageWithVectorMetadata) {
   EXPECT_EQ(vec3[2].as_double(), 2.0);
   auto comp = a.index({std::int64_t{1}, std::int64_t{-1}});
   EXPECT_EQ(std::get<Scalar>(comp).as_double(), 2.0);
+  for (std::int64_t bad : {3, -4}) {
+    const auto msg = error_of<IndexError>([&] { a.index({std::int64_t{1}, bad}); });
+    EXPECT_NE(msg.find("component index " + std::to_string(bad) +
+                       " is out of bounds for vec(3, f32) elements (valid: -3 to 2)"),
+              std::string::npos)
+        << msg;
+  }
   error_of<ValueError>([] { vec(0, f32); });
   error_of<TypeError>([] { vec(2, vec(2, f32)); });
 }
