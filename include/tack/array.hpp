@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -86,11 +87,12 @@ class Array {
   template <class T>
   T item(std::initializer_list<std::int64_t> index) const {
     T out;
-    read_element(std::vector<std::int64_t>(index), &out, sizeof(T), scalar_kind_of<T>());
+    read_element(std::span<const std::int64_t>(index.begin(), index.size()), &out, sizeof(T),
+                 scalar_kind_of<T>());
     return out;
   }
   // Raw element read: `out` receives itemsize() bytes of the array's dtype.
-  void read_element(const std::vector<std::int64_t>& index, void* out) const;
+  void read_element(std::span<const std::int64_t> index, void* out) const;
 
   void fill(const Scalar& value) const;
   void fill(double value) const { fill(Scalar::from(value)); }
@@ -144,10 +146,10 @@ class Array {
     else
       return ScalarType::f64;
   }
-  void read_element(const std::vector<std::int64_t>& index, void* out, std::size_t size,
+  void read_element(std::span<const std::int64_t> index, void* out, std::size_t size,
                     ScalarType as) const;
   void check_host_type(std::size_t size, ScalarType as) const;
-  std::size_t element_offset(const std::vector<std::int64_t>& index) const;
+  std::size_t element_offset(std::span<const std::int64_t> index) const;
 
   std::shared_ptr<detail::DeviceBuffer> buffer_;
   DType dtype_;

@@ -2,6 +2,8 @@
 // exported memory. Index keys, shapes, scalars and host data are converted here; every rule is
 // applied by the C++ library.
 #include <climits>
+#include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -32,12 +34,14 @@ IndexItem index_item(nb::handle k) {
   if (PySlice_Check(o)) {
     Slice s;
     std::optional<std::int64_t>* parts[] = {&s.start, &s.stop, &s.step};
-    const char* names[] = {"start", "stop", "step"};
+    const auto* slice = reinterpret_cast<const PySliceObject*>(o);  // its fields, no lookups
+    PyObject* bounds[] = {slice->start, slice->stop, slice->step};
     for (int p = 0; p < 3; ++p) {
-      nb::object v = k.attr(names[p]);
-      if (v.is_none()) continue;
-      *parts[p] = index_value(v.ptr());
-      if (!*parts[p]) return OtherIndex{"a slice with a " + python_type_name(v) + " bound"};
+      if (bounds[p] == Py_None) continue;
+      *parts[p] = index_value(bounds[p]);
+      if (!*parts[p]) {
+        return OtherIndex{"a slice with a " + python_type_name(nb::handle(bounds[p])) + " bound"};
+      }
     }
     return s;
   }
@@ -53,6 +57,28 @@ std::vector<IndexItem> index_key(nb::handle key) {
     items.push_back(index_item(key));
   }
   return items;
+}
+
+// The most dimensions the fast element read takes; longer keys take the general path.
+constexpr std::size_t kFastIndexDims = 8;
+
+// A key of exact Python ints (one, or a tuple of up to kFastIndexDims) into `out`: their count,
+// or 0 when the key is anything else (then the general path decides, and words any error).
+std::size_t int_key(nb::handle key, std::int64_t* out) {
+  auto one = [](PyObject* o, std::int64_t* v) {
+    if (!PyLong_CheckExact(o)) return false;
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    return overflow == 0;  // an exact int converts or overflows; nothing else can fail
+  };
+  if (one(key.ptr(), out)) return 1;
+  if (!PyTuple_CheckExact(key.ptr())) return 0;
+  const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
+  if (n == 0 || static_cast<std::size_t>(n) > kFastIndexDims) return 0;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (!one(PyTuple_GET_ITEM(key.ptr(), k), out + k)) return 0;
+  }
+  return static_cast<std::size_t>(n);
 }
 
 nb::object scalars_to_python(const std::vector<Scalar>& v) {
@@ -130,6 +156,19 @@ nb::class_<Array> init_array(nb::module_& m) {
           .def(
               "__getitem__",
               [](const Array& a, nb::handle key) -> nb::object {
+                // The common keys without building a general key: a[i, j] (Python ints, one
+                // per dimension, scalar elements) and a[i:j].
+                std::int64_t idx[kFastIndexDims];
+                const std::size_t n = int_key(key, idx);
+                if (n != 0 && n == a.shape().size() && !a.dtype().is_vector()) {
+                  std::byte raw[8];
+                  a.read_element(std::span<const std::int64_t>(idx, n), raw);
+                  return nb::cast(load_scalar(a.dtype().scalar, raw));
+                }
+                if (PySlice_Check(key.ptr())) {
+                  const auto s = std::get<Slice>(index_item(key));
+                  return nb::cast(a.slice(s.start, s.stop, s.step));
+                }
                 auto r = a.index(index_key(key));
                 if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
                 if (auto* s = std::get_if<Scalar>(&r)) return nb::cast(*s);

@@ -89,7 +89,7 @@ void Array::check_writable(const char* what) const {
                      "first, or wrap the memory with writable=True if it may be written");
 }
 
-std::size_t Array::element_offset(const std::vector<std::int64_t>& index) const {
+std::size_t Array::element_offset(std::span<const std::int64_t> index) const {
   if (index.size() != shape_.size()) {
     throw IndexError("index with " + std::to_string(index.size()) + " entries for an array of " +
                      std::to_string(shape_.size()) + " dimensions, shape " + shape_str(shape_) +
@@ -110,7 +110,7 @@ std::size_t Array::element_offset(const std::vector<std::int64_t>& index) const 
   return flat * dtype_.itemsize();
 }
 
-void Array::read_element(const std::vector<std::int64_t>& index, void* out) const {
+void Array::read_element(std::span<const std::int64_t> index, void* out) const {
   const std::size_t off = element_offset(index);
   buffer_->read_range(off, dtype_.itemsize(), out);
 }
@@ -122,7 +122,7 @@ void Array::check_host_type(std::size_t size, ScalarType as) const {
   }
 }
 
-void Array::read_element(const std::vector<std::int64_t>& index, void* out, std::size_t size,
+void Array::read_element(std::span<const std::int64_t> index, void* out, std::size_t size,
                          ScalarType as) const {
   check_host_type(size, as);
   if (dtype_.is_vector()) {

@@ -65,7 +65,8 @@ Array Array::slice(std::optional<std::int64_t> start, std::optional<std::int64_t
     // An empty range is a new empty array, not a view.
     return Array(buffer_->backend()->allocate(0), dtype_, shape, true);
   }
-  const std::int64_t row = element_count(Shape(shape_.begin() + 1, shape_.end()), "slice");
+  std::int64_t row = 1;  // elements per row; no overflow: the whole shape's count fits
+  for (std::size_t k = 1; k < shape_.size(); ++k) row *= shape_[k];
   const std::size_t row_bytes = static_cast<std::size_t>(row) * dtype_.itemsize();
   auto view = buffer_->make_view(static_cast<std::size_t>(b) * row_bytes,
                                  static_cast<std::size_t>(e - b) * row_bytes);
