@@ -83,11 +83,6 @@ void SvmRegistry::add(std::uintptr_t begin, std::size_t nbytes) {
   ranges_[begin] = begin + nbytes;
 }
 
-void SvmRegistry::remove(std::uintptr_t begin) {
-  std::lock_guard lock(mutex_);
-  ranges_.erase(begin);
-}
-
 void SvmRegistry::free_queued() {
   std::lock_guard lock(mutex_);
   ++queued_frees_;

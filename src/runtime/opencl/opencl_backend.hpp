@@ -42,14 +42,13 @@ struct OpenClDeviceInfo {
 class SvmRegistry {
  public:
   void add(std::uintptr_t begin, std::size_t nbytes);
-  void remove(std::uintptr_t begin);
   // The allocation [begin, end) that contains `address`, if any.
   bool find(std::uintptr_t address, std::uintptr_t* begin, std::uintptr_t* end) const;
 
   // Queued frees: a free's callback may run after clFinish has returned (NVIDIA's does), so
   // synchronize() also waits for the callbacks of the frees queued before it.
   void free_queued();
-  void free_done(std::uintptr_t begin);  // remove() and one fewer queued free
+  void free_done(std::uintptr_t begin);  // forgets the range; one fewer queued free
   // True when no queued free is outstanding, waiting up to `timeout` for the last ones.
   bool wait_for_frees(std::chrono::milliseconds timeout);
 
