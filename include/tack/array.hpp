@@ -88,7 +88,7 @@ class Array {
   T item(std::initializer_list<std::int64_t> index) const {
     T out;
     read_element(std::span<const std::int64_t>(index.begin(), index.size()), &out, sizeof(T),
-                 scalar_kind_of<T>());
+                 scalar_type_of<T>());
     return out;
   }
   // Raw element read: `out` receives itemsize() bytes of the array's dtype.
@@ -101,7 +101,7 @@ class Array {
   template <class T>
   std::vector<T> to_vector() const {
     std::vector<T> v(static_cast<std::size_t>(size()) * dtype_.components());
-    check_host_type(sizeof(T), scalar_kind_of<T>());
+    check_host_type(sizeof(T), scalar_type_of<T>());
     to_host(v.data(), v.size() * sizeof(T));
     return v;
   }
@@ -123,29 +123,6 @@ class Array {
   void check_writable(const char* what) const;
 
  private:
-  template <class T>
-  static constexpr ScalarType scalar_kind_of() {
-    if constexpr (std::is_same_v<T, std::int8_t>)
-      return ScalarType::i8;
-    else if constexpr (std::is_same_v<T, std::int16_t>)
-      return ScalarType::i16;
-    else if constexpr (std::is_same_v<T, std::int32_t>)
-      return ScalarType::i32;
-    else if constexpr (std::is_same_v<T, std::int64_t>)
-      return ScalarType::i64;
-    else if constexpr (std::is_same_v<T, std::uint8_t>)
-      return ScalarType::u8;
-    else if constexpr (std::is_same_v<T, std::uint16_t>)
-      return ScalarType::u16;
-    else if constexpr (std::is_same_v<T, std::uint32_t>)
-      return ScalarType::u32;
-    else if constexpr (std::is_same_v<T, std::uint64_t>)
-      return ScalarType::u64;
-    else if constexpr (std::is_same_v<T, float>)
-      return ScalarType::f32;
-    else
-      return ScalarType::f64;
-  }
   void read_element(std::span<const std::int64_t> index, void* out, std::size_t size,
                     ScalarType as) const;
   void check_host_type(std::size_t size, ScalarType as) const;
@@ -233,19 +210,7 @@ template <class T>
 Array array(const std::vector<T>& data, const Shape& shape, const Device& d) {
   HostView v;
   v.data = data.data();
-  v.dtype = ScalarType::f32;
-  if constexpr (std::is_same_v<T, double>)
-    v.dtype = ScalarType::f64;
-  else if constexpr (std::is_same_v<T, std::int32_t>)
-    v.dtype = ScalarType::i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>)
-    v.dtype = ScalarType::i64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>)
-    v.dtype = ScalarType::u8;
-  else if constexpr (std::is_same_v<T, std::uint32_t>)
-    v.dtype = ScalarType::u32;
-  else
-    static_assert(std::is_same_v<T, float>, "tack::array<T>: T must be a Tack scalar type");
+  v.dtype = scalar_type_of<T>();
   v.shape = shape;
   if (detail::element_count(shape, "tack::array") != static_cast<std::int64_t>(data.size()))
     throw ValueError("tack::array: " + std::to_string(data.size()) + " values cannot fill shape " +

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace tack {
 
@@ -28,6 +29,33 @@ ScalarType scalar_type_for_host(std::string_view numpy_name);
 // The scalar dtype an API argument names: a Tack name ("f32") or a NumPy name ("float32").
 // TypeError naming the ten scalar types otherwise (`name` is quoted in the message).
 ScalarType scalar_type_for_argument(std::string_view name);
+
+// The ScalarType of a C++ element type: scalar_type_of<float>() is f32. Only the ten types.
+template <class T>
+constexpr ScalarType scalar_type_of() {
+  if constexpr (std::is_same_v<T, std::int8_t>)
+    return ScalarType::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return ScalarType::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return ScalarType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return ScalarType::i64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return ScalarType::u8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return ScalarType::u16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return ScalarType::u32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>)
+    return ScalarType::u64;
+  else if constexpr (std::is_same_v<T, float>)
+    return ScalarType::f32;
+  else {
+    static_assert(std::is_same_v<T, double>, "T must be one of Tack's ten scalar types");
+    return ScalarType::f64;
+  }
+}
 
 // An array's element type: a scalar, or a small vector of `vector_n` scalars (tack.vec(n, t)).
 // Vector arrays are stored flat; the vector-ness is metadata that kernels use.

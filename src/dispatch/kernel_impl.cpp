@@ -7,9 +7,11 @@
 #include <limits>
 
 #include "analysis/atomic_targets.hpp"
+#include "analysis/privatizable.hpp"
 #include "analysis/written_arrays.hpp"
 #include "compiler/pipeline.hpp"
 #include "dispatch/opencl_dispatch.hpp"
+#include "dispatch/private_atomics.hpp"
 #include "frontend/checks.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
@@ -18,6 +20,7 @@
 #include "runtime/parallel.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
+#include "transforms/privatize.hpp"
 
 namespace tack::detail {
 namespace {
@@ -204,6 +207,9 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   }
   for (const auto& t : analysis::atomic_targets(v->ir))
     v->atomics.push_back({t.param, t.alignment});
+  if (v->device_kind == DeviceKind::Cpu && !key.debug) {
+    v->private_targets = analysis::privatizable_atomic_targets(v->ir);
+  }
   codegen::ArgLayout layout = codegen::arg_layout(v->ir);
   v->slot_of = std::move(layout.first_slot);
   v->slot_count = layout.slot_count;
@@ -246,14 +252,17 @@ Variant& KernelImpl::find_or_lower(const VariantKey& key) {
   return *raw;
 }
 
-const CompiledCode& KernelImpl::code_for(Variant& v, bool disjoint) {
-  if (const CompiledCode* c = v.code[disjoint].load(std::memory_order_acquire)) return *c;
+const CompiledCode& KernelImpl::code_for(Variant& v, bool disjoint, bool privatized) {
+  auto& code = privatized ? v.private_code[disjoint] : v.code[disjoint];
+  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
   std::lock_guard compile_lock(compile_mutex_);
-  if (const CompiledCode* c = v.code[disjoint].load(std::memory_order_acquire)) return *c;
-  v.storage[disjoint] =
-      std::make_unique<CompiledCode>(compile_for_cpu(v.ir, disjoint, v.key.debug));
-  v.code[disjoint].store(v.storage[disjoint].get(), std::memory_order_release);
-  return *v.storage[disjoint];
+  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
+  auto& storage = privatized ? v.private_storage[disjoint] : v.storage[disjoint];
+  storage = std::make_unique<CompiledCode>(
+      compile_for_cpu(privatized ? transforms::privatize_atomics(v.ir, v.private_targets) : v.ir,
+                      disjoint, v.key.debug));
+  code.store(storage.get(), std::memory_order_release);
+  return *storage;
 }
 
 Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
@@ -275,10 +284,11 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
       return;
   }
   const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
-  launch(v, code_for(v, disjoint), args);
+  launch(v, disjoint, args);
 }
 
-void KernelImpl::launch(Variant& v, const CompiledCode& code, const KernelArg* args) {
+void KernelImpl::launch(Variant& v, bool disjoint, const KernelArg* args) {
+  const CompiledCode& code = code_for(v, disjoint);
   std::uint64_t small[64];
   std::vector<std::uint64_t> big;
   std::uint64_t* slots = small;
@@ -326,13 +336,17 @@ void KernelImpl::launch(Variant& v, const CompiledCode& code, const KernelArg* a
           codegen::TackDebugStatus* status;
         } ctx{code.chunk, slots, begin, &status};
         const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
-        parallel_for(
-            rest, grain,
-            [](void* c, std::int64_t b, std::int64_t e) {
-              auto* x = static_cast<Ctx*>(c);
-              x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
-            },
-            &ctx);
+        if (privatize_worthwhile(v, args, rest)) {
+          run_privatized(v, code_for(v, disjoint, true), slots, begin, rest, grain, &status, args);
+        } else {
+          parallel_for(
+              rest, grain,
+              [](void* c, std::int64_t b, std::int64_t e) {
+                auto* x = static_cast<Ctx*>(c);
+                x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
+              },
+              &ctx);
+        }
       }
     }
   }

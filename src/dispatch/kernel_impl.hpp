@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/privatizable.hpp"
 #include "codegen/kernel_abi.hpp"
 #include "compiler/signature.hpp"
 #include "dispatch/checks.hpp"
@@ -56,6 +57,12 @@ struct Variant {
   // Compiled code per value of the disjoint bit, made on first use.
   std::unique_ptr<CompiledCode> storage[2];
   std::atomic<const CompiledCode*> code[2] = {nullptr, nullptr};
+  // CPU, outside debug mode: the atomic targets a fanned-out launch may privatize, and the code
+  // with their atomics as plain read-modify-writes, per disjoint bit, made on first use
+  // (dispatch/private_atomics.hpp).
+  std::vector<analysis::PrivatizableTarget> private_targets;
+  std::unique_ptr<CompiledCode> private_storage[2];
+  std::atomic<const CompiledCode*> private_code[2] = {nullptr, nullptr};
   // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
   std::atomic<double> ns_per_iteration{-1.0};
   DeviceKind device_kind = DeviceKind::Cpu;
@@ -80,8 +87,8 @@ class KernelImpl {
   void signature_of(const KernelArg* args, std::size_t count, VariantKey& key) const;
   Variant& find_or_lower(const VariantKey& key);
   std::unique_ptr<Variant> lower(const VariantKey& key);
-  const CompiledCode& code_for(Variant& v, bool disjoint);
-  void launch(Variant& v, const CompiledCode& code, const KernelArg* args);
+  const CompiledCode& code_for(Variant& v, bool disjoint, bool privatized = false);
+  void launch(Variant& v, bool disjoint, const KernelArg* args);
 
   std::string source_;
   std::string name_;
