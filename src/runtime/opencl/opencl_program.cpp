@@ -353,9 +353,9 @@ void OpenClBackend::launch(OpenClKernel& kernel, const std::vector<OpenClArg>& a
       }
     }
     const std::uint64_t ticket = next_ticket();
-    const cl_int err = api_->EnqueueNDRangeKernel(queue_, kernel.handle(), 1, nullptr, &global_size,
-                                                  local_size == 0 ? nullptr : &local_size, 0,
-                                                  nullptr, nullptr);
+    const cl_int err =
+        api_->EnqueueNDRangeKernel(queue_, kernel.handle(), 1, nullptr, &global_size,
+                                   local_size == 0 ? nullptr : &local_size, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) {
       throw RuntimeError("cannot launch OpenCL kernel '" + kernel.name() + "' on device '" +
                          name() + "': " + cl_error_string(err));
