@@ -5,9 +5,11 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "memory/device_buffer.hpp"
+#include "memory/scalar_dispatch.hpp"
 #include "runtime/parallel.hpp"
 #include "support/error.hpp"
 
@@ -55,43 +57,17 @@ void merge(std::uintptr_t dst_address, const std::byte* src_bytes, std::size_t c
   }
 }
 
-// Calls F<T>::run(args...) for the integer type `t`.
-template <template <class> class F, class... A>
-void with_int_type(ScalarType t, A&&... a) {
-  switch (t) {
-    case ScalarType::i8:
-      return F<std::int8_t>::run(a...);
-    case ScalarType::i16:
-      return F<std::int16_t>::run(a...);
-    case ScalarType::i32:
-      return F<std::int32_t>::run(a...);
-    case ScalarType::i64:
-      return F<std::int64_t>::run(a...);
-    case ScalarType::u8:
-      return F<std::uint8_t>::run(a...);
-    case ScalarType::u16:
-      return F<std::uint16_t>::run(a...);
-    case ScalarType::u32:
-      return F<std::uint32_t>::run(a...);
-    case ScalarType::u64:
-      return F<std::uint64_t>::run(a...);
-    default:
+// Calls f(tag) for the integer type `t` (privatizable targets are integers only).
+template <class F>
+void with_int_type(ScalarType t, F&& f) {
+  with_scalar_type(t, [&](auto tag) {
+    if constexpr (std::is_integral_v<decltype(tag)>) {
+      f(tag);
+    } else {
       TACK_INTERNAL_ASSERT(false, "a privatized atomic target of a non-integer type");
-  }
+    }
+  });
 }
-
-template <class T>
-struct Fill {
-  static void run(std::byte* copy, std::size_t count, ir::AtomicOp op) {
-    fill_identity<T>(copy, count, op);
-  }
-};
-template <class T>
-struct Merge {
-  static void run(std::uintptr_t dst, const std::byte* src, std::size_t count, ir::AtomicOp op) {
-    merge<T>(dst, src, count, op);
-  }
-};
 
 std::atomic<std::uint64_t> privatized_launches{0};
 
@@ -159,7 +135,9 @@ void run_privatized(const Variant& v, const CompiledCode& code, const std::uint6
     std::copy_n(slots, slot_count, mine);
     for (const Target& t : targets) {
       copies.push_back(std::make_unique<std::byte[]>(std::max<std::size_t>(t.nbytes, 1)));
-      with_int_type<Fill>(t.type, copies.back().get(), t.count, t.op);
+      with_int_type(t.type, [&](auto tag) {
+        fill_identity<decltype(tag)>(copies.back().get(), t.count, t.op);
+      });
       mine[t.slot] = reinterpret_cast<std::uintptr_t>(copies.back().get());
     }
   }
@@ -175,7 +153,9 @@ void run_privatized(const Variant& v, const CompiledCode& code, const std::uint6
         const std::size_t k = r->targets->size();
         for (std::size_t i = 0; i < k; ++i) {
           const Target& t = (*r->targets)[i];
-          with_int_type<Merge>(t.type, t.address, (*r->copies)[w * k + i].get(), t.count, t.op);
+          const std::byte* copy = (*r->copies)[w * k + i].get();
+          with_int_type(t.type,
+                        [&](auto tag) { merge<decltype(tag)>(t.address, copy, t.count, t.op); });
         }
       },
       &run);

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
+#include "memory/scalar_dispatch.hpp"
 #include "support/error.hpp"
 
 namespace tack {
@@ -158,65 +160,30 @@ std::string Scalar::str() const {
 }
 
 void convert_scalar(const Scalar& v, ScalarType t, void* out) {
-  switch (t) {
-    case ScalarType::i8:
-      return store_int<std::int8_t>(v, t, out);
-    case ScalarType::i16:
-      return store_int<std::int16_t>(v, t, out);
-    case ScalarType::i32:
-      return store_int<std::int32_t>(v, t, out);
-    case ScalarType::i64:
-      return store_int<std::int64_t>(v, t, out);
-    case ScalarType::u8:
-      return store_int<std::uint8_t>(v, t, out);
-    case ScalarType::u16:
-      return store_int<std::uint16_t>(v, t, out);
-    case ScalarType::u32:
-      return store_int<std::uint32_t>(v, t, out);
-    case ScalarType::u64:
-      return store_int<std::uint64_t>(v, t, out);
-    case ScalarType::f32: {
-      float f = static_cast<float>(v.as_double());
-      std::memcpy(out, &f, 4);
-      return;
+  detail::with_scalar_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T f = static_cast<T>(v.as_double());
+      std::memcpy(out, &f, sizeof f);
+    } else {
+      store_int<T>(v, t, out);
     }
-    case ScalarType::f64: {
-      double d = v.as_double();
-      std::memcpy(out, &d, 8);
-      return;
-    }
-  }
+  });
 }
 
 Scalar load_scalar(ScalarType t, const void* in) {
-  auto get = [&](auto zero) {
-    decltype(zero) x;
-    std::memcpy(&x, in, sizeof(x));
-    return x;
-  };
-  switch (t) {
-    case ScalarType::i8:
-      return Scalar::from(static_cast<std::int64_t>(get(std::int8_t{})));
-    case ScalarType::i16:
-      return Scalar::from(static_cast<std::int64_t>(get(std::int16_t{})));
-    case ScalarType::i32:
-      return Scalar::from(static_cast<std::int64_t>(get(std::int32_t{})));
-    case ScalarType::i64:
-      return Scalar::from(get(std::int64_t{}));
-    case ScalarType::u8:
-      return Scalar::from(static_cast<std::int64_t>(get(std::uint8_t{})));
-    case ScalarType::u16:
-      return Scalar::from(static_cast<std::int64_t>(get(std::uint16_t{})));
-    case ScalarType::u32:
-      return Scalar::from(static_cast<std::int64_t>(get(std::uint32_t{})));
-    case ScalarType::u64:
-      return Scalar::from_unsigned(get(std::uint64_t{}));
-    case ScalarType::f32:
-      return Scalar::from(static_cast<double>(get(float{})));
-    case ScalarType::f64:
-      return Scalar::from(get(double{}));
-  }
-  TACK_INTERNAL_ASSERT(false, "unknown scalar type");
+  return detail::with_scalar_type(t, [in](auto tag) {
+    using T = decltype(tag);
+    T x;
+    std::memcpy(&x, in, sizeof x);
+    if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::from(static_cast<double>(x));
+    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+      return Scalar::from_unsigned(x);
+    } else {
+      return Scalar::from(static_cast<std::int64_t>(x));
+    }
+  });
 }
 
 }  // namespace tack

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "memory/scalar_dispatch.hpp"
 #include "runtime/parallel.hpp"
 #include "support/error.hpp"
 
@@ -30,49 +31,6 @@ D convert_value(S v) {
   }
 }
 
-template <ScalarType T>
-struct CType;
-template <>
-struct CType<ScalarType::i8> {
-  using type = std::int8_t;
-};
-template <>
-struct CType<ScalarType::i16> {
-  using type = std::int16_t;
-};
-template <>
-struct CType<ScalarType::i32> {
-  using type = std::int32_t;
-};
-template <>
-struct CType<ScalarType::i64> {
-  using type = std::int64_t;
-};
-template <>
-struct CType<ScalarType::u8> {
-  using type = std::uint8_t;
-};
-template <>
-struct CType<ScalarType::u16> {
-  using type = std::uint16_t;
-};
-template <>
-struct CType<ScalarType::u32> {
-  using type = std::uint32_t;
-};
-template <>
-struct CType<ScalarType::u64> {
-  using type = std::uint64_t;
-};
-template <>
-struct CType<ScalarType::f32> {
-  using type = float;
-};
-template <>
-struct CType<ScalarType::f64> {
-  using type = double;
-};
-
 using RowFn = void (*)(const std::byte* src, std::int64_t stride, std::byte* dst, std::int64_t n);
 
 template <class S, class D>
@@ -85,57 +43,11 @@ void convert_row(const std::byte* src, std::int64_t stride, std::byte* dst, std:
   }
 }
 
-template <class S>
-RowFn row_fn_to(ScalarType d) {
-  switch (d) {
-    case ScalarType::i8:
-      return convert_row<S, std::int8_t>;
-    case ScalarType::i16:
-      return convert_row<S, std::int16_t>;
-    case ScalarType::i32:
-      return convert_row<S, std::int32_t>;
-    case ScalarType::i64:
-      return convert_row<S, std::int64_t>;
-    case ScalarType::u8:
-      return convert_row<S, std::uint8_t>;
-    case ScalarType::u16:
-      return convert_row<S, std::uint16_t>;
-    case ScalarType::u32:
-      return convert_row<S, std::uint32_t>;
-    case ScalarType::u64:
-      return convert_row<S, std::uint64_t>;
-    case ScalarType::f32:
-      return convert_row<S, float>;
-    case ScalarType::f64:
-      return convert_row<S, double>;
-  }
-  return nullptr;
-}
-
 RowFn row_fn(ScalarType s, ScalarType d) {
-  switch (s) {
-    case ScalarType::i8:
-      return row_fn_to<std::int8_t>(d);
-    case ScalarType::i16:
-      return row_fn_to<std::int16_t>(d);
-    case ScalarType::i32:
-      return row_fn_to<std::int32_t>(d);
-    case ScalarType::i64:
-      return row_fn_to<std::int64_t>(d);
-    case ScalarType::u8:
-      return row_fn_to<std::uint8_t>(d);
-    case ScalarType::u16:
-      return row_fn_to<std::uint16_t>(d);
-    case ScalarType::u32:
-      return row_fn_to<std::uint32_t>(d);
-    case ScalarType::u64:
-      return row_fn_to<std::uint64_t>(d);
-    case ScalarType::f32:
-      return row_fn_to<float>(d);
-    case ScalarType::f64:
-      return row_fn_to<double>(d);
-  }
-  return nullptr;
+  return with_scalar_type(s, [d](auto from) {
+    return with_scalar_type(
+        d, [](auto to) -> RowFn { return convert_row<decltype(from), decltype(to)>; });
+  });
 }
 
 std::vector<std::int64_t> c_strides(const Shape& shape, std::size_t item) {
