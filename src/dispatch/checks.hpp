@@ -32,6 +32,10 @@ void check_same_device(const std::string& kernel, const std::vector<std::string>
 void check_writable_arrays(const ParamFacts& facts, const KernelArg* args);
 // ValueError when an atomic target is not naturally aligned.
 void check_atomic_alignment(const ParamFacts& facts, const KernelArg* args);
+// ValueError when any array is not naturally aligned: devices whose code may assume it
+// (OpenCL C; the CPU's loads and stores are unaligned-safe).
+void check_element_alignment(const ParamFacts& facts, const KernelArg* args, std::size_t count,
+                             const std::string& device);
 // True when no written array's byte range intersects any other array argument's. Arrays only
 // read may overlap each other. Empty arrays take part in nothing.
 bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count);

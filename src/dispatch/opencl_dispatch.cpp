@@ -122,20 +122,9 @@ void opencl_launch(Variant& v, const OpenClCode& code, const KernelArg* args,
   } clear{list};
 
   const std::size_t n = v.key.args.size();
+  check_element_alignment(facts, args, n, code.backend->name());
   for (std::size_t i = 0; i < n; ++i) {
     if (const Array* a = args[i].array) {
-      // OpenCL C may assume every pointer naturally aligned (a GPU may fault or read the wrong
-      // bytes otherwise); only a wrapped or imported pointer can break that.
-      const std::size_t align = itemsize(a->dtype().scalar);
-      if (a->address() % align != 0) {
-        throw ValueError("kernel '" + *facts.kernel_name + "': array parameter " +
-                         std::to_string(i) + " ('" + (*facts.param_names)[i] +
-                         "') is bound to an array at address " + std::to_string(a->address()) +
-                         ", which is not a multiple of its element size (" + std::to_string(align) +
-                         " bytes); device '" + code.backend->name() +
-                         "' needs naturally aligned arrays: wrap the memory at an aligned "
-                         "address, or pass a copy made by Tack");
-      }
       list.array(*a);
     } else {
       push_scalar(list, args[i].scalar, v.ir.params[i].type);

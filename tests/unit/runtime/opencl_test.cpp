@@ -3,6 +3,8 @@
 // memory, DLPack, build errors. Skipped, with the reason, where no OpenCL device is present.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -110,6 +112,24 @@ TEST(OpenClRuntime, AbsentOrBrokenRuntimeListsOnlyTheCpu) {
                             " >/dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << env;
   }
+}
+
+// Queued frees: synchronize() waits for their callbacks, which a driver may run after
+// clFinish (NVIDIA does); the registry counts them. No device needed.
+TEST(SvmRegistry, WaitsForTheCallbacksOfQueuedFrees) {
+  detail::SvmRegistry r;
+  EXPECT_TRUE(r.wait_for_frees(std::chrono::milliseconds(0))) << "nothing queued";
+  r.add(0x1000, 64);
+  r.free_queued();
+  EXPECT_FALSE(r.wait_for_frees(std::chrono::milliseconds(20))) << "the callback has not run";
+  EXPECT_TRUE(r.find(0x1010, nullptr, nullptr)) << "still live until the callback";
+  std::thread callback([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    r.free_done(0x1000);  // as a driver thread would
+  });
+  EXPECT_TRUE(r.wait_for_frees(std::chrono::seconds(10)));
+  EXPECT_FALSE(r.find(0x1010, nullptr, nullptr)) << "forgotten by the callback";
+  callback.join();
 }
 
 TEST_F(OpenCl, DevicesAreNamedByIndex) {
