@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
