@@ -203,6 +203,9 @@ SoaArray empty_soa(const Shape& shape, const std::vector<DType>& dtypes,
 
 namespace detail {
 std::int64_t element_count(const Shape& shape, const char* what);
+// The bytes `shape` of `dtype` spans; ValueError naming `what` when the count or the byte size
+// does not fit in 64 bits.
+std::size_t byte_count(const Shape& shape, DType dtype, const char* what);
 std::string shape_str(const Shape& shape);
 }  // namespace detail
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,6 +106,15 @@ Array from_dlpack(dlpack::ManagedTensor* tensor, std::optional<bool> copy = std:
 // form cannot say so, so a read-only array refuses it). copy=true exports a copy.
 dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy = false);
 dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy = false);
+namespace detail {
+// The same, and in `keep` a second reference to what the tensor points at, for a holder that
+// must stay valid whatever a consumer does with the deleter (the Python capsule: a consumer may
+// call the deleter early, or twice, and leave the capsule unconsumed). The deleter releases
+// the array once; the memory of the tensor struct goes with the last of the two references.
+dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy,
+                                                    std::shared_ptr<void>* keep);
+dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy, std::shared_ptr<void>* keep);
+}  // namespace detail
 // (device_type, device_id) of `a`, as __dlpack_device__ answers.
 dlpack::Device dlpack_device(const Array& a);
 
@@ -129,6 +139,7 @@ struct ExportRequest {
 struct ExportedTensor {
   void* tensor = nullptr;  // a ManagedTensorVersioned* or a ManagedTensor*
   bool versioned = false;
+  std::shared_ptr<void> keep;  // the capsule's own reference (detail::to_dlpack's `keep`)
   const char* capsule_name() const { return versioned ? kVersionedCapsuleName : kCapsuleName; }
 };
 // __dlpack__: checks the request as the DLPack Python specification says and exports `a`, in

@@ -26,6 +26,16 @@ std::optional<ScalarType> scalar_type_from_name(std::string_view name);
 // supported types otherwise (bool, float16, complex, object, ... have no Tack dtype).
 ScalarType scalar_type_for_host(std::string_view numpy_name);
 
+// How host data of another NumPy dtype reaches an array of `target` (tack.copyto, tack.array
+// with a dtype): its dtype is one of the ten (Direct), or a float NumPy has but Tack has not
+// (float16, longdouble), widened exactly to float64 so that Tack's documented conversion
+// applies (NaN to 0, others saturate), or bool, converted by NumPy (0 and 1). Anything else
+// (object, such as None; strings; complex; dates) is a TypeError naming `what`, the Python
+// type the data came from.
+enum class HostConversion { Direct, ViaFloat64, ViaNumpy };
+HostConversion host_conversion(char numpy_kind, std::string_view numpy_name, ScalarType target,
+                               std::string_view what);
+
 // The scalar dtype an API argument names: a Tack name ("f32") or a NumPy name ("float32").
 // TypeError naming the ten scalar types otherwise (`name` is quoted in the message).
 ScalarType scalar_type_for_argument(std::string_view name);

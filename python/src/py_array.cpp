@@ -40,7 +40,9 @@ IndexItem index_item(nb::handle k) {
       if (bounds[p] == Py_None) continue;
       *parts[p] = index_value(bounds[p]);
       if (!*parts[p]) {
-        return OtherIndex{"a slice with a " + python_type_name(nb::handle(bounds[p])) + " bound"};
+        const nb::handle b(bounds[p]);
+        return OtherIndex{"a slice with the bound " + nb::cast<std::string>(nb::repr(b)) + " (" +
+                          python_type_name(b) + "; slice bounds are integers or None)"};
       }
     }
     return s;
@@ -92,12 +94,43 @@ std::string array_repr(const Array& a) {
          ", device=" + a.device().name() + ")";
 }
 
-Shape reshape_args(const nb::args& args) {
-  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
-    return nb::cast<std::vector<std::int64_t>>(args[0]);
+// One dimension of a.reshape(...): an integer (operator.index) that fits in 64 bits.
+std::int64_t reshape_dimension(nb::handle d) {
+  PyObject* i = PyIndex_Check(d.ptr()) ? PyNumber_Index(d.ptr()) : nullptr;
+  if (i == nullptr) {
+    PyErr_Clear();
+    throw TypeError("reshape: dimension " + nb::cast<std::string>(nb::repr(d)) + " (" +
+                    python_type_name(d) +
+                    ") is not an integer; pass integers, as a.reshape(2, 6) or a.reshape((2, 6))");
   }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (overflow != 0) {
+    throw ValueError("reshape: dimension " + nb::cast<std::string>(nb::repr(d)) +
+                     " does not fit in 64 bits; a dimension is at most 2**63 - 1");
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+// a.reshape(2, 6) or a.reshape((2, 6)) (any sequence of integers, a NumPy array of them too).
+Shape reshape_args(const nb::args& args) {
   Shape s;
-  for (nb::handle a : args) s.push_back(nb::cast<std::int64_t>(a));
+  if (args.size() == 1) {
+    nb::handle one = args[0];
+    const bool text = PyUnicode_Check(one.ptr()) || PyBytes_Check(one.ptr());
+    if (!text && PySequence_Check(one.ptr()) != 0) {  // a tuple, a list, a NumPy array, ...
+      for (nb::handle d : nb::iter(one)) s.push_back(reshape_dimension(d));
+      return s;
+    }
+    if (!PyIndex_Check(one.ptr())) {
+      throw TypeError(
+          "reshape takes a shape: integers or one sequence of integers, as "
+          "a.reshape(2, 6) or a.reshape((2, 6)); got " +
+          nb::cast<std::string>(nb::repr(one)) + " (" + python_type_name(one) + ")");
+    }
+  }
+  for (nb::handle a : args) s.push_back(reshape_dimension(a));
   return s;
 }
 
@@ -147,7 +180,7 @@ nb::class_<Array> init_array(nb::module_& m) {
           .def(
               "fill",
               [](Array& a, const Scalar& value) {
-                nb::gil_scoped_release release;
+                GilRelease release;
                 a.fill(value);
               },
               nb::arg("value"))
@@ -166,8 +199,10 @@ nb::class_<Array> init_array(nb::module_& m) {
                   return nb::cast(load_scalar(a.dtype().scalar, raw));
                 }
                 if (PySlice_Check(key.ptr())) {
-                  const auto s = std::get<Slice>(index_item(key));
-                  return nb::cast(a.slice(s.start, s.stop, s.step));
+                  const IndexItem item = index_item(key);
+                  if (const auto* s = std::get_if<Slice>(&item)) {
+                    return nb::cast(a.slice(s->start, s->stop, s->step));
+                  }  // a bound that is not an integer: the general path names it (TypeError)
                 }
                 auto r = a.index(index_key(key));
                 if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
@@ -225,7 +260,7 @@ nb::class_<Array> init_array(nb::module_& m) {
         if (nb::isinstance<Array>(obj)) {  // any device to any device, no NumPy in between
           const Array& src = nb::cast<const Array&>(obj);
           const Device d = to_device(device);
-          nb::gil_scoped_release release;
+          GilRelease release;
           return array(src, dt, d);
         }
         HostData data = host_data(obj, dt ? std::optional(dt->scalar) : std::nullopt);
@@ -239,12 +274,12 @@ nb::class_<Array> init_array(nb::module_& m) {
       [](const Array& a, nb::handle x) {
         if (nb::isinstance<Array>(x)) {
           const Array& src = nb::cast<const Array&>(x);
-          nb::gil_scoped_release release;
+          GilRelease release;
           copyto(a, src);
           return;
         }
         HostData data = host_data(x, a.dtype().scalar);
-        nb::gil_scoped_release release;
+        GilRelease release;
         copyto(a, data.view);
       },
       nb::arg("a"), nb::arg("x").none(),

@@ -1,8 +1,13 @@
 // Conversions between Python objects and Tack's C++ types (see py_convert.hpp).
 #include "py_convert.hpp"
 
+#include <unistd.h>
+
 #include <array>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 namespace tack::python {
 namespace {
@@ -30,7 +35,61 @@ Shape buffer_shape(const Py_buffer& v) {
   return s;
 }
 
+// The shutdown protocol of GilRelease. Immortal: threads may use it while exit() runs the
+// static destructors.
+struct Shutdown {
+  std::mutex mutex;
+  std::condition_variable idle;
+  bool begun = false;
+  std::thread::id exiting_thread;
+  int reacquiring = 0;  // threads between "not begun" and holding the GIL again
+};
+
+Shutdown& shutdown_state() {
+  static Shutdown* s = new Shutdown;
+  return *s;
+}
+
+[[noreturn]] void park_forever() {
+  for (;;) ::pause();  // until the process exits; a signal handler's return resumes the wait
+}
+
 }  // namespace
+
+GilRelease::GilRelease() : state_(PyEval_SaveThread()) {}
+
+GilRelease::~GilRelease() {
+  Shutdown& s = shutdown_state();
+  std::unique_lock lock(s.mutex);
+  if (s.begun && std::this_thread::get_id() != s.exiting_thread) {
+    lock.unlock();
+    park_forever();  // taking the GIL now could end this thread by pthread_exit
+  }
+  ++s.reacquiring;
+  lock.unlock();
+  PyEval_RestoreThread(state_);
+  {
+    std::lock_guard lock(s.mutex);
+    --s.reacquiring;
+  }
+  s.idle.notify_all();
+}
+
+void shutdown_begins() {
+  Shutdown& s = shutdown_state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.begun = true;
+    s.exiting_thread = std::this_thread::get_id();
+  }
+  // Threads already on their way to the GIL get it before finalization can end them.
+  PyThreadState* st = PyEval_SaveThread();
+  {
+    std::unique_lock lock(s.mutex);
+    s.idle.wait(lock, [&] { return s.reacquiring == 0; });
+  }
+  PyEval_RestoreThread(st);
+}
 
 nb::handle numpy() {
   // Imported once and never released: the module outlives every array.
@@ -115,9 +174,14 @@ HostData host_data(nb::handle obj, std::optional<ScalarType> target) {
   nb::object arr = numpy().attr("asarray")(obj);
   nb::object dt = arr.attr("dtype");
   std::string name = nb::cast<std::string>(dt.attr("name"));
-  if (!scalar_type_from_name(name) && target) {
-    arr = numpy().attr("asarray")(arr, numpy_dtype(*target));
-    name = std::string(numpy_name(*target));
+  const HostConversion how =
+      target ? host_conversion(nb::cast<std::string>(dt.attr("kind")).front(), name, *target,
+                               obj.is_none() ? "None" : "a " + python_type_name(obj))
+             : HostConversion::Direct;  // no target: C++ names a dtype outside the ten
+  if (how != HostConversion::Direct) {
+    const ScalarType via = how == HostConversion::ViaFloat64 ? ScalarType::f64 : *target;
+    arr = numpy().attr("asarray")(arr, numpy_dtype(via));
+    name = std::string(numpy_name(via));
   } else if (!nb::cast<bool>(dt.attr("isnative"))) {
     arr = arr.attr("astype")(dt.attr("newbyteorder")("="));
   }
@@ -157,7 +221,7 @@ nb::object to_numpy(const Array& a, ScalarType host_type) {
   void* dst = buf->buf;
   const auto nbytes = static_cast<std::size_t>(buf->len);
   {
-    nb::gil_scoped_release release;
+    GilRelease release;
     copy_to_host(a, dst, host_type, nbytes);
   }
   return out;

@@ -73,6 +73,27 @@ nb::object equals(const T& a, nb::handle b, bool equal) {
   return nb::bool_((a == nb::cast<const T&>(b)) == equal);
 }
 
+// Releases the GIL around a long call into C++, as nb::gil_scoped_release does, but safe at
+// interpreter shutdown. CPython 3.11-3.13 end a daemon thread that wants the GIL back after
+// finalization has begun with pthread_exit, whose forced unwind through a noexcept destructor
+// is std::terminate ("terminate called without an active exception"). So tack's atexit hook
+// (shutdown_begins) marks the shutdown and waits for every thread already taking the GIL back;
+// from then on a thread returning from C++ parks (sleeps until the process exits, as CPython
+// 3.14 does for any thread) instead of taking it. The thread running the shutdown is never
+// parked. docs/design/robustness.md, "Exit".
+class GilRelease {
+ public:
+  GilRelease();
+  ~GilRelease();
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+// Called once from tack's Python atexit hook, with the GIL held: see GilRelease.
+void shutdown_begins();
+
 // A reference to a Python object, released (under the GIL) when the last C++ owner is gone.
 std::shared_ptr<void> python_hold(nb::handle obj);
 

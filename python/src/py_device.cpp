@@ -11,7 +11,13 @@ void init_device(nb::module_& m) {
   nb::class_<Device>(m, "Device", "A device arrays live on and kernels run on: 'cpu', ...")
       .def_prop_ro("name", &Device::name, "'cpu', 'opencl:0', ...")
       .def_prop_ro("kind", &Device::kind, "'cpu', 'opencl', ...")
-      .def("synchronize", &Device::synchronize, "waits for every launch queued on this device")
+      .def(
+          "synchronize",
+          [](const Device& d) {
+            GilRelease release;
+            d.synchronize();
+          },
+          "waits for every launch queued on this device")
       .def("__repr__", [](const Device& d) { return "tack.device('" + d.name() + "')"; })
       .def("__str__", &Device::name)
       .def(
@@ -32,10 +38,28 @@ void init_device(nb::module_& m) {
   m.def(
       "sync",
       [] {
-        nb::gil_scoped_release release;
+        GilRelease release;
         sync();
       },
       "waits for everything queued on every device");
+  m.def(
+      "_at_exit",
+      [] {
+        shutdown_begins();
+        // A program may end without tack.sync(): every queued launch completes here, before
+        // finalization and exit() tear down what device runtimes still use (a driver's compiler
+        // thread, its LLVM's statics). Errors cannot be reported any more; the launch failed.
+        try {
+          GilRelease release;
+          sync();
+        } catch (const std::exception&) {
+        }
+      },
+      "tack's atexit hook (tack/__init__.py): shutdown of GIL releases, then sync()");
+  m.def(
+      "_quiet_leak_report", [] { nb::set_leak_warnings(false); },
+      "at exit with daemon threads alive: their frames, and the arrays they hold, are never "
+      "released, so nanobind's leak report would be a false alarm");
   m.def(
       "memory_space",
       [](nb::handle ptr, const DeviceArg& device) {

@@ -12,16 +12,22 @@ namespace tack::python {
 namespace {
 
 // A capsule's destructor runs the deleter only if nobody consumed the capsule: a consumer
-// renames it ("used_..."), and then owns the tensor.
+// renames it ("used_..."), and then owns the tensor. The capsule's context holds a reference of
+// its own to the exported tensor (ExportedTensor::keep), dropped last, so a consumer that
+// called the deleter and left the name as it was (or called it twice) costs nothing: the
+// deleter is idempotent while the context lives.
 template <class Managed>
 void capsule_destructor(PyObject* capsule) {
   constexpr bool versioned = std::is_same_v<Managed, dlpack::ManagedTensorVersioned>;
   const char* name = versioned ? kVersionedCapsuleName : kCapsuleName;
-  if (PyCapsule_IsValid(capsule, name) == 0) return;
   PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
   PyErr_Fetch(&type, &value, &traceback);  // a destructor must leave the error state alone
-  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
-  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  auto* keep = static_cast<std::shared_ptr<void>*>(PyCapsule_GetContext(capsule));
+  if (PyCapsule_IsValid(capsule, name) != 0) {
+    auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+  delete keep;
   PyErr_Restore(type, value, traceback);
 }
 
@@ -29,6 +35,14 @@ nb::object make_capsule(const ExportedTensor& t) {
   PyObject* c = PyCapsule_New(t.tensor, t.capsule_name(),
                               t.versioned ? &capsule_destructor<dlpack::ManagedTensorVersioned>
                                           : &capsule_destructor<dlpack::ManagedTensor>);
+  if (c != nullptr) {
+    auto* keep = new std::shared_ptr<void>(t.keep);
+    if (PyCapsule_SetContext(c, keep) != 0) {
+      delete keep;
+      Py_DECREF(c);  // without a context: its destructor runs the deleter once
+      throw nb::python_error();
+    }
+  }
   if (c == nullptr) {
     if (t.versioned) {
       auto* m = static_cast<dlpack::ManagedTensorVersioned*>(t.tensor);

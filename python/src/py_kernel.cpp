@@ -46,7 +46,7 @@ void init_kernel(nb::module_& m) {
           "__call__",
           [](const Kernel& k, nb::args args) {
             ArgList list(args);
-            nb::gil_scoped_release release;
+            GilRelease release;
             k.call(list.data, list.size);
           },
           "launches the kernel on the arguments' device")

@@ -58,6 +58,25 @@ from tack._kernel import (
 
 __version__ = "0.1.0"
 
+import atexit as _atexit
+
+
+def _on_exit():
+    # Runs before interpreter finalization: queued launches complete, and daemon threads inside
+    # a Tack call never take the GIL back into a finalizing interpreter
+    # (docs/design/robustness.md, "Exit").
+    import threading
+
+    from tack import _tack
+
+    me = threading.current_thread()
+    if any(t.daemon and t.is_alive() and t is not me for t in threading.enumerate()):
+        _tack._quiet_leak_report()
+    _tack._at_exit()
+
+
+_atexit.register(_on_exit)
+
 __all__ = [
     "Kernel",
     "atomic_add",

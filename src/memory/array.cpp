@@ -30,6 +30,17 @@ std::int64_t element_count(const Shape& shape, const char* what) {
   return n;
 }
 
+std::size_t byte_count(const Shape& shape, DType dtype, const char* what) {
+  const std::int64_t n = element_count(shape, what);
+  const std::size_t item = dtype.itemsize();
+  if (n != 0 && static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / item) {
+    throw ValueError(std::string(what) + ": shape " + shape_str(shape) + " of " + dtype.str() +
+                     " needs more bytes than fit in 64 bits (" + std::to_string(n) +
+                     " elements of " + std::to_string(item) + " bytes); use a smaller shape");
+  }
+  return static_cast<std::size_t>(n) * item;
+}
+
 std::string shape_str(const Shape& shape) {
   std::ostringstream o;
   o << '(';
@@ -229,13 +240,7 @@ ExportedMemory Array::export_memory() const {
 // ---- constructors --------------------------------------------------------------------------
 
 Array empty(const Shape& shape, DType dtype, const Device& device) {
-  const std::int64_t n = element_count(shape, "tack.empty");
-  const std::size_t item = dtype.itemsize();
-  if (n != 0 && static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / item) {
-    throw ValueError("tack.empty: shape " + shape_str(shape) + " of " + dtype.str() +
-                     " needs more bytes than fit in memory; use a smaller shape");
-  }
-  auto buffer = device.backend()->allocate(static_cast<std::size_t>(n) * item);
+  auto buffer = device.backend()->allocate(detail::byte_count(shape, dtype, "tack.empty"));
   return Array(std::move(buffer), dtype, shape, true);
 }
 
@@ -282,10 +287,11 @@ Array array(const HostView& data, std::optional<DType> dtype, const Device& devi
 }
 
 void copyto(const Array& a, const HostView& data) {
-  a.check_writable("copy into");
   const Shape target = a.numpy_shape();
-  // Validates the shape before anything is touched (ValueError when it does not broadcast).
+  // The seed's order: validate (ValueError when the shape does not broadcast), then the
+  // writable check (RuntimeError), before anything is touched.
   detail::broadcast_strides(data, target, "tack.copyto");
+  a.check_writable("copy into");
   const std::size_t nbytes = a.nbytes();
   if (nbytes == 0) return;
   if (data.dtype == a.dtype().scalar && data.shape == target && detail::is_c_contiguous(data)) {
@@ -300,9 +306,11 @@ void copyto(const Array& a, const HostView& data) {
 }
 
 void copyto(const Array& a, const Array& src) {
-  a.check_writable("copy into");
   const Shape target = a.numpy_shape();
   const Shape from = src.numpy_shape();
+  // Validate, then check writable, before the source is read (as for host data).
+  detail::broadcast_strides(HostView{nullptr, src.dtype().scalar, from, {}}, target, "tack.copyto");
+  a.check_writable("copy into");
   const bool same_layout = src.dtype().scalar == a.dtype().scalar && from == target;
   // Host memory on both sides, no overlap: one copy, straight from the source.
   const auto sa = src.buffer()->span(), da = a.buffer()->span();
@@ -350,14 +358,20 @@ Array array_from_ptr(std::optional<std::uintptr_t> address, DType dtype, const S
         "array, got " +
         (what.empty() ? std::string("something else") : what));
   }
-  const std::int64_t n = element_count(shape, "tack.array_from_ptr");
+  const std::size_t nbytes = detail::byte_count(shape, dtype, "tack.array_from_ptr");
   detail::validate_pointer(*device.backend(), *address);
-  if (*address == 0 && n != 0) {
+  if (*address == 0 && nbytes != 0) {
     throw ValueError("tack.array_from_ptr: address 0 (a null pointer) cannot hold " +
-                     std::to_string(n) + " elements; pass the address of live memory");
+                     std::to_string(element_count(shape, "tack.array_from_ptr")) +
+                     " elements; pass the address of live memory");
   }
-  auto buffer = device.backend()->wrap(*address, static_cast<std::size_t>(n) * dtype.itemsize(),
-                                       std::move(hold));
+  if (nbytes > std::numeric_limits<std::uintptr_t>::max() - *address) {
+    throw ValueError("tack.array_from_ptr: " + std::to_string(nbytes) + " bytes at address " +
+                     std::to_string(*address) +
+                     " would run past the end of the address space (2**64); pass a valid "
+                     "address or a smaller shape");
+  }
+  auto buffer = device.backend()->wrap(*address, nbytes, std::move(hold));
   return Array(std::move(buffer), dtype, shape, writable);
 }
 

@@ -2,6 +2,8 @@
 // tensor in the allocation state, so the deleter runs after the last view is gone.
 #include "tack/dlpack.hpp"
 
+#include <atomic>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -148,6 +150,7 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
   }
   Shape shape(t.shape, t.shape + t.ndim);
   const std::int64_t n = detail::element_count(shape, "tack.from_dlpack");
+  detail::byte_count(shape, DType(*scalar), "tack.from_dlpack");  // ValueError past 2**64 bytes
   bool contiguous = true;
   std::vector<std::int64_t> byte_strides;
   if (t.strides != nullptr) {
@@ -177,16 +180,23 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
                         "a DLPack tensor");
 }
 
-// Owns what an exported tensor points at: the shape, strides and the buffer itself.
+// Owns what an exported tensor points at: the shape, strides and the buffer itself. The
+// deleter releases the buffer once, however often a consumer calls it: it drops `self`, the
+// deleter's own reference, and a holder that may outlive the deleter (the Python capsule)
+// keeps a second one, so that a consumer that calls the deleter and leaves the capsule
+// unconsumed (torch.from_dlpack refusing an OpenCL tensor) cannot make the capsule's
+// destructor free the context again.
 template <class Managed>
 struct ExportContext {
   Managed managed{};
   std::vector<std::int64_t> shape;
   std::shared_ptr<detail::DeviceBuffer> buffer;
+  std::atomic<bool> released{false};
+  std::shared_ptr<ExportContext> self;
 };
 
 template <class Managed>
-Managed* export_tensor(const Array& source, bool copy) {
+Managed* export_tensor(const Array& source, bool copy, std::shared_ptr<void>* keep = nullptr) {
   Array a = source;
   if (copy) {
     a = empty_like(source);
@@ -194,7 +204,7 @@ Managed* export_tensor(const Array& source, bool copy) {
     source.to_host(staging.data(), staging.size());
     a.buffer()->from_host(staging.data(), 0, staging.size());
   }
-  auto ctx = std::make_unique<ExportContext<Managed>>();
+  auto ctx = std::make_shared<ExportContext<Managed>>();
   ctx->shape = a.numpy_shape();
   ctx->buffer = a.buffer();
   // Handed outside Tack: every launch that binds this allocation now completes before returning.
@@ -209,14 +219,19 @@ Managed* export_tensor(const Array& source, bool copy) {
   t.byte_offset = 0;
   ctx->managed.manager_ctx = ctx.get();
   ctx->managed.deleter = [](Managed* self) {
-    delete static_cast<ExportContext<Managed>*>(self->manager_ctx);
-  };
+    auto* c = static_cast<ExportContext<Managed>*>(self->manager_ctx);
+    if (c->released.exchange(true)) return;  // a second call: nothing is left to release
+    std::shared_ptr<ExportContext<Managed>> last = std::move(c->self);
+    c->buffer.reset();
+  };  // `last` goes here: the context with it, unless a holder still has it
   if constexpr (std::is_same_v<Managed, dlpack::ManagedTensorVersioned>) {
     ctx->managed.version = dlpack::kVersion;
     ctx->managed.flags =
         (a.writable() || copy ? 0 : dlpack::kFlagReadOnly) | (copy ? dlpack::kFlagIsCopied : 0);
   }
-  return &ctx.release()->managed;
+  ctx->self = ctx;
+  if (keep) *keep = ctx;
+  return &ctx->managed;
 }
 
 }  // namespace
@@ -277,16 +292,29 @@ Array from_dlpack(dlpack::ManagedTensor* m, std::optional<bool> copy,
 }
 
 dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy) {
-  return export_tensor<dlpack::ManagedTensorVersioned>(a, copy);
+  return detail::to_dlpack_versioned(a, copy, nullptr);
 }
 
 dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy) {
+  return detail::to_dlpack(a, copy, nullptr);
+}
+
+namespace detail {
+
+dlpack::ManagedTensorVersioned* to_dlpack_versioned(const Array& a, bool copy,
+                                                    std::shared_ptr<void>* keep) {
+  return export_tensor<dlpack::ManagedTensorVersioned>(a, copy, keep);
+}
+
+dlpack::ManagedTensor* to_dlpack(const Array& a, bool copy, std::shared_ptr<void>* keep) {
   if (!a.writable() && !copy) {
     throw ValueError(
         "this array is read-only and the legacy DLPack form cannot mark a tensor "
         "read-only; ask for a versioned capsule (max_version=(1, 0)) or copy=True");
   }
-  return export_tensor<dlpack::ManagedTensor>(a, copy);
+  return export_tensor<dlpack::ManagedTensor>(a, copy, keep);
 }
+
+}  // namespace detail
 
 }  // namespace tack

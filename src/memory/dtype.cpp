@@ -105,6 +105,19 @@ ScalarType scalar_type_for_host(std::string_view numpy_name) {
                   "float64 (convert first, e.g. data.astype(numpy.float32))");
 }
 
+HostConversion host_conversion(char numpy_kind, std::string_view numpy_name, ScalarType target,
+                               std::string_view what) {
+  if (scalar_type_from_name(numpy_name)) return HostConversion::Direct;
+  if (numpy_kind == 'f') return HostConversion::ViaFloat64;
+  if (numpy_kind == 'b' || numpy_kind == 'i' || numpy_kind == 'u') return HostConversion::ViaNumpy;
+  throw TypeError("cannot convert " + std::string(what) + " (NumPy dtype " +
+                  std::string(numpy_name) + ") to " + std::string(name(target)) +
+                  ": host data must be numbers (a scalar, nested lists or a NumPy array of "
+                  "integers, floats or bools); convert it first, e.g. numpy.asarray(x, "
+                  "numpy." +
+                  std::string(tack::numpy_name(target)) + ")");
+}
+
 ScalarType scalar_type_for_argument(std::string_view n) {
   if (auto t = scalar_type_from_name(n)) return *t;
   throw TypeError("dtype " + std::string(n) +

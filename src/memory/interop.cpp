@@ -22,13 +22,7 @@ void Array::refuse_zero_copy_host_view() const {
 
 Array array_from_host_array(const HostArrayFacts& facts, DType dtype, const Shape& shape,
                             bool writable, const Device& device, std::shared_ptr<void> hold) {
-  const std::int64_t n = detail::element_count(shape, "tack.array_from_ptr");
-  const std::size_t item = dtype.itemsize();
-  if (n != 0 && static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / item) {
-    throw ValueError("tack.array_from_ptr: shape " + shape_str(shape) + " of " + dtype.str() +
-                     " needs more bytes than fit in memory; use a smaller shape");
-  }
-  const std::size_t needed = static_cast<std::size_t>(n) * item;
+  const std::size_t needed = detail::byte_count(shape, dtype, "tack.array_from_ptr");
   if (!facts.c_contiguous) {
     throw ValueError("tack.array_from_ptr: " + facts.what +
                      " is not C-contiguous, and an array covers one contiguous run of memory; "
@@ -99,9 +93,13 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
           "or below (1, 0)) cannot mark a tensor read-only; ask for max_version=(1, 0), or pass "
           "copy=True");
     }
-    return ExportedTensor{to_dlpack(a, copy), false};
+    ExportedTensor t{nullptr, false, nullptr};
+    t.tensor = detail::to_dlpack(a, copy, &t.keep);
+    return t;
   }
-  return ExportedTensor{to_dlpack_versioned(a, copy), true};
+  ExportedTensor t{nullptr, true, nullptr};
+  t.tensor = detail::to_dlpack_versioned(a, copy, &t.keep);
+  return t;
 }
 
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,

@@ -62,8 +62,8 @@ Array Array::slice(std::optional<std::int64_t> start, std::optional<std::int64_t
   Shape shape = shape_;
   shape.front() = e - b;
   if (e == b) {
-    // An empty range is a new empty array, not a view.
-    return Array(buffer_->backend()->allocate(0), dtype_, shape, true);
+    // An empty range is a new empty array, not a view; read-only as its root is.
+    return Array(buffer_->backend()->allocate(0), dtype_, shape, writable_);
   }
   std::int64_t row = 1;  // elements per row; no overflow: the whole shape's count fits
   for (std::size_t k = 1; k < shape_.size(); ++k) row *= shape_[k];

@@ -1,17 +1,28 @@
 // Disk cache files: "TACKOBJ2\n", the key's length, a checksum of the object, the key's text,
-// then the object file. Written to a temporary name and renamed, so readers never see half a
-// file; the checksum catches a damaged object before it reaches the JIT linker.
+// then the object file. Written to an exclusively created temporary and renamed, so readers
+// never see half a file; the checksum catches a damaged object before it reaches the JIT linker.
+//
+// A cache entry is code this process will run, so the cache trusts only what no one else can
+// have written (docs/design/dispatch.md, "The disk cache is code"): the directory must be the
+// user's own and writable by no one else, every entry a regular file of the user's writable by
+// no one else, and of bounded size. Every check is made with fstat on the open descriptor, and
+// entries are opened relative to the checked directory's descriptor, never by a path that could
+// be swapped between the check and the use. The checksum is no defence against forgery.
 #include "support/disk_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "support/hash.hpp"
 
@@ -19,13 +30,151 @@ namespace tack::detail {
 namespace {
 
 constexpr char kMagic[] = "TACKOBJ2\n";
+constexpr std::size_t kHeader = sizeof(kMagic) - 1 + 16;
 
-// The entry's path: the folder of the cache directory, a hash of the key.
-std::optional<std::string> entry_path(std::string_view folder, const std::string& key) {
-  auto dir = cache_directory();
-  if (!dir) return std::nullopt;
-  if (!folder.empty()) *dir += "/" + std::string(folder);
-  return *dir + "/" + hex64(fnv1a(key)) + ".bin";
+// A file descriptor closed on every path.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+// Why `st` (a directory or an entry) may not be trusted, or "" when it may: it must be the
+// effective user's and writable by nobody else.
+std::string distrust(const struct stat& st) {
+  if (st.st_uid != ::geteuid()) {
+    return "is owned by user id " + std::to_string(st.st_uid) + ", not by this user (" +
+           std::to_string(::geteuid()) + ")";
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("is writable by ") + ((st.st_mode & S_IWOTH) ? "others" : "its group") +
+           " (mode " + mode + ")";
+  }
+  return "";
+}
+
+// Directories refused in this process: each is named in one warning, then left alone.
+std::mutex refused_mutex;
+std::set<std::string>& refused_directories() {
+  static auto* s = new std::set<std::string>;  // immortal: compiles may run during exit
+  return *s;
+}
+
+bool refused(const std::string& dir) {
+  std::lock_guard lock(refused_mutex);
+  return refused_directories().count(dir) != 0;
+}
+
+void refuse(const std::string& dir, const std::string& why) {
+  {
+    std::lock_guard lock(refused_mutex);
+    if (!refused_directories().insert(dir).second) return;
+  }
+  std::fprintf(stderr,
+               "tack: warning: the kernel cache directory '%s' %s, so anyone who can write it "
+               "could make Tack run their code; the disk cache is off for it in this process. "
+               "Make it private (chown it to yourself, chmod 700) or set TACK_CACHE_DIR to a "
+               "private directory (TACK_CACHE_DIR= turns the cache off).\n",
+               dir.c_str(), why.c_str());
+}
+
+// Creates the missing directories of `path`, each private (0700); existing ones are left as
+// they are (they are checked where they are used).
+void make_directories(const std::string& path) {
+  for (std::size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
+    const std::string prefix = at == std::string::npos ? path : path.substr(0, at);
+    if (!prefix.empty()) ::mkdir(prefix.c_str(), 0700);  // EEXIST and the like: checked later
+    if (at == std::string::npos) return;
+  }
+}
+
+// Opens `dir` as a directory and checks it on the open descriptor; refuses it (with the one
+// warning) when it may not be trusted. An absent or unreadable directory is only a miss.
+Fd open_trusted_directory(int at, const char* name, const std::string& shown) {
+  if (refused(shown)) return Fd();
+  // The configured directory itself may be a symlink (a cache on another disk): it is the
+  // directory it resolves to that is checked. Its folders inside are never followed.
+  const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (at == AT_FDCWD ? 0 : O_NOFOLLOW);
+  Fd fd(::openat(at, name, flags));
+  if (!fd) return fd;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Fd();
+  if (const std::string why = distrust(st); !why.empty()) {
+    refuse(shown, why);
+    return Fd();
+  }
+  return fd;
+}
+
+// The folder of the cache directory that holds `folder`'s entries, opened and checked.
+Fd open_folder(std::string_view folder, bool create) {
+  const auto dir = cache_directory();
+  if (!dir || dir->empty()) return Fd();
+  if (create) make_directories(*dir);
+  Fd top = open_trusted_directory(AT_FDCWD, dir->c_str(), *dir);
+  if (!top || folder.empty()) return top;
+  const std::string name(folder);
+  if (create) ::mkdirat(top.get(), name.c_str(), 0700);
+  return open_trusted_directory(top.get(), name.c_str(), *dir + "/" + name);
+}
+
+std::string entry_name(const std::string& key) {
+  return hex64(fnv1a(key)) + ".bin";
+}
+
+// At most `limit` + 1 bytes of `fd`: more than `limit` means the file is too large.
+bool read_all(int fd, std::size_t limit, std::string* out) {
+  out->clear();
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) return true;
+    out->append(chunk, static_cast<std::size_t>(n));
+    if (out->size() > limit) return false;
+  }
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A name no one can predict, for the temporary an entry is written to before its rename.
+std::string temporary_name() {
+  std::uint64_t r[2] = {0, 0};
+  if (::getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
+    r[0] ^= static_cast<std::uint64_t>(::getpid()) << 32;  // exclusive creation still holds
+  }
+  return ".tmp-" + hex64(r[0]) + hex64(r[1]);
 }
 
 }  // namespace
@@ -47,52 +196,59 @@ std::optional<std::string> cache_directory() {
 }
 
 std::optional<std::vector<char>> cache_load(std::string_view folder, const std::string& key) {
-  const auto path = entry_path(folder, key);
-  if (!path) return std::nullopt;
-  std::ifstream in(*path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Fd dir = open_folder(folder, false);
+  if (!dir) return std::nullopt;
+  // O_NOFOLLOW: a symlink is not an entry; O_NONBLOCK: opening a FIFO cannot hang.
+  Fd fd(
+      ::openat(dir.get(), entry_name(key).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !distrust(st).empty()) {
+    return std::nullopt;  // not a regular file of ours writable by no one else: recompiled
+  }
+  if (st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > kMaxCacheEntryBytes) {
+    return std::nullopt;
+  }
+  std::string content;
+  if (!read_all(fd.get(), kMaxCacheEntryBytes, &content)) return std::nullopt;
   const std::size_t magic = sizeof(kMagic) - 1;
-  const std::size_t header = magic + 16;
-  if (content.size() < header || content.compare(0, magic, kMagic) != 0) return std::nullopt;
+  if (content.size() < kHeader || content.compare(0, magic, kMagic) != 0) return std::nullopt;
   std::uint64_t key_size, checksum;
   std::memcpy(&key_size, content.data() + magic, 8);
   std::memcpy(&checksum, content.data() + magic + 8, 8);
-  if (key_size != key.size() || content.size() < header + key_size) return std::nullopt;
-  if (content.compare(header, key_size, key) != 0) return std::nullopt;
-  const std::size_t object_at = header + key_size;
+  if (key_size != key.size() || content.size() - kHeader < key_size) return std::nullopt;
+  if (content.compare(kHeader, key_size, key) != 0) return std::nullopt;
+  const std::size_t object_at = kHeader + key_size;
   if (fnv1a(std::string_view(content).substr(object_at)) != checksum) return std::nullopt;
   return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(object_at), content.end());
 }
 
 void cache_store(std::string_view folder, const std::string& key, const std::vector<char>& object) {
-  const auto path = entry_path(folder, key);
-  if (!path) return;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(*path).parent_path(), ec);
-  if (ec) return;
-  const std::string& final_path = *path;
-  static std::atomic<unsigned> counter{0};  // two threads of one process never share a temp
-  const std::string tmp =
-      final_path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    const std::uint64_t key_size = key.size();
-    const std::uint64_t checksum = fnv1a(std::string_view(object.data(), object.size()));
-    out.write(kMagic, sizeof(kMagic) - 1);
-    out.write(reinterpret_cast<const char*>(&key_size), 8);
-    out.write(reinterpret_cast<const char*>(&checksum), 8);
-    out.write(key.data(), static_cast<std::streamsize>(key.size()));
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
+  if (kHeader + key.size() + object.size() > kMaxStoredEntryBytes) return;  // compiled each time
+  Fd dir = open_folder(folder, true);
+  if (!dir) return;
+  std::string tmp;
+  Fd out;
+  for (int attempt = 0; attempt < 8 && !out; ++attempt) {
+    tmp = temporary_name();
+    out = Fd(::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      0600));
+    if (!out && errno != EEXIST) return;  // an unwritable directory: the next process compiles
   }
-  std::filesystem::rename(tmp, final_path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  if (!out) return;
+  const std::uint64_t key_size = key.size();
+  const std::uint64_t checksum = fnv1a(std::string_view(object.data(), object.size()));
+  std::string header(kMagic, sizeof(kMagic) - 1);
+  header.append(reinterpret_cast<const char*>(&key_size), 8);
+  header.append(reinterpret_cast<const char*>(&checksum), 8);
+  const bool written = write_all(out.get(), header.data(), header.size()) &&
+                       write_all(out.get(), key.data(), key.size()) &&
+                       write_all(out.get(), object.data(), object.size());
+  const bool closed = ::close(out.release()) == 0;  // a failed close may mean lost data
+  if (!written || !closed ||
+      ::renameat(dir.get(), tmp.c_str(), dir.get(), entry_name(key).c_str()) != 0) {
+    ::unlinkat(dir.get(), tmp.c_str(), 0);
+  }
 }
 
 }  // namespace tack::detail

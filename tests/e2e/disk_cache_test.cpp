@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,11 +14,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "support/disk_cache.hpp"
+#include "support/hash.hpp"
 #include "tack/tack.hpp"
 
 namespace tack {
@@ -397,6 +401,217 @@ TEST_F(DiskCache, ADamagedObjectOnlyCostsARecompile) {
     }
   }
   EXPECT_EQ(failures, 0);
+}
+
+// ---- the disk cache is code: trust nothing others can write (docs/design/dispatch.md) ----------
+
+// The parts of an entry: everything before the object (magic, sizes, key), and the object.
+struct EntryParts {
+  std::string key;
+  std::string object;
+};
+
+EntryParts parse_entry(const std::string& content) {
+  std::uint64_t key_size = 0;
+  std::memcpy(&key_size, content.data() + 9, 8);
+  return {content.substr(25, static_cast<std::size_t>(key_size)),
+          content.substr(25 + static_cast<std::size_t>(key_size))};
+}
+
+// An entry for `key` holding `object`, with a valid checksum: what a forger writes.
+std::string forge_entry(const std::string& key, const std::string& object) {
+  const std::uint64_t key_size = key.size();
+  const std::uint64_t checksum = detail::fnv1a(object);
+  std::string out = "TACKOBJ2\n";
+  out.append(reinterpret_cast<const char*>(&key_size), 8);
+  out.append(reinterpret_cast<const char*>(&checksum), 8);
+  return out + key + object;
+}
+
+unsigned mode_of(const fs::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return 0;
+  return static_cast<unsigned>(st.st_mode & 07777);
+}
+
+// Another user's id, for the ownership rules: only root can give a file away.
+constexpr uid_t kOtherUser = 4242;
+
+class DiskCacheTrust : public DiskCache {
+ protected:
+  // Kernel A writes x * 2 + 1; kernel B (the same parameters and types) writes x * 100.
+  // Returns A's entry path after planting, at A's key, B's object with a valid checksum.
+  fs::path plant_forgery() {
+    run_and_check(kernel(source("dk_forged_a")));
+    const fs::path a_entry = entries(dir_)[0];
+    {
+      Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+      kernel(source("dk_forged_a", "x[i] * 100.0"))(x, out);
+    }
+    fs::path b_entry;
+    for (const auto& e : entries(dir_)) {
+      if (e != a_entry) b_entry = e;
+    }
+    const EntryParts a = parse_entry(read_file(a_entry)), b = parse_entry(read_file(b_entry));
+    fs::remove(b_entry);
+    write_file(a_entry, forge_entry(a.key, b.object));
+    fs::permissions(a_entry, fs::perms::owner_read | fs::perms::owner_write);
+    return a_entry;
+  }
+
+  // Kernel A's result from a new Kernel object: A's own values, or B's if the forgery ran.
+  static std::vector<float> run_a() {
+    Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+    kernel(source("dk_forged_a"))(x, out);
+    return out.to_vector<float>();
+  }
+  static inline const std::vector<float> kA{1, 3, 5, 7}, kB{0, 100, 200, 300};
+};
+
+TEST_F(DiskCacheTrust, NewDirectoriesArePrivate) {
+  const fs::path nested = root_ / "new" / "cache";
+  ::setenv("TACK_CACHE_DIR", nested.c_str(), 1);
+  run_and_check(kernel(source("dk_private")));
+  EXPECT_EQ(mode_of(nested), 0700u);
+  EXPECT_EQ(mode_of(root_ / "new"), 0700u);
+  ASSERT_EQ(entries(nested).size(), 1u);
+  EXPECT_EQ(mode_of(entries(nested)[0]) & 077u, 0u) << "an entry is writable by others";
+}
+
+// The baseline that makes the tests below able to fail: an entry of the user's own, with the
+// right key and checksum, is trusted, whatever object it holds.
+TEST_F(DiskCacheTrust, AForgedEntryOfTheUsersOwnIsTrusted) {
+  plant_forgery();
+  EXPECT_EQ(run_a(), kB);
+}
+
+TEST_F(DiskCacheTrust, AnEntryWritableByOthersIsIgnored) {
+  const fs::path entry = plant_forgery();
+  for (const auto extra : {fs::perms::others_write, fs::perms::group_write}) {
+    fs::permissions(entry, fs::perms::owner_read | fs::perms::owner_write | extra);
+    EXPECT_EQ(run_a(), kA) << "a forged entry writable by others ran";
+  }
+}
+
+TEST_F(DiskCacheTrust, AnEntryOwnedBySomeoneElseIsIgnored) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root can give a file to another user";
+  const fs::path entry = plant_forgery();
+  ASSERT_EQ(::chown(entry.c_str(), kOtherUser, kOtherUser), 0);
+  EXPECT_EQ(run_a(), kA) << "another user's entry ran";
+}
+
+TEST_F(DiskCacheTrust, ADirectoryWritableByOthersTurnsTheCacheOffWithOneWarning) {
+  const fs::path entry = plant_forgery();
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_all);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_a(), kA) << "an entry of a world-writable directory ran";
+  run_and_check(kernel(source("dk_world_second")));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("'" + dir_.string() + "' is writable by others (mode 0707)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("chmod 700"), std::string::npos) << err;
+  EXPECT_EQ(err.find("warning"), err.rfind("warning")) << "more than one warning: " << err;
+  EXPECT_EQ(entries(dir_).size(), 1u) << "written into a world-writable directory";
+}
+
+TEST_F(DiskCacheTrust, ADirectoryOwnedBySomeoneElseTurnsTheCacheOff) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root can give a directory to another user";
+  const fs::path other = root_ / "someone_elses";
+  fs::create_directories(other);
+  ::setenv("TACK_CACHE_DIR", other.c_str(), 1);
+  ASSERT_EQ(::chown(other.c_str(), kOtherUser, kOtherUser), 0);
+  testing::internal::CaptureStderr();
+  run_and_check(kernel(source("dk_other_owner")));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("is owned by user id 4242"), std::string::npos) << err;
+  EXPECT_EQ(all_files(other), 0u);
+}
+
+TEST_F(DiskCacheTrust, ASubfolderWritableByOthersIsRefused) {
+  // The OpenCL binaries' folder is checked as the directory is.
+  fs::create_directories(dir_ / "opencl");
+  fs::permissions(dir_ / "opencl", fs::perms::all);
+  std::vector<char> object{'x'};
+  testing::internal::CaptureStderr();
+  detail::cache_store("opencl", "a key", object);
+  EXPECT_FALSE(detail::cache_load("opencl", "a key").has_value());
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("opencl' is writable by others"), std::string::npos) << err;
+  EXPECT_EQ(all_files(dir_ / "opencl"), 0u);
+}
+
+// What is not a regular file is never read: a symlink (to /dev/zero, to a forged entry), a
+// FIFO (which would block a read forever), a device, a directory. Each runs in a child with an
+// alarm, so that a hang fails instead of blocking the suite.
+TEST_F(DiskCacheTrust, OnlyRegularFilesAreRead) {
+  const fs::path entry = plant_forgery();
+  const fs::path forged = root_ / "forged.bin";
+  fs::rename(entry, forged);
+  const std::pair<const char*, std::function<void()>> plants[] = {
+      {"symlink to a forged entry", [&] { fs::create_symlink(forged, entry); }},
+      {"symlink to /dev/zero", [&] { fs::create_symlink("/dev/zero", entry); }},
+      {"FIFO", [&] { ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0); }},
+      {"directory", [&] { fs::create_directory(entry); }},
+  };
+  for (const auto& [what, plant] : plants) {
+    SCOPED_TRACE(what);
+    std::error_code ec;
+    fs::remove_all(entry, ec);
+    plant();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::alarm(30);
+      try {
+        ::_exit(run_a() == kA ? 0 : 2);
+      } catch (...) {
+        ::_exit(3);
+      }
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                              : "signal " + std::to_string(WTERMSIG(status)));
+  }
+}
+
+TEST_F(DiskCacheTrust, AnEntryLargerThanTheBoundIsNotRead) {
+  const fs::path entry = plant_forgery();
+  // The forged entry, then a sparse tail past the bound: nothing is read, nothing allocated.
+  const int fd = ::open(entry.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(detail::kMaxCacheEntryBytes) + 1), 0);
+  ::close(fd);
+  EXPECT_EQ(run_a(), kA);
+  EXPECT_LT(fs::file_size(entry), 1u << 20) << "the oversized entry was not replaced";
+  // A 6 GiB sparse file, as the reproduction.
+  const int fd2 = ::open(entry.c_str(), O_WRONLY | O_TRUNC);
+  ASSERT_GE(fd2, 0);
+  ASSERT_EQ(::ftruncate(fd2, off_t{6} << 30), 0);
+  ::close(fd2);
+  EXPECT_EQ(run_a(), kA);
+}
+
+// Writes go to an unpredictable, exclusively created temporary: symlinks planted at the names
+// the cache once used (<entry>.tmp<pid>.<n>) lead nowhere.
+TEST_F(DiskCacheTrust, PlantedSymlinksAtTemporaryNamesAreNotFollowed) {
+  const std::string src = source("dk_planted");
+  run_and_check(kernel(src));
+  const fs::path entry = entries(dir_)[0];
+  fs::remove(entry);
+  const fs::path victim = root_ / "victim";
+  write_file(victim, "precious");
+  for (int n = 0; n < 64; ++n) {
+    fs::create_symlink(
+        victim, entry.string() + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(n));
+  }
+  run_and_check(kernel(src));
+  EXPECT_EQ(read_file(victim), "precious");
+  EXPECT_EQ(entries(dir_).size(), 1u);
+  std::size_t others = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) others += !e.is_symlink() && e.path() != entry;
+  EXPECT_EQ(others, 0u) << "a temporary was left behind";
 }
 
 }  // namespace

@@ -4,8 +4,11 @@
 // their launches, sync waits), scalar typing, arrays of two devices, threads. Skipped, with the
 // reason, where no OpenCL device is present.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -260,6 +263,68 @@ TEST_F(OpenClDispatch, LaunchesFromManyHostThreads) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) {
     for (float x : out[t].to_vector<float>()) ASSERT_EQ(x, 100.0f * t + 1.0f) << "thread " << t;
+  }
+}
+
+// Issue 8: the programs of dropped kernels were kept for the life of the process (0.1-1 MiB
+// each). A kernel's programs go with it, once its queued launches have run.
+TEST_F(OpenClDispatch, ADroppedKernelsProgramsAreReleased) {
+  const std::size_t before = backend_->live_programs();
+  Array a = zeros({64}, f32, *dev_);
+  for (int n = 0; n < 12; ++n) {
+    Kernel k = kernel("def k(x):\n    for i in range(x.shape[0]):\n        x[i] = x[i] + " +
+                      std::to_string(n) + ".0\n");
+    k(a);  // queued: the kernel object goes while the launch may still be waiting to run
+    EXPECT_EQ(backend_->live_programs(), before + 1);
+  }
+  EXPECT_EQ(backend_->live_programs(), before);
+  EXPECT_EQ(a.to_vector<float>()[0], 66.0f) << "a launch of a dropped kernel did not run";
+  // A kernel that stays keeps its program, and a second Kernel of the same source shares it.
+  Kernel kept = kernel(kIncrement), twin = kernel(kIncrement);
+  Array b = zeros({64}, f32, *dev_);
+  kept(a, b);
+  twin(a, b);
+  EXPECT_EQ(backend_->live_programs(), before + 1);
+}
+
+// Issue 8: a free's callback released the SVM memory before forgetting its range, so a new
+// allocation at the same address could lose its range, and a live array then read as "cpu"
+// memory (about one run in three). Allocations and frees from several threads, each checking
+// that its live array is still known to the device.
+TEST_F(OpenClDispatch, LiveArraysStayKnownWhileOthersAreFreed) {
+  constexpr int kThreads = 4, kRounds = 10000;
+  std::atomic<int> unknown{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < kRounds; ++r) {
+        Array a = zeros({1024}, f32, *dev_);
+        Array v = a.slice(2, 9);
+        if (memory_space(v.address(), *dev_) != "opencl") ++unknown;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(unknown.load(), 0);
+}
+
+// Issue 8: a program that ends without sync() while a launch of a newly built kernel is queued
+// must exit 0 (PoCL compiles that launch's work-group function on its own thread, which used
+// to run while exit() destroyed its LLVM's statics: signal 11).
+TEST_F(OpenClDispatch, ExitWithAQueuedLaunchOfANewKernelCompletesIt) {
+  // The child runs this test afresh (a forked child would lack the driver's threads).
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_EXIT(
+        {
+          Array a = zeros({16}, f32, *dev_);
+          const std::string add = std::to_string(::getpid() * 7 + run * 1000003 + 11);
+          Kernel k = kernel("def k(x):\n    for i in range(x.shape[0]):\n        x[i] = x[i] + " +
+                            add + "\n");
+          k(a);
+          std::exit(0);
+        },
+        ::testing::ExitedWithCode(0), "");
   }
 }
 

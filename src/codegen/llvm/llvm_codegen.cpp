@@ -108,11 +108,34 @@ BuiltModule build_module(const ir::Function& f, const CodegenOptions& opts) {
   return out;
 }
 
+// Compile-size bounds. Two of LLVM's passes are quadratic in the size of one loop body or
+// basic block, and a kernel's body is one loop: at 4*10^4 source lines (8*10^4 instructions
+// after optimization) the loop vectorizer took 17 s and the machine instruction scheduler 6 s of
+// a 30 s compile, four times the lines taking sixteen times as long (docs/design/robustness.md,
+// "Huge kernels"). Past these sizes the kernel is compiled without them: the loop vectorizer
+// is off above kVectorizeLimit instructions before optimization (about 5,000 statements), and
+// a function above kScheduleLimit instructions after optimization is code-generated as optnone
+// (fast instruction selection, no machine scheduler). Both only change speed, never results.
+constexpr std::size_t kVectorizeLimit = 40000;
+constexpr std::size_t kScheduleLimit = 20000;
+
+std::size_t instruction_count(const llvm::Function& f) {
+  return f.getInstructionCount();
+}
+
+std::size_t instruction_count(const llvm::Module& m) {
+  std::size_t n = 0;
+  for (const llvm::Function& f : m) n += instruction_count(f);
+  return n;
+}
+
 // The new pass manager's standard pipeline at the requested level, tuned for the host. The
 // vectorizers are off in PipelineTuningOptions by default (clang turns them on itself).
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level,
+              CompileTimes* report = nullptr) {
+  const bool vectorize_loops = opt_level >= 2 && instruction_count(m) <= kVectorizeLimit;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = opt_level >= 2;
+  tuning.LoopVectorization = vectorize_loops;
   tuning.SLPVectorization = opt_level >= 2;
   tuning.LoopUnrolling = opt_level >= 2;
   llvm::LoopAnalysisManager lam;
@@ -141,6 +164,18 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
       break;
   }
   mpm.run(m, mam);
+  bool fast_codegen = false;
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || instruction_count(f) <= kScheduleLimit) continue;
+    f.removeFnAttr(llvm::Attribute::AlwaysInline);
+    f.addFnAttr(llvm::Attribute::NoInline);  // optnone requires it
+    f.addFnAttr(llvm::Attribute::OptimizeNone);
+    fast_codegen = true;
+  }
+  if (report) {
+    report->loop_vectorized = vectorize_loops;
+    report->fast_codegen = fast_codegen;
+  }
 }
 
 std::string print_module(const llvm::Module& m) {
@@ -195,7 +230,7 @@ std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions&
   BuiltModule built = build_module(f, opts);
   double emit_ms = ms_since(t0);
   t0 = Clock::now();
-  optimize(*built.module, *built.tm, opts.opt_level);
+  optimize(*built.module, *built.tm, opts.opt_level, times);
   double optimize_ms = ms_since(t0);
   t0 = Clock::now();
   llvm::SmallVector<char, 0> buffer;

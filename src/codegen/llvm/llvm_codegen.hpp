@@ -37,6 +37,11 @@ struct CompileTimes {
   double optimize_ms = 0;  // the O3 pipeline
   double codegen_ms = 0;   // LLVM IR -> object file
   double load_ms = 0;      // linking the object into the JIT and looking up the entry points
+  // The compile-size bounds of optimize() (llvm_codegen.cpp): loop_vectorized is false when
+  // the loop vectorizer did not run (below O2, or the kernel too large for it); fast_codegen
+  // true when a function was too large for the optimizing instruction selector and scheduler.
+  bool loop_vectorized = true;
+  bool fast_codegen = false;
 };
 
 // The LLVM IR text of the kernel's module, before or after the optimization pipeline. Used by

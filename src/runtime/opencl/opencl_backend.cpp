@@ -88,10 +88,14 @@ void SvmRegistry::free_queued() {
   ++queued_frees_;
 }
 
-void SvmRegistry::free_done(std::uintptr_t begin) {
+void SvmRegistry::forget(std::uintptr_t begin) {
+  std::lock_guard lock(mutex_);
+  ranges_.erase(begin);
+}
+
+void SvmRegistry::count_down() {
   {
     std::lock_guard lock(mutex_);
-    ranges_.erase(begin);
     if (queued_frees_ > 0) --queued_frees_;
   }
   frees_done_.notify_all();
@@ -330,20 +334,26 @@ const OpenClDiscovery& opencl_devices() {
       return d;
     }
     *d = discover_opencl(api);
-    // At exit, let every queue drain, so the frees queued by the last dropped arrays run (and
-    // their bookkeeping is released) before the runtime is unloaded. atexit handlers run before
-    // the libraries' own destructors.
-    if (!d->backends.empty()) {
-      std::atexit([] {
-        for (const auto& b : opencl_devices().backends) {
-          b->api().Finish(b->queue());
-          b->svm_registry()->wait_for_frees(std::chrono::seconds(1));
-        }
-      });
-    }
     return d;
   }();
+  // At exit, let every queue drain, so the frees queued by the last dropped arrays run (and
+  // their bookkeeping is released) before the runtime is unloaded. Registered after the
+  // discovery above, so it runs before the destructors the driver registered while loading.
+  static const bool drain_registered = [] {
+    if (!found->backends.empty()) register_exit_drain();
+    return true;
+  }();
+  (void)drain_registered;
   return *found;
+}
+
+void register_exit_drain() {
+  std::atexit([] {
+    for (const auto& b : opencl_devices().backends) {
+      b->api().Finish(b->queue());
+      b->svm_registry()->wait_for_frees(std::chrono::seconds(1));
+    }
+  });
 }
 
 std::string opencl_unavailable_reason() {

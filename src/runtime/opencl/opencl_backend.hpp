@@ -48,11 +48,23 @@ class SvmRegistry {
   // Queued frees: a free's callback may run after clFinish has returned (NVIDIA's does), so
   // synchronize() also waits for the callbacks of the frees queued before it.
   void free_queued();
-  void free_done(std::uintptr_t begin);  // forgets the range; one fewer queued free
+  // A queued free has come due: forgets the range that starts at `begin`, then releases the
+  // memory (`release()`, the SVMFree), then counts one fewer queued free. In that order: once
+  // the memory is released, a new allocation may take its address on any thread and add its
+  // range, which a late forget would remove (a live array then reads as "cpu" memory).
+  template <class Release>
+  void free_done(std::uintptr_t begin, Release&& release) {
+    forget(begin);
+    release();
+    count_down();
+  }
   // True when no queued free is outstanding, waiting up to `timeout` for the last ones.
   bool wait_for_frees(std::chrono::milliseconds timeout);
 
  private:
+  void forget(std::uintptr_t begin);
+  void count_down();
+
   mutable std::mutex mutex_;
   std::condition_variable frees_done_;
   std::map<std::uintptr_t, std::uintptr_t> ranges_;  // begin -> end
@@ -114,6 +126,8 @@ class OpenClBackend final : public Backend {
   int index() const { return index_; }
   const OpenClDeviceInfo& info() const { return info_; }
   const std::shared_ptr<SvmRegistry>& svm_registry() const { return svm_; }
+  // Built programs something still holds (the in-memory cache's live entries).
+  std::size_t live_programs() const;
 
   // Queue bookkeeping: every enqueued command that uses a buffer takes a ticket; a buffer
   // remembers its last ticket, and waiting is needed only while it is above completed().
@@ -137,10 +151,13 @@ class OpenClBackend final : public Backend {
   std::atomic<std::uint64_t> issued_{0};
   std::atomic<std::uint64_t> completed_{0};
   std::mutex launch_mutex_;  // clSetKernelArg + enqueue must not interleave on one kernel
-  // Built kernels by (source, kernel name): a variant is compiled once per process.
+  // Built kernels by (source, kernel name), held weakly: a variant is compiled once per process
+  // while anything (a kernel's variant) holds the result, and the program is released with the
+  // last holder (a queued launch keeps its cl_kernel alive by OpenCL's own reference count).
+  // Expired entries are pruned on every build.
   struct ProgramCache {
     std::mutex mutex;
-    std::map<std::pair<std::string, std::string>, std::shared_ptr<OpenClKernel>> kernels;
+    std::map<std::pair<std::string, std::string>, std::weak_ptr<OpenClKernel>> kernels;
   };
   std::unique_ptr<ProgramCache> programs_;
 };
@@ -156,6 +173,12 @@ struct OpenClDiscovery {
 OpenClDiscovery discover_opencl(const std::shared_ptr<const OpenClApi>& api);
 // The process-wide discovery the device registry lists. TACK_OPENCL=0 turns it off.
 const OpenClDiscovery& opencl_devices();
+// Registers (again) the exit handler that drains every OpenCL queue and waits for the queued
+// frees' callbacks. exit() runs handlers in the reverse order of registration, and a driver
+// registers the destructors of its lazily made statics (PoCL's LLVM) when it first uses them,
+// so the drain is registered anew after every program build: it then runs before those
+// destructors, while the driver's compiler thread may still need them for queued launches.
+void register_exit_drain();
 // One line for a skipped test: "no OpenCL device: <notes>".
 std::string opencl_unavailable_reason();
 

@@ -21,8 +21,8 @@ struct QueuedFree {
 void CL_CALLBACK free_svm(cl_command_queue, cl_uint count, void* pointers[], void* user_data) {
   auto* f = static_cast<QueuedFree*>(user_data);
   for (cl_uint i = 0; i < count; ++i) {
-    f->api->SVMFree(f->context, pointers[i]);
-    f->registry->free_done(reinterpret_cast<std::uintptr_t>(pointers[i]));
+    f->registry->free_done(reinterpret_cast<std::uintptr_t>(pointers[i]),
+                           [&] { f->api->SVMFree(f->context, pointers[i]); });
   }
   delete f;
 }
@@ -55,8 +55,8 @@ OpenClAllocation::~OpenClAllocation() {
     // The queue refused it: wait for everything queued, then free at once.
     delete f;
     api.Finish(backend->queue());
-    api.SVMFree(backend->context(), base);
-    backend->svm_registry()->free_done(reinterpret_cast<std::uintptr_t>(base));
+    backend->svm_registry()->free_done(reinterpret_cast<std::uintptr_t>(base),
+                                       [&] { api.SVMFree(backend->context(), base); });
     return;
   }
   api.Flush(backend->queue());  // so the free happens without a later clFinish

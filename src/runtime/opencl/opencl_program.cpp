@@ -248,7 +248,9 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
   {
     std::lock_guard lock(programs_->mutex);
     auto it = programs_->kernels.find(key);
-    if (it != programs_->kernels.end()) return it->second;
+    if (it != programs_->kernels.end()) {
+      if (auto k = it->second.lock()) return k;
+    }
   }
   // IEEE single-precision / and sqrt (the IR's contract: no relaxed math), where the device
   // can; fp64 is always correctly rounded. No -cl-fast-relaxed-math, no -cl-mad-enable.
@@ -308,9 +310,20 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
                        ")");
   }
   auto k = std::make_shared<OpenClKernel>(api_, program, kernel, kernel_name, source, from_disk);
+  register_exit_drain();  // after the build's first use of the driver's statics
   std::lock_guard lock(programs_->mutex);
-  auto [it, inserted] = programs_->kernels.emplace(key, k);
-  return it->second;  // a concurrent build of the same source: the first one stays
+  std::erase_if(programs_->kernels, [](const auto& e) { return e.second.expired(); });
+  auto& slot = programs_->kernels[key];
+  if (auto first = slot.lock()) return first;  // a concurrent build of the same source won
+  slot = k;
+  return k;
+}
+
+std::size_t OpenClBackend::live_programs() const {
+  std::lock_guard lock(programs_->mutex);
+  std::size_t n = 0;
+  for (const auto& [key, k] : programs_->kernels) n += !k.expired();
+  return n;
 }
 
 void OpenClBackend::launch(OpenClKernel& kernel, const std::vector<OpenClArg>& args,

@@ -229,6 +229,41 @@ TEST_P(ArrayOnDevice, ArrayFromPtrChecksTheAddress) {
   EXPECT_EQ(memory_space(0x1000, dev_), "cpu");
 }
 
+// Issue 8: (2**62,) of f32 gave nbytes == 0, and a range past 2**64 was accepted.
+TEST_P(ArrayOnDevice, ArrayFromPtrRefusesSizesAndRangesPastTwoToTheSixtyFour) {
+  Array owner = zeros({4}, f32, dev_);
+  auto msg = error_of<ValueError>(
+      [&] { array_from_ptr(owner.address(), f32, {std::int64_t{1} << 62}, false, dev_); });
+  EXPECT_NE(msg.find("more bytes than fit in 64 bits"), std::string::npos) << msg;
+  msg = error_of<ValueError>([&] {
+    array_from_ptr(owner.address(), f64, {std::int64_t{1} << 31, std::int64_t{1} << 31}, false,
+                   dev_);
+  });
+  EXPECT_NE(msg.find("more bytes than fit in 64 bits"), std::string::npos) << msg;
+  if (dev_.kind() == "cpu") {  // a device refuses such an address anyway (not its memory)
+    msg = error_of<ValueError>(
+        [&] { array_from_ptr(~std::uintptr_t{0} - 7, f32, {4}, false, dev_); });
+    EXPECT_NE(msg.find("past the end of the address space"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(array_from_ptr(owner.address(), f32, {4}, false, dev_).nbytes(), 16u);
+}
+
+// Issue 8: an empty view of a read-only array came back writable; copyto checked writable
+// before the shape (the seed: validate, then the writable check).
+TEST_P(ArrayOnDevice, ReadOnlyViewsAndTheOrderOfCopytosChecks) {
+  Array owner = zeros({6}, f32, dev_);
+  Array ro = array_from_ptr(owner.address(), f32, {6}, false, dev_);
+  for (auto [b, e] : {std::pair{2, 2}, std::pair{5, 1}, std::pair{6, 6}, std::pair{1, 3}}) {
+    EXPECT_FALSE(ro.slice(b, e).writable()) << b << ":" << e;
+  }
+  EXPECT_TRUE(owner.slice(2, 2).writable());
+  const std::vector<float> four(4, 1.0f), six(6, 1.0f);
+  error_of<ValueError>([&] { copyto(ro, HostView{four.data(), ScalarType::f32, {4}, {}}); });
+  error_of<ValueError>([&] { copyto(ro, zeros({4}, f32, dev_)); });
+  error_of<RuntimeError>([&] { copyto(ro, HostView{six.data(), ScalarType::f32, {6}, {}}); });
+  error_of<RuntimeError>([&] { copyto(ro, zeros({6}, f32, dev_)); });
+}
+
 TEST_P(ArrayOnDevice, WrappedMemoryIsNeverFreedAndIsShared) {
   Array owner = zeros({4}, f32, dev_);
   {

@@ -104,6 +104,46 @@ TEST_P(DLPackOnDevice, UnsupportedTypesAndDevicesAreRefused) {
   EXPECT_EQ(deleted, 1);
 }
 
+// Issue 8: a tensor whose byte count passes 2**64 ((2**62,) of f32 wrapped to 0 bytes) was
+// imported.
+TEST_P(DLPackOnDevice, ATensorPastTwoToTheSixtyFourBytesIsRefused) {
+  int deleted = 0;
+  for (const auto& shape : {std::vector<std::int64_t>{std::int64_t{1} << 62},
+                            std::vector<std::int64_t>{std::int64_t{1} << 31, std::int64_t{1} << 31},
+                            std::vector<std::int64_t>{std::int64_t{1} << 61, 2}}) {
+    auto* m = make_tensor(&deleted, shape);
+    try {
+      from_dlpack(m, std::nullopt, dev_);
+      ADD_FAILURE() << "imported";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("more bytes than fit in 64 bits"), std::string::npos)
+          << e.what();
+    }
+    m->deleter(m);
+  }
+  EXPECT_EQ(deleted, 3);
+}
+
+// Issue 8: the exporter's deleter runs once, however often a consumer calls it, while a holder
+// (the Python capsule) keeps its second reference; ASan reports a double free otherwise.
+TEST_P(DLPackOnDevice, TheExportDeleterReleasesOnce) {
+  Array a = full({5}, Scalar::from(2.0), f32, dev_);
+  std::shared_ptr<void> keep;
+  auto* m = detail::to_dlpack_versioned(a, false, &keep);
+  ASSERT_NE(keep, nullptr);
+  m->deleter(m);
+  m->deleter(m);  // a consumer's mistake: nothing left to release
+  keep.reset();   // the capsule goes: the tensor's memory with it
+  auto* legacy = detail::to_dlpack(a, false, &keep);
+  legacy->deleter(legacy);
+  legacy->deleter(legacy);
+  keep.reset();
+  // Without a holder the deleter frees at once, as before.
+  auto* plain = to_dlpack_versioned(a);
+  plain->deleter(plain);
+  EXPECT_EQ(a.to_vector<float>()[4], 2.0f);
+}
+
 TEST_P(DLPackOnDevice, ExportMarksSharedAndKeepsAlive) {
   dlpack::ManagedTensorVersioned* m;
   {

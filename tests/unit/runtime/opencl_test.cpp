@@ -124,11 +124,28 @@ TEST(SvmRegistry, WaitsForTheCallbacksOfQueuedFrees) {
   EXPECT_TRUE(r.find(0x1010, nullptr, nullptr)) << "still live until the callback";
   std::thread callback([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    r.free_done(0x1000);  // as a driver thread would
+    r.free_done(0x1000, [] {});  // as a driver thread would
   });
   EXPECT_TRUE(r.wait_for_frees(std::chrono::seconds(10)));
   EXPECT_FALSE(r.find(0x1010, nullptr, nullptr)) << "forgotten by the callback";
   callback.join();
+}
+
+// The race of issue 8: a free's callback used to release the memory and then forget its range,
+// so an allocation made in between at the same address lost its range (a live array then read
+// as "cpu" memory). The range is forgotten before the release runs.
+TEST(SvmRegistry, ForgetsTheRangeBeforeTheMemoryIsReleased) {
+  detail::SvmRegistry r;
+  r.add(0x2000, 64);
+  r.free_queued();
+  bool registered_during_release = true;
+  r.free_done(0x2000, [&] {
+    registered_during_release = r.find(0x2000, nullptr, nullptr);
+    r.add(0x2000, 64);  // a new allocation at the released address, as another thread's
+  });
+  EXPECT_FALSE(registered_during_release);
+  EXPECT_TRUE(r.find(0x2010, nullptr, nullptr)) << "the new allocation's range was forgotten";
+  EXPECT_TRUE(r.wait_for_frees(std::chrono::milliseconds(0)));
 }
 
 TEST_F(OpenCl, DevicesAreNamedByIndex) {
