@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "dispatch/checks.hpp"
+#include "targets/cpu/cpu_target.hpp"
 #include "ratio_reporter.hpp"
 #include "tack/tack.hpp"
 

@@ -6,10 +6,13 @@
 #include <iostream>
 #include <string_view>
 
+#include "analysis/private_memory.hpp"
+#include "analysis/written_arrays.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 #include "tack/error.hpp"
 #include "transforms/lower.hpp"
+#include "transforms/privatize.hpp"
 
 namespace tack::compiler {
 namespace {
@@ -36,14 +39,37 @@ ir::Function build_ir(const frontend::Module& module, const std::string& kernel_
   if (kernel == nullptr) {
     throw ValueError("the kernel source defines no function named '" + kernel_name + "'");
   }
-  const bool print = print_ir_requested();
-
   // Lowering types the AST for this signature, inlines device functions and folds literals;
   // everything later (optimization) is LLVM's job on the CPU and the device compilers' elsewhere.
   ir::Function fn = transforms::lower_kernel(module, *kernel, signature);
-  after_pass(fn, "lowering", print);
-
+  after_pass(fn, "lowering", print_ir_requested());
   return fn;
+}
+
+KernelIr compile_kernel(const frontend::Module& module, const std::string& kernel_name,
+                        const std::vector<ArgType>& signature, const PipelineOptions& options) {
+  const bool print = print_ir_requested();
+  KernelIr k{build_ir(module, kernel_name, signature), {}, {}, {}, std::nullopt, 0};
+
+  // The analyses dispatch's checks and the targets read.
+  const auto written = analysis::written_array_params(k.ir);
+  k.written.assign(signature.size(), false);
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    k.written[i] = signature[i].is_array() && (!written || (*written)[i]);
+  }
+  k.atomics = analysis::atomic_targets(k.ir);
+  k.private_bytes = analysis::private_array_bytes(k.ir);
+
+  // Privatized atomics: a second IR, for a target that can run it (docs/design/
+  // privatized_atomics.md). Bounds-checked code keeps every atomic as it is.
+  if (options.privatize_atomics && !options.debug) {
+    k.private_targets = analysis::privatizable_atomic_targets(k.ir);
+    if (!k.private_targets.empty()) {
+      k.privatized = transforms::privatize_atomics(k.ir, k.private_targets);
+      after_pass(*k.privatized, "privatize atomics", print);
+    }
+  }
+  return k;
 }
 
 }  // namespace tack::compiler

@@ -52,38 +52,4 @@ void check_atomic_alignment(const ParamFacts& f, const KernelArg* args) {
   }
 }
 
-void check_element_alignment(const ParamFacts& f, const KernelArg* args, std::size_t count,
-                             const std::string& device) {
-  for (std::size_t i = 0; i < count; ++i) {
-    const Array* a = args[i].array;
-    if (a == nullptr) continue;
-    const std::size_t align = itemsize(a->dtype().scalar);
-    if (a->address() % align == 0) continue;
-    throw ValueError("kernel '" + *f.kernel_name + "': array parameter " + std::to_string(i) +
-                     " ('" + (*f.param_names)[i] + "') is bound to an array at address " +
-                     std::to_string(a->address()) +
-                     ", which is not a multiple of its element size (" + std::to_string(align) +
-                     " bytes); device '" + device +
-                     "' needs naturally aligned arrays: wrap the memory at an aligned address, "
-                     "or pass a copy made by Tack");
-  }
-}
-
-bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!written[i] || args[i].array == nullptr) continue;
-    const auto si = args[i].array->buffer()->span();
-    if (!si) return false;
-    if (si->begin == si->end) continue;
-    for (std::size_t j = 0; j < count; ++j) {
-      if (j == i || args[j].array == nullptr) continue;
-      const auto sj = args[j].array->buffer()->span();
-      if (!sj) return false;
-      if (sj->begin == sj->end) continue;
-      if (si->begin < sj->end && sj->begin < si->end) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace tack::detail

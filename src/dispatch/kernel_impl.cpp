@@ -6,21 +6,14 @@
 #include <cstring>
 #include <limits>
 
-#include "analysis/atomic_targets.hpp"
-#include "analysis/privatizable.hpp"
-#include "analysis/written_arrays.hpp"
 #include "compiler/pipeline.hpp"
-#include "dispatch/opencl_dispatch.hpp"
-#include "dispatch/private_atomics.hpp"
 #include "frontend/checks.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/parallel.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
-#include "transforms/privatize.hpp"
 
 namespace tack::detail {
 namespace {
@@ -51,38 +44,28 @@ ir::ScalarType ir_type(ScalarType t) {
   return ir::ScalarType::F32;
 }
 
-// A scalar argument's bits in its slot, as the ABI reads them.
-std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
-  switch (t) {
-    case ir::ScalarType::F32: {
-      float f = static_cast<float>(s.as_double());
-      std::uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      return bits;
-    }
-    case ir::ScalarType::F64: {
-      double d = s.as_double();
-      std::uint64_t bits;
-      std::memcpy(&bits, &d, 8);
-      return bits;
-    }
-    case ir::ScalarType::U64:
-      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
-    case ir::ScalarType::Bool:
-      return s.i != 0 ? 1 : 0;
-    default:
-      return static_cast<std::uint64_t>(s.i);
-  }
-}
-
-// The threading policy: fan out only when the predicted serial time of the rest of the launch
-// exceeds this (an OpenMP fan-out and join costs a few microseconds; see
-// docs/design/threading.md).
-constexpr double kFanOutNs = 20000.0;
-constexpr std::int64_t kProbeIterations = 512;
-
 std::string shape_of_param(const Array& a) {
   return shape_str(a.shape());
+}
+
+// The IndexError of a debug-mode launch whose status recorded an out-of-bounds access (param
+// -1: a local array); the same message on every device.
+[[noreturn]] void raise_out_of_bounds(const std::string& kernel,
+                                      const std::vector<std::string>& param_names,
+                                      const KernelArg* args,
+                                      const codegen::TackDebugStatus& status) {
+  if (status.param < 0) {
+    throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
+                     " is out of bounds for axis " + std::to_string(status.dim) +
+                     " of a local array of extent " + std::to_string(status.extent) +
+                     "; debug mode skipped the access");
+  }
+  const Array& a = *args[status.param].array;
+  throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
+                   " is out of bounds for axis " + std::to_string(status.dim) + " of array '" +
+                   param_names[static_cast<std::size_t>(status.param)] + "' with shape " +
+                   shape_of_param(a) + " (extent " + std::to_string(status.extent) +
+                   "); debug mode skipped the access");
 }
 
 }  // namespace
@@ -124,8 +107,7 @@ std::size_t KernelImpl::variant_count() const {
   std::size_t n = 0;
   for (const auto& [h, list] : variants_) {
     for (const auto& v : list) {
-      n += (v->code[0].load() != nullptr) + (v->code[1].load() != nullptr) +
-           (v->opencl.load() != nullptr);
+      n += v->code->code_count();
     }
   }
   return n;
@@ -188,31 +170,19 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
 }
 
 std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
+  const Target* target = target_for(*key.device);
+  if (target == nullptr) {
+    throw RuntimeError("kernel '" + name_ + "': Tack cannot launch kernels on device '" +
+                       key.device->name() + "' (kind '" + key.device->kind() +
+                       "') yet; copy the arrays to a device that runs kernels, such as the CPU");
+  }
   auto v = std::make_unique<Variant>();
   v->key = key;
-  const std::string kind = key.device->kind();
-  if (kind == "opencl") {
-    v->device_kind = DeviceKind::OpenCl;
-  } else if (kind != "cpu") {
-    throw RuntimeError("kernel '" + name_ + "': Tack cannot launch kernels on device '" +
-                       key.device->name() + "' (kind '" + kind +
-                       "') yet; copy the arrays to the CPU or an OpenCL device");
-  }
-  v->ir = compiler::build_ir(module_, name_, key.args);
-  auto written = analysis::written_array_params(v->ir);
-  v->written.assign(key.args.size(), false);
-  for (std::size_t i = 0; i < key.args.size(); ++i) {
-    // Untraceable stores: every array counts as written.
-    v->written[i] = key.args[i].is_array() && (!written || (*written)[i]);
-  }
-  for (const auto& t : analysis::atomic_targets(v->ir))
-    v->atomics.push_back({t.param, t.alignment});
-  if (v->device_kind == DeviceKind::Cpu && !key.debug) {
-    v->private_targets = analysis::privatizable_atomic_targets(v->ir);
-  }
-  codegen::ArgLayout layout = codegen::arg_layout(v->ir);
-  v->slot_of = std::move(layout.first_slot);
-  v->slot_count = layout.slot_count;
+  v->kernel =
+      compiler::compile_kernel(module_, name_, key.args, target->pipeline_options(key.debug));
+  v->facts = ParamFacts{&name_, &param_names_, &v->kernel.written, &v->kernel.atomics};
+  auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
+  v->code = target->compile(device, v->kernel, v->facts, key.debug);
   return v;
 }
 
@@ -252,19 +222,6 @@ Variant& KernelImpl::find_or_lower(const VariantKey& key) {
   return *raw;
 }
 
-const CompiledCode& KernelImpl::code_for(Variant& v, bool disjoint, bool privatized) {
-  auto& code = privatized ? v.private_code[disjoint] : v.code[disjoint];
-  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
-  std::lock_guard compile_lock(compile_mutex_);
-  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
-  auto& storage = privatized ? v.private_storage[disjoint] : v.storage[disjoint];
-  storage = std::make_unique<CompiledCode>(
-      compile_for_cpu(privatized ? transforms::privatize_atomics(v.ir, v.private_targets) : v.ir,
-                      disjoint, v.key.debug));
-  code.store(storage.get(), std::memory_order_release);
-  return *storage;
-}
-
 Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
   thread_local VariantKey key;
   signature_of(args, count, key);
@@ -273,103 +230,14 @@ Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
 
 void KernelImpl::call(const KernelArg* args, std::size_t count) {
   Variant& v = variant_for(args, count);  // also refuses arrays of different devices
-  ParamFacts facts{&name_, &param_names_, &v.written, &v.atomics};
-  check_writable_arrays(facts, args);
-  check_atomic_alignment(facts, args);
-  switch (v.device_kind) {
-    case DeviceKind::Cpu:
-      break;
-    case DeviceKind::OpenCl:
-      opencl_launch(v, opencl_code(v, compile_mutex_), args, facts);
-      return;
-  }
-  const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
-  launch(v, disjoint, args);
-}
-
-void KernelImpl::launch(Variant& v, bool disjoint, const KernelArg* args) {
-  const CompiledCode& code = code_for(v, disjoint);
-  std::uint64_t small[64];
-  std::vector<std::uint64_t> big;
-  std::uint64_t* slots = small;
-  if (v.slot_count > 64) {
-    big.resize(static_cast<std::size_t>(v.slot_count));
-    slots = big.data();
-  }
-  const std::size_t n = v.key.args.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t* s = slots + v.slot_of[i];
-    if (const Array* a = args[i].array) {
-      s[0] = a->address();
-      for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
-      if (a->dtype().is_vector())
-        s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
-    } else {
-      s[0] = scalar_slot(args[i].scalar, v.key.args[i].type);
-    }
-  }
-  const std::int64_t total = code.extent(slots);
-  codegen::TackDebugStatus status;
-  if (total > 0) {
-    using clock = std::chrono::steady_clock;
-    std::int64_t begin = 0;
-    double nspi = v.ns_per_iteration.load(std::memory_order_relaxed);
-    if (nspi < 0) {
-      // Unknown cost: run a first probe inline and time it.
-      const std::int64_t probe = std::min(total, kProbeIterations);
-      const auto t0 = clock::now();
-      code.chunk(slots, 0, probe, &status);
-      const auto t1 = clock::now();
-      nspi = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(probe);
-      v.ns_per_iteration.store(nspi, std::memory_order_relaxed);
-      begin = probe;
-    }
-    const std::int64_t rest = total - begin;
-    if (rest > 0) {
-      if (static_cast<double>(rest) * nspi < kFanOutNs || num_threads() <= 1) {
-        code.chunk(slots, begin, total, &status);
-      } else {
-        struct Ctx {
-          codegen::ChunkFn chunk;
-          const std::uint64_t* slots;
-          std::int64_t offset;
-          codegen::TackDebugStatus* status;
-        } ctx{code.chunk, slots, begin, &status};
-        const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
-        if (privatize_worthwhile(v, args, rest)) {
-          run_privatized(v, code_for(v, disjoint, true), slots, begin, rest, grain, &status, args);
-        } else {
-          parallel_for(
-              rest, grain,
-              [](void* c, std::int64_t b, std::int64_t e) {
-                auto* x = static_cast<Ctx*>(c);
-                x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
-              },
-              &ctx);
-        }
-      }
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (v.written[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
+  check_writable_arrays(v.facts, args);
+  check_atomic_alignment(v.facts, args);
+  const codegen::TackDebugStatus status = v.code->launch(args, count);
+  const std::vector<bool>& written = v.kernel.written;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (written[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
   }
   if (status.failed) raise_out_of_bounds(name_, param_names_, args, status);
-}
-
-void raise_out_of_bounds(const std::string& kernel, const std::vector<std::string>& param_names,
-                         const KernelArg* args, const codegen::TackDebugStatus& status) {
-  if (status.param < 0) {
-    throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
-                     " is out of bounds for axis " + std::to_string(status.dim) +
-                     " of a local array of extent " + std::to_string(status.extent) +
-                     "; debug mode skipped the access");
-  }
-  const Array& a = *args[status.param].array;
-  throw IndexError("kernel '" + kernel + "': index " + std::to_string(status.index) +
-                   " is out of bounds for axis " + std::to_string(status.dim) + " of array '" +
-                   param_names[static_cast<std::size_t>(status.param)] + "' with shape " +
-                   shape_of_param(a) + " (extent " + std::to_string(status.extent) +
-                   "); debug mode skipped the access");
 }
 
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {
@@ -378,11 +246,8 @@ std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::s
                      "'; use \"ir\", \"source\" or \"optimized\"");
   }
   Variant& v = variant_for(args, count);
-  if (mode == "ir") return ir::to_string(v.ir);
-  const bool optimized = mode == "optimized";
-  if (v.device_kind == DeviceKind::OpenCl) return opencl_inspect(v, optimized);
-  const bool disjoint = specialize_disjoint() && arrays_disjoint(v.written, args, count);
-  return cpu_source(v.ir, disjoint, v.key.debug, optimized);
+  if (mode == "ir") return ir::to_string(v.kernel.ir);
+  return v.code->inspect(args, count, mode == "optimized");
 }
 
 }  // namespace tack::detail

@@ -58,15 +58,6 @@ dlpack::DataType dlpack_from_scalar(ScalarType t) {
   return {is_signed(t) ? dlpack::kInt : dlpack::kUInt, bits, 1};
 }
 
-bool device_accepts(const Device& device, dlpack::DeviceType type) {
-  if (device.kind() == "cpu")
-    return type == dlpack::kCPU || type == dlpack::kCUDAHost || type == dlpack::kROCMHost;
-  // OpenCL tensors carry an SVM pointer; that it belongs to this device's context is checked
-  // by array_from_ptr (the backend's memory_space knows its own live allocations).
-  if (device.kind() == "opencl") return type == dlpack::kOpenCL;
-  return false;
-}
-
 // A copy of a device tensor, made without reading device memory through a host pointer: the
 // bytes the tensor spans are wrapped as a device array (array_from_ptr checks that they lie in
 // one live allocation of `device`), read to the host through the buffer interface (which waits
@@ -98,16 +89,11 @@ Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape&
   return array(v, std::nullopt, target);
 }
 
-// The device that holds a tensor's memory, as Tack names it: host memory is the CPU's, OpenCL
-// device id N is "opencl:N". nullopt when no device present addresses it.
+// The device that holds a tensor's memory: the first device present whose backend says so
+// (Backend::holds_dlpack); nullopt when none does.
 std::optional<Device> own_device(const dlpack::Device& d) {
   for (const Device& candidate : devices()) {
-    if (!device_accepts(candidate, d.device_type)) continue;
-    if (d.device_type == dlpack::kOpenCL &&
-        candidate.name() != "opencl:" + std::to_string(d.device_id)) {
-      continue;
-    }
-    return candidate;
+    if (candidate.backend()->holds_dlpack(d)) return candidate;
   }
   return std::nullopt;
 }
@@ -165,7 +151,7 @@ Array import_tensor(const dlpack::Tensor& t, bool read_only, std::optional<bool>
   }
   const auto address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
   if (n == 0 || copy.value_or(false) || elsewhere) {
-    if (own->kind() == "cpu") {  // host memory: read in place
+    if (own->backend()->host_memory()) {  // read in place
       HostView v{reinterpret_cast<const void*>(address), *scalar, shape, byte_strides};
       return array(v, std::nullopt, device);
     }
@@ -237,15 +223,7 @@ Managed* export_tensor(const Array& source, bool copy, std::shared_ptr<void>* ke
 }  // namespace
 
 dlpack::Device dlpack_device(const Array& a) {
-  if (a.device().kind() == "cpu") return {dlpack::kCPU, 0};
-  if (a.device().kind() == "opencl") {
-    // "opencl:N" -> device id N, the index in Tack's device list of that kind.
-    const std::string name = a.device().name();
-    const auto colon = name.find(':');
-    const int id = colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 1));
-    return {dlpack::kOpenCL, id};
-  }
-  throw RuntimeError("DLPack export is not available for device '" + a.device().name() + "'");
+  return a.device().backend()->dlpack_device();
 }
 
 Array from_dlpack(dlpack::ManagedTensorVersioned* m, std::optional<bool> copy,

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "memory/device_buffer.hpp"
+#include "runtime/backend.hpp"
 #include "support/error.hpp"
 #include "tack/array.hpp"
 #include "tack/device.hpp"
@@ -63,20 +64,7 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
   if (!r.stream_type.empty()) {
     throw TypeError("__dlpack__: stream must be None or an integer, got " + r.stream_type);
   }
-  // Neither the CPU nor an OpenCL device has DLPack streams: an export waits for the array's
-  // queued launches (the array becomes shared), so the consumer has nothing to order against.
-  if (r.stream && *r.stream != -1) {
-    if (own.device_type == dlpack::kCPU) {
-      throw ValueError("__dlpack__: the CPU has no streams, so stream must be None (or -1), got " +
-                       std::to_string(*r.stream));
-    }
-    if (own.device_type == dlpack::kOpenCL) {
-      throw ValueError("__dlpack__: OpenCL device '" + a.device().name() +
-                       "' has no DLPack streams (the export waits for the array's queued "
-                       "launches instead), so stream must be None (or -1), got " +
-                       std::to_string(*r.stream));
-    }
-  }
+  if (r.stream) a.device().backend()->check_dlpack_stream(*r.stream);
   if (r.dl_device &&
       (r.dl_device->device_type != own.device_type || r.dl_device->device_id != own.device_id)) {
     throw BufferError("__dlpack__: dl_device " + device_str(*r.dl_device) +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memory/device_buffer.hpp"
+#include "tack/dlpack.hpp"
 
 namespace tack::detail {
 
@@ -36,6 +37,17 @@ class Backend : public std::enable_shared_from_this<Backend> {
 
   // Waits for every launch queued on this device.
   virtual void synchronize() {}
+
+  // ---- DLPack: how the exchange names this device (memory/ asks; it names no device) ----
+  // The (device_type, device_id) of this device's tensors; RuntimeError where it has none.
+  virtual dlpack::Device dlpack_device() const;
+  // Whether a producer's tensor on DLPack device `d` lives in this device's memory.
+  virtual bool holds_dlpack(const dlpack::Device& d) const { return false; }
+  // __dlpack__(stream=...): ValueError unless `stream` is one this device can order an export
+  // against; the default is a device without streams (only None or -1).
+  virtual void check_dlpack_stream(std::int64_t stream) const;
+  // True when this device's memory is host memory, which an import may read in place.
+  virtual bool host_memory() const { return false; }
 };
 
 // The device registry: "cpu" always; others where their runtime answers.

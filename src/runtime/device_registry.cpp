@@ -8,6 +8,20 @@
 #include "support/error.hpp"
 
 namespace tack::detail {
+
+dlpack::Device Backend::dlpack_device() const {
+  throw RuntimeError("DLPack export is not available for device '" + name() +
+                     "'; copy the array to the CPU first");
+}
+
+void Backend::check_dlpack_stream(std::int64_t stream) const {
+  if (stream == -1) return;
+  throw ValueError("__dlpack__: device '" + name() +
+                   "' has no DLPack streams (an export waits for the array's queued launches "
+                   "instead), so stream must be None (or -1), got " +
+                   std::to_string(stream));
+}
+
 namespace {
 
 struct Registry {

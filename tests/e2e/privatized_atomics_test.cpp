@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/on_device.hpp"
-#include "dispatch/private_atomics.hpp"
 #include "runtime/parallel.hpp"
 #include "tack/tack.hpp"
+#include "targets/cpu/private_atomics.hpp"
 
 namespace tack {
 namespace {

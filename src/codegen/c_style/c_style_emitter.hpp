@@ -23,6 +23,8 @@ class Emitter {
     features_.debug = debug;
   }
   std::string run();
+  // What the printed kernel needs (valid after run()).
+  const CFeatures& features() const { return features_; }
 
   // ---- helpers (c_style_helpers.cpp): each defines its function once and returns its name ----
   std::string floordiv(ScalarType t);

@@ -72,8 +72,12 @@ std::string CStylePrinter::pow_name(ir::ScalarType) const {
   return "pow";
 }
 
-std::string CStylePrinter::print(const ir::Function& fn, const Options& options) const {
-  return detail::Emitter(*this, fn, options.debug, options.blocked).run();
+std::string CStylePrinter::print(const ir::Function& fn, const Options& options,
+                                 CFeatures* needs) const {
+  detail::Emitter emitter(*this, fn, options.debug, options.blocked);
+  std::string source = emitter.run();
+  if (needs) *needs = emitter.features();
+  return source;
 }
 
 namespace detail {

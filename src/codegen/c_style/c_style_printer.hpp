@@ -42,8 +42,11 @@ class CStylePrinter {
     // would stride through memory (measured on PoCL: STREAM triad 11 s instead of 0.1 s).
     bool blocked = false;
   };
-  // The complete source of one variant: header, used helpers, one kernel.
-  std::string print(const ir::Function& fn, const Options& options) const;
+  // The complete source of one variant: header, used helpers, one kernel; and in `needs`, when
+  // given, what the source turned out to need (f64, 64-bit atomics), for a target to check
+  // against its device.
+  std::string print(const ir::Function& fn, const Options& options,
+                    CFeatures* needs = nullptr) const;
   std::string print(const ir::Function& fn) const { return print(fn, Options{}); }
   // The kernel's symbol in the printed source ("tack_" + the function's name, made a valid C
   // identifier): the prefix keeps user names off the dialect's built-ins (min, dot, clamp...).

@@ -214,4 +214,10 @@ std::shared_ptr<DeviceBuffer> CpuBackend::wrap(std::uintptr_t address, std::size
                                      std::move(state), shared_from_this());
 }
 
+void CpuBackend::check_dlpack_stream(std::int64_t stream) const {
+  if (stream == -1) return;
+  throw ValueError("__dlpack__: the CPU has no streams, so stream must be None (or -1), got " +
+                   std::to_string(stream));
+}
+
 }  // namespace tack::detail

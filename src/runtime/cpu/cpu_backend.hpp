@@ -19,6 +19,14 @@ class CpuBackend final : public Backend {
   std::shared_ptr<DeviceBuffer> wrap(std::uintptr_t address, std::size_t nbytes,
                                      std::shared_ptr<void> hold) override;
   std::string memory_space(std::uintptr_t) const override { return "cpu"; }
+  dlpack::Device dlpack_device() const override { return {dlpack::kCPU, 0}; }
+  // Host memory, pinned or not: CPU, CUDA host and ROCm host tensors.
+  bool holds_dlpack(const dlpack::Device& d) const override {
+    return d.device_type == dlpack::kCPU || d.device_type == dlpack::kCUDAHost ||
+           d.device_type == dlpack::kROCMHost;
+  }
+  void check_dlpack_stream(std::int64_t stream) const override;
+  bool host_memory() const override { return true; }
 };
 
 // Host memory helpers shared by the CPU buffer and host transfers: parallel above the

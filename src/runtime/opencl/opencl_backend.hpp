@@ -90,6 +90,12 @@ class OpenClBackend final : public Backend {
   std::vector<std::string> device_memory_spaces() const override { return {"opencl"}; }
   // clFinish: waits for everything queued (launches, fills, ordered frees).
   void synchronize() override;
+  // DLPack device id N is "opencl:N", the index in Tack's device list of this kind. That an
+  // imported pointer belongs to this device's context is checked by wrap (memory_space).
+  dlpack::Device dlpack_device() const override { return {dlpack::kOpenCL, index_}; }
+  bool holds_dlpack(const dlpack::Device& d) const override {
+    return d.device_type == dlpack::kOpenCL && d.device_id == index_;
+  }
 
   // ---- programs and launches (the API dispatch uses; see opencl_program.hpp) ----
   // Compiles `source` (OpenCL C) and returns kernel `kernel_name` of it. Cached in memory by

@@ -37,6 +37,28 @@ Function saxpy() {
 
 using test_kernels::kitchen_sink;
 
+// The shared printer reports what a printed kernel needs (issue 9: targets check these facts
+// against their device instead of searching the source for an extension's name).
+TEST(CStylePrinter, ReportsWhatTheSourceNeeds) {
+  codegen::CFeatures needs;
+  const std::string f32 = OpenClPrinter().print(saxpy(), {}, &needs);
+  EXPECT_FALSE(needs.f64);
+  EXPECT_FALSE(needs.atomics64);
+  FunctionBuilder fb("counts");
+  ArrayRef c = fb.array_param("c", ST::I64);
+  ArrayRef w = fb.array_param("w", ST::F64);
+  Function f = fb.build({range_dim("i", shape(c, 0))},
+                        block({eval(atomic(AtomicOp::Add, c, {vi("i")}, const_i64(1))),
+                               store(w, {vi("i")}, const_f64(0.5))}));
+  const std::string both = OpenClPrinter().print(f, {}, &needs);
+  EXPECT_TRUE(needs.f64);
+  EXPECT_TRUE(needs.atomics64);
+  EXPECT_NE(both.find("cl_khr_fp64"), std::string::npos);
+  EXPECT_NE(both.find("cl_khr_int64_base_atomics"), std::string::npos);
+  CudaPrinter().print(f, {}, &needs);  // the same facts from every dialect
+  EXPECT_TRUE(needs.f64 && needs.atomics64);
+}
+
 TEST(CudaPrinter, SpellsCudaOverTheSharedPrinter) {
   const std::string src = CudaPrinter().print(saxpy());
   EXPECT_NE(

@@ -1,5 +1,5 @@
 // Privatized atomics: per-worker copies of small atomic targets, merged once.
-#include "dispatch/private_atomics.hpp"
+#include "targets/cpu/private_atomics.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -71,7 +71,7 @@ void with_int_type(ScalarType t, F&& f) {
 
 std::atomic<std::uint64_t> privatized_launches{0};
 
-struct Target {
+struct PrivateCopy {
   std::uintptr_t address = 0;  // the real array
   std::size_t count = 0;       // its elements
   std::size_t nbytes = 0;
@@ -84,7 +84,7 @@ struct Run {
   codegen::ChunkFn chunk;
   std::int64_t offset;
   codegen::TackDebugStatus* status;
-  const std::vector<Target>* targets;
+  const std::vector<PrivateCopy>* targets;
   std::vector<std::uint64_t>* slots;  // one slot array per worker, back to back
   std::size_t slot_count;
   std::vector<std::unique_ptr<std::byte[]>>* copies;  // worker-major: [worker][target]
@@ -97,11 +97,11 @@ std::uint64_t privatized_launch_count() {
   return privatized_launches.load(std::memory_order_relaxed);
 }
 
-bool privatize_worthwhile(const Variant& v, const KernelArg* args, std::int64_t work) {
-  if (v.private_targets.empty()) return false;
+bool privatize_worthwhile(const std::vector<analysis::PrivatizableTarget>& private_targets,
+                          const KernelArg* args, std::size_t n, std::int64_t work) {
+  if (private_targets.empty()) return false;
   const std::int64_t workers = num_threads();
-  const std::size_t n = v.key.args.size();
-  for (const auto& t : v.private_targets) {
+  for (const auto& t : private_targets) {
     const Array& a = *args[t.param].array;
     if (a.nbytes() > kPrivateMaxBytes || work < kPrivateMinWork * a.size() * workers) return false;
     const auto s = a.buffer()->span();
@@ -115,25 +115,28 @@ bool privatize_worthwhile(const Variant& v, const KernelArg* args, std::int64_t 
   return true;
 }
 
-void run_privatized(const Variant& v, const CompiledCode& code, const std::uint64_t* slots,
-                    std::int64_t offset, std::int64_t count, std::int64_t grain,
-                    codegen::TackDebugStatus* status, const KernelArg* args) {
-  std::vector<Target> targets;
-  for (const auto& t : v.private_targets) {
+void run_privatized(const std::vector<analysis::PrivatizableTarget>& private_targets,
+                    codegen::ChunkFn chunk, const SlotLayout& layout, std::int64_t offset,
+                    std::int64_t count, std::int64_t grain, codegen::TackDebugStatus* status,
+                    const KernelArg* args) {
+  std::vector<PrivateCopy> targets;
+  for (const auto& t : private_targets) {
     const Array& a = *args[t.param].array;
     targets.push_back({a.address(), static_cast<std::size_t>(a.size()), a.nbytes(),
-                       a.dtype().scalar, t.op, v.slot_of[static_cast<std::size_t>(t.param)]});
+                       a.dtype().scalar, t.op,
+                       (*layout.slot_of)[static_cast<std::size_t>(t.param)]});
   }
   // Everything is allocated here, before the fan-out: a worker must not throw.
+  const std::uint64_t* slots = layout.slots;
   const auto workers = static_cast<std::size_t>(num_threads());
-  const auto slot_count = static_cast<std::size_t>(v.slot_count);
+  const auto slot_count = static_cast<std::size_t>(layout.slot_count);
   std::vector<std::uint64_t> worker_slots(workers * slot_count);
   std::vector<std::unique_ptr<std::byte[]>> copies;
   copies.reserve(workers * targets.size());
   for (std::size_t w = 0; w < workers; ++w) {
     std::uint64_t* mine = worker_slots.data() + w * slot_count;
     std::copy_n(slots, slot_count, mine);
-    for (const Target& t : targets) {
+    for (const PrivateCopy& t : targets) {
       copies.push_back(std::make_unique<std::byte[]>(std::max<std::size_t>(t.nbytes, 1)));
       with_int_type(t.type, [&](auto tag) {
         fill_identity<decltype(tag)>(copies.back().get(), t.count, t.op);
@@ -142,7 +145,7 @@ void run_privatized(const Variant& v, const CompiledCode& code, const std::uint6
     }
   }
   privatized_launches.fetch_add(1, std::memory_order_relaxed);
-  Run run{code.chunk, offset, status, &targets, &worker_slots, slot_count, &copies};
+  Run run{chunk, offset, status, &targets, &worker_slots, slot_count, &copies};
   parallel_for(
       count, grain,
       [](void* c, std::int64_t b, std::int64_t e) {
@@ -152,7 +155,7 @@ void run_privatized(const Variant& v, const CompiledCode& code, const std::uint6
         r->chunk(r->slots->data() + w * r->slot_count, r->offset + b, r->offset + e, r->status);
         const std::size_t k = r->targets->size();
         for (std::size_t i = 0; i < k; ++i) {
-          const Target& t = (*r->targets)[i];
+          const PrivateCopy& t = (*r->targets)[i];
           const std::byte* copy = (*r->copies)[w * k + i].get();
           with_int_type(t.type,
                         [&](auto tag) { merge<decltype(tag)>(t.address, copy, t.count, t.op); });

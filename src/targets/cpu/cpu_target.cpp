@@ -1,0 +1,264 @@
+// The CPU target: a variant's code per aliasing case (the noalias variant only for calls whose
+// written arrays are disjoint from every other array), compiled through the disk cache, and the
+// launch policy: pack the argument slots, time a probe, fan out when the rest is worth it.
+#include "targets/cpu/cpu_target.hpp"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "ir/printer.hpp"
+#include "memory/device_buffer.hpp"
+#include "runtime/parallel.hpp"
+#include "support/disk_cache.hpp"
+#include "support/error.hpp"
+#include "targets/cpu/private_atomics.hpp"
+
+namespace tack::detail {
+namespace {
+
+// Holds compiled code alive and callable.
+struct CompiledCode {
+  codegen::ChunkFn chunk = nullptr;
+  codegen::ExtentFn extent = nullptr;
+  std::shared_ptr<void> owner;  // the JIT resources behind the function pointers
+};
+
+// The threading policy: fan out only when the predicted serial time of the rest of the launch
+// exceeds this (an OpenMP fan-out and join costs a few microseconds; see
+// docs/design/threading.md).
+constexpr double kFanOutNs = 20000.0;
+constexpr std::int64_t kProbeIterations = 512;
+
+// A scalar argument's bits in its slot, as the ABI reads them.
+std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::F32: {
+      float f = static_cast<float>(s.as_double());
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      return bits;
+    }
+    case ir::ScalarType::F64: {
+      double d = s.as_double();
+      std::uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      return bits;
+    }
+    case ir::ScalarType::U64:
+      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
+    case ir::ScalarType::Bool:
+      return s.i != 0 ? 1 : 0;
+    default:
+      return static_cast<std::uint64_t>(s.i);
+  }
+}
+
+codegen::CodegenOptions options(bool disjoint, bool debug) {
+  codegen::CodegenOptions o;
+  o.disjoint = disjoint;
+  o.bounds_check = debug;
+  return o;
+}
+
+// Identifies this build of Tack's code generator beyond its version number: the size and time
+// of the library file holding this code, so a rebuilt Tack never loads its predecessor's code.
+std::string build_id() {
+  Dl_info info{};
+  struct stat st {};
+  if (dladdr(reinterpret_cast<void*>(&build_id), &info) != 0 && info.dli_fname != nullptr &&
+      ::stat(info.dli_fname, &st) == 0) {
+    return std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime);
+  }
+  return "unknown";
+}
+
+// Everything that determines the generated code: a change of any part never loads stale code.
+std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
+  static const std::string target = codegen::host_target_id();
+  static const std::string build = build_id();
+  return std::string("tack ") + TACK_VERSION + " " + build + "\nllvm " + TACK_LLVM_VERSION +
+         "\ntarget " + target + "\ndisjoint " + (disjoint ? "1" : "0") + "\ndebug " +
+         (debug ? "1" : "0") + "\n" + ir::to_string(fn);
+}
+
+CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) {
+  const std::string key = cache_key(fn, disjoint, debug);
+  const auto names = codegen::symbol_names(fn);
+  std::shared_ptr<codegen::JitModule> module;
+  if (auto object = cache_load("", key)) {
+    try {
+      module = codegen::load_object(*object, names);
+    } catch (const RuntimeError&) {
+      module.reset();  // a corrupt entry only costs a recompile
+    }
+  }
+  if (!module) {
+    std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
+    module = codegen::load_object(object, names);
+    cache_store("", key, object);
+  }
+  CompiledCode code;
+  code.chunk = module->chunk();
+  code.extent = module->extent();
+  code.owner = module;
+  return code;
+}
+
+class CpuKernel final : public CompiledKernel {
+ public:
+  CpuKernel(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug) {
+    codegen::ArgLayout layout = codegen::arg_layout(k.ir);
+    slot_of_ = std::move(layout.first_slot);
+    slot_count_ = layout.slot_count;
+  }
+
+  codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override;
+
+  std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override {
+    return codegen::emit_llvm_ir(k_.ir, options(disjoint(args, count), debug_), optimized);
+  }
+
+  std::size_t code_count() const override {
+    return (code_[0].load() != nullptr) + (code_[1].load() != nullptr);
+  }
+
+ private:
+  bool disjoint(const KernelArg* args, std::size_t count) const {
+    return specialize_disjoint() && arrays_disjoint(k_.written, args, count);
+  }
+  const CompiledCode& code_for(bool disjoint, bool privatized);
+
+  const compiler::KernelIr& k_;
+  const bool debug_;
+  std::vector<int> slot_of_;  // per parameter: its first argument slot
+  int slot_count_ = 0;
+  std::mutex compile_mutex_;  // one compile at a time; launches of compiled code do not wait
+  // Compiled code per value of the disjoint bit, and the privatized code likewise, made on
+  // first use.
+  std::unique_ptr<CompiledCode> storage_[2], private_storage_[2];
+  std::atomic<const CompiledCode*> code_[2] = {nullptr, nullptr};
+  std::atomic<const CompiledCode*> private_code_[2] = {nullptr, nullptr};
+  // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
+  std::atomic<double> ns_per_iteration_{-1.0};
+};
+
+const CompiledCode& CpuKernel::code_for(bool disjoint, bool privatized) {
+  auto& code = privatized ? private_code_[disjoint] : code_[disjoint];
+  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
+  std::lock_guard compile_lock(compile_mutex_);
+  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
+  auto& storage = privatized ? private_storage_[disjoint] : storage_[disjoint];
+  storage = std::make_unique<CompiledCode>(
+      compile_for_cpu(privatized ? *k_.privatized : k_.ir, disjoint, debug_));
+  code.store(storage.get(), std::memory_order_release);
+  return *storage;
+}
+
+codegen::TackDebugStatus CpuKernel::launch(const KernelArg* args, std::size_t n) {
+  const bool disjoint_arrays = disjoint(args, n);
+  const CompiledCode& code = code_for(disjoint_arrays, false);
+  std::uint64_t small[64];
+  std::vector<std::uint64_t> big;
+  std::uint64_t* slots = small;
+  if (slot_count_ > 64) {
+    big.resize(static_cast<std::size_t>(slot_count_));
+    slots = big.data();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t* s = slots + slot_of_[i];
+    if (const Array* a = args[i].array) {
+      s[0] = a->address();
+      for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
+      if (a->dtype().is_vector())
+        s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
+    } else {
+      s[0] = scalar_slot(args[i].scalar, k_.ir.params[i].type);
+    }
+  }
+  const std::int64_t total = code.extent(slots);
+  codegen::TackDebugStatus status;
+  if (total <= 0) return status;
+  using clock = std::chrono::steady_clock;
+  std::int64_t begin = 0;
+  double nspi = ns_per_iteration_.load(std::memory_order_relaxed);
+  if (nspi < 0) {
+    // Unknown cost: run a first probe inline and time it.
+    const std::int64_t probe = std::min(total, kProbeIterations);
+    const auto t0 = clock::now();
+    code.chunk(slots, 0, probe, &status);
+    const auto t1 = clock::now();
+    nspi = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(probe);
+    ns_per_iteration_.store(nspi, std::memory_order_relaxed);
+    begin = probe;
+  }
+  const std::int64_t rest = total - begin;
+  if (rest <= 0) return status;
+  if (static_cast<double>(rest) * nspi < kFanOutNs || num_threads() <= 1) {
+    code.chunk(slots, begin, total, &status);
+    return status;
+  }
+  const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
+  if (k_.privatized && privatize_worthwhile(k_.private_targets, args, n, rest)) {
+    run_privatized(k_.private_targets, code_for(disjoint_arrays, true).chunk,
+                   SlotLayout{slots, &slot_of_, slot_count_}, begin, rest, grain, &status, args);
+    return status;
+  }
+  struct Ctx {
+    codegen::ChunkFn chunk;
+    const std::uint64_t* slots;
+    std::int64_t offset;
+    codegen::TackDebugStatus* status;
+  } ctx{code.chunk, slots, begin, &status};
+  parallel_for(
+      rest, grain,
+      [](void* c, std::int64_t b, std::int64_t e) {
+        auto* x = static_cast<Ctx*>(c);
+        x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
+      },
+      &ctx);
+  return status;
+}
+
+class CpuTarget final : public Target {
+ public:
+  compiler::PipelineOptions pipeline_options(bool debug) const override { return {debug, true}; }
+  std::unique_ptr<CompiledKernel> compile(const std::shared_ptr<Backend>&,
+                                          const compiler::KernelIr& kernel, const ParamFacts&,
+                                          bool debug) const override {
+    return std::make_unique<CpuKernel>(kernel, debug);
+  }
+};
+
+}  // namespace
+
+bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!written[i] || args[i].array == nullptr) continue;
+    const auto si = args[i].array->buffer()->span();
+    if (!si) return false;
+    if (si->begin == si->end) continue;
+    for (std::size_t j = 0; j < count; ++j) {
+      if (j == i || args[j].array == nullptr) continue;
+      const auto sj = args[j].array->buffer()->span();
+      if (!sj) return false;
+      if (sj->begin == sj->end) continue;
+      if (si->begin < sj->end && sj->begin < si->end) return false;
+    }
+  }
+  return true;
+}
+
+const Target& cpu_target() {
+  static const Target* target = new CpuTarget;  // immortal: kernels may launch during exit
+  return *target;
+}
+
+}  // namespace tack::detail

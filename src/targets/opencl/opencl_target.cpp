@@ -1,0 +1,195 @@
+// The OpenCL target: print, build once per variant, bind and enqueue (see the header).
+#include "targets/opencl/opencl_target.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+#include "codegen/kernel_abi.hpp"
+#include "codegen/opencl/opencl_printer.hpp"
+#include "memory/device_buffer.hpp"
+#include "runtime/opencl/opencl_backend.hpp"
+#include "runtime/opencl/opencl_program.hpp"
+#include "support/error.hpp"
+
+namespace tack::detail {
+namespace {
+
+// A scalar argument in the kernel parameter's C type (codegen/opencl/opencl_printer.hpp).
+void push_scalar(OpenClArgs& list, const Scalar& s, ir::ScalarType t) {
+  const auto i = s.kind == Scalar::Kind::UInt ? static_cast<std::int64_t>(s.u) : s.i;
+  switch (t) {
+    case ir::ScalarType::Bool:
+      list.boolean(s.i != 0);
+      break;
+    case ir::ScalarType::I8:
+      list.scalar(static_cast<cl_char>(i));
+      break;
+    case ir::ScalarType::I16:
+      list.scalar(static_cast<cl_short>(i));
+      break;
+    case ir::ScalarType::I32:
+      list.scalar(static_cast<cl_int>(i));
+      break;
+    case ir::ScalarType::I64:
+      list.scalar(static_cast<cl_long>(i));
+      break;
+    case ir::ScalarType::U8:
+      list.scalar(static_cast<cl_uchar>(i));
+      break;
+    case ir::ScalarType::U16:
+      list.scalar(static_cast<cl_ushort>(i));
+      break;
+    case ir::ScalarType::U32:
+      list.scalar(static_cast<cl_uint>(i));
+      break;
+    case ir::ScalarType::U64:
+      list.scalar(static_cast<cl_ulong>(
+          s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(i)));
+      break;
+    case ir::ScalarType::F32:
+      list.scalar(static_cast<cl_float>(s.as_double()));
+      break;
+    case ir::ScalarType::F64:
+      list.scalar(static_cast<cl_double>(s.as_double()));
+      break;
+  }
+}
+
+// What the printed source needs that a device may lack, as the printer reports it.
+void check_device_features(const OpenClBackend& b, const codegen::CFeatures& needs,
+                           const std::string& kernel) {
+  const OpenClDeviceInfo& info = b.info();
+  auto refuse = [&](const std::string& what, const std::string& fix) {
+    throw RuntimeError("kernel '" + kernel + "' needs " + what + ", which device '" + b.name() +
+                       "' (" + info.name + ") does not offer; " + fix);
+  };
+  if (!info.fp64 && needs.f64) {
+    refuse("double precision (f64, cl_khr_fp64)",
+           "use f32 arrays and scalars there, or run it on the CPU");
+  }
+  if (!info.int64_atomics && needs.atomics64) {
+    refuse("64-bit atomics (cl_khr_int64_base_atomics)",
+           "use 32-bit atomic targets there, or run it on the CPU");
+  }
+}
+
+// A variant's program on its device, built at the first launch.
+struct OpenClCode {
+  std::shared_ptr<OpenClKernel> kernel;
+  std::size_t global_size = 0;  // work items per launch
+  std::size_t local_size = 0;   // work-group size, 0: the driver's choice (work_group_size)
+};
+
+class OpenClVariantKernel final : public CompiledKernel {
+ public:
+  OpenClVariantKernel(std::shared_ptr<OpenClBackend> backend, const compiler::KernelIr& k,
+                      const ParamFacts& facts, bool debug)
+      : backend_(std::move(backend)), k_(k), facts_(facts), debug_(debug) {}
+
+  codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override;
+  std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override;
+  std::size_t code_count() const override { return code_.load() != nullptr; }
+
+ private:
+  std::string source(codegen::CFeatures* needs = nullptr) const;
+  const OpenClCode& code();
+
+  std::shared_ptr<OpenClBackend> backend_;
+  const compiler::KernelIr& k_;
+  const ParamFacts& facts_;
+  const bool debug_;
+  std::mutex compile_mutex_;
+  std::unique_ptr<OpenClCode> storage_;
+  std::atomic<const OpenClCode*> code_{nullptr};
+};
+
+std::string OpenClVariantKernel::source(codegen::CFeatures* needs) const {
+  codegen::CStylePrinter::Options options;
+  options.debug = debug_;
+  // A CPU device runs each work item as a loop on one core: contiguous runs per work item.
+  // Elsewhere (GPUs) neighbouring work items take neighbouring elements, for coalescing.
+  options.blocked = backend_->info().cpu;
+  return codegen::OpenClPrinter().print(k_.ir, options, needs);
+}
+
+// The program, built on first use (one build at a time per variant). CompileError when the
+// driver rejects the source; RuntimeError when the variant needs what the device lacks (f64,
+// 64-bit atomics).
+const OpenClCode& OpenClVariantKernel::code() {
+  if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
+  std::lock_guard lock(compile_mutex_);
+  if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
+  auto code = std::make_unique<OpenClCode>();
+  codegen::CFeatures needs;
+  const std::string text = source(&needs);
+  check_device_features(*backend_, needs, k_.ir.name);
+  code->kernel = backend_->build_program(text, codegen::CStylePrinter::kernel_symbol(k_.ir));
+  code->global_size = backend_->default_global_size();
+  code->local_size = backend_->work_group_size(k_.private_bytes, code->global_size);
+  storage_ = std::move(code);
+  code_.store(storage_.get(), std::memory_order_release);
+  return *storage_;
+}
+
+codegen::TackDebugStatus OpenClVariantKernel::launch(const KernelArg* args, std::size_t n) {
+  const OpenClCode& c = code();
+  // One argument list per thread, reused: after the launch it is emptied, so it never keeps
+  // an array's buffer (and so its memory) alive past the call.
+  thread_local OpenClArgs list;
+  struct Clear {
+    OpenClArgs& l;
+    ~Clear() { l.clear(); }
+  } clear{list};
+
+  check_element_alignment(facts_, args, n, backend_->name());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const Array* a = args[i].array) {
+      list.array(*a);
+    } else {
+      push_scalar(list, args[i].scalar, k_.ir.params[i].type);
+    }
+  }
+  std::shared_ptr<DeviceBuffer> status;
+  if (debug_) {
+    status = backend_->allocate(sizeof(codegen::TackDebugStatus));
+    const unsigned char zero = 0;
+    status->fill(&zero, 1);  // queued before the launch, on the same in-order queue
+    list.buffer(status);
+  }
+  backend_->launch(*c.kernel, list.list(), c.global_size, c.local_size);
+  codegen::TackDebugStatus s;
+  if (status) status->to_host(&s, 0, sizeof s);  // waits for the launch
+  return s;
+}
+
+std::string OpenClVariantKernel::inspect(const KernelArg*, std::size_t, bool optimized) {
+  std::string text = source();
+  if (!optimized) return text;
+  return "// tack.inspect(mode=\"optimized\") on device '" + backend_->name() +
+         "': OpenCL drivers compile and optimize this\n// source themselves, out of Tack's "
+         "sight, so this is the source as handed to the driver.\n" +
+         text;
+}
+
+class OpenClTarget final : public Target {
+ public:
+  std::unique_ptr<CompiledKernel> compile(const std::shared_ptr<Backend>& device,
+                                          const compiler::KernelIr& kernel, const ParamFacts& facts,
+                                          bool debug) const override {
+    auto backend = std::dynamic_pointer_cast<OpenClBackend>(device);
+    TACK_INTERNAL_ASSERT(backend != nullptr, "the OpenCL target given a device that is not OpenCL");
+    return std::make_unique<OpenClVariantKernel>(std::move(backend), kernel, facts, debug);
+  }
+};
+
+}  // namespace
+
+const Target& opencl_target() {
+  static const Target* target = new OpenClTarget;  // immortal: kernels may launch during exit
+  return *target;
+}
+
+}  // namespace tack::detail
