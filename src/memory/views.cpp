@@ -1,4 +1,4 @@
-// Views: reshape and row slices, with the rules of docs/design/array_views.md.
+// Views: reshape and row slices, with the rules of the views seed (docs/design/arrays.md).
 #include <algorithm>
 
 #include "memory/device_buffer.hpp"

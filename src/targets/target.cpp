@@ -43,6 +43,29 @@ void register_target(std::string kind, const Target* target) {
   r.by_kind[std::move(kind)] = target;
 }
 
+std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::F32:
+      return codegen::scalar_slot_f32(static_cast<float>(s.as_double()));
+    case ir::ScalarType::F64:
+      return codegen::scalar_slot_f64(s.as_double());
+    case ir::ScalarType::Bool:
+      return s.i != 0 ? 1 : 0;
+    case ir::ScalarType::U64:
+      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
+    case ir::ScalarType::I8:
+    case ir::ScalarType::I16:
+    case ir::ScalarType::I32:
+    case ir::ScalarType::I64:
+    case ir::ScalarType::U8:
+    case ir::ScalarType::U16:
+    case ir::ScalarType::U32:
+      // Truncation to a narrower type keeps the low bytes: the slot's low bytes are the value.
+      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
+  }
+  return 0;
+}
+
 void check_element_alignment(const ParamFacts& f, const KernelArg* args, std::size_t count,
                              const std::string& device) {
   for (std::size_t i = 0; i < count; ++i) {

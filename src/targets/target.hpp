@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,6 +62,11 @@ const Target* target_for(const Backend& device);
 // Registers `target` for backends of `kind` (a test's fake device; the built-in ones are in
 // registry.cpp). `target` must outlive every kernel that uses it.
 void register_target(std::string kind, const Target* target);
+
+// A kernel's scalar argument as the parameter's type `t` holds it: the value converted to `t`,
+// its bytes in the low bytes of the 64-bit slot (the CPU passes the slot; a device binds the
+// low ir::bytes_in_memory(t) bytes, bool as one byte). The one place scalars are packed.
+std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t);
 
 // Shared by targets whose generated code may assume natural alignment (OpenCL C; the CPU's
 // loads and stores are unaligned-safe): ValueError when an array is not aligned for its element.

@@ -1,5 +1,6 @@
-// Golden tests of the LLVM code generator: the unoptimized LLVM IR of a few kernels, compared as
-// full text with tests/golden/<name>.ll. Each file starts with the Tack IR it was generated
+// Golden tests of the code generators: the unoptimized LLVM IR of a few kernels, compared as
+// full text with tests/golden/<name>.ll, and the OpenCL C and CUDA C the shared C-style printer
+// makes of them (<name>.cl, <name>.cu). Each file starts with the Tack IR it was generated
 // from, so it documents itself. Host-specific lines (data layout, triple, CPU and feature
 // attributes) are normalized. Regenerate with tools/update_golden.sh after an intended change
 // (it sets TACK_UPDATE_GOLDEN=1), and review the diff like code.
@@ -11,7 +12,9 @@
 #include <regex>
 #include <sstream>
 
+#include "codegen/cuda/cuda_printer.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
+#include "codegen/opencl/opencl_printer.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 
@@ -154,6 +157,75 @@ TEST_P(Golden, MatchesFile) {
 INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<GoldenCase>& info) {
                            return std::string(info.param.name);
+                         });
+
+// ---- OpenCL C and CUDA C ---------------------------------------------------------------------
+
+struct GoldenSourceCase {
+  const char* name;
+  std::function<Function()> kernel;
+  CStylePrinter::Options opts;
+  bool cuda;
+};
+
+const std::vector<GoldenSourceCase>& source_cases() {
+  static const std::vector<GoldenSourceCase> all = {
+      {"triad", triad, {}, false},
+      {"triad_blocked", triad, {.debug = false, .blocked = true}, false},
+      {"stencil2d", stencil2d, {}, false},
+      {"python_int_ops", python_int_ops, {}, false},
+      {"histogram_bounds_checked", histogram, {.debug = true, .blocked = false}, false},
+      {"loops", loops, {}, false},
+      {"triad", triad, {}, true},
+      {"stencil2d", stencil2d, {}, true},
+      {"python_int_ops", python_int_ops, {}, true},
+      {"histogram_bounds_checked", histogram, {.debug = true, .blocked = false}, true},
+      {"loops", loops, {}, true},
+  };
+  return all;
+}
+
+std::string source_golden_text(const GoldenSourceCase& c) {
+  Function f = c.kernel();
+  std::string header =
+      std::string("// Golden test of the ") + (c.cuda ? "CUDA" : "OpenCL") + " C printer, options:";
+  header += c.opts.debug ? " debug" : "";
+  header += c.opts.blocked ? " blocked" : "";
+  header += !c.opts.debug && !c.opts.blocked ? " default" : "";
+  header += "\n// Regenerate with tools/update_golden.sh. Tack IR:\n";
+  std::istringstream ir(to_string(f));
+  for (std::string line; std::getline(ir, line);) header += "//   " + line + "\n";
+  const std::string text =
+      c.cuda ? CudaPrinter().print(f, c.opts) : OpenClPrinter().print(f, c.opts);
+  return header + text;
+}
+
+std::string source_path_of(const GoldenSourceCase& c) {
+  return std::string(TACK_TEST_DATA_DIR) + "/golden/" + c.name + (c.cuda ? ".cu" : ".cl");
+}
+
+class GoldenSource : public ::testing::TestWithParam<GoldenSourceCase> {};
+
+TEST_P(GoldenSource, MatchesFile) {
+  const GoldenSourceCase& c = GetParam();
+  const std::string actual = source_golden_text(c);
+  const char* update = std::getenv("TACK_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(source_path_of(c), std::ios::binary) << actual;
+    GTEST_SKIP() << "wrote " << source_path_of(c);
+  }
+  std::ifstream file(source_path_of(c), std::ios::binary);
+  ASSERT_TRUE(file) << "missing " << source_path_of(c) << ": run tools/update_golden.sh";
+  std::stringstream expected;
+  expected << file.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "generated source differs from " << source_path_of(c)
+                                    << "; if intended, run tools/update_golden.sh";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GoldenSource, ::testing::ValuesIn(source_cases()),
+                         [](const ::testing::TestParamInfo<GoldenSourceCase>& info) {
+                           return std::string(info.param.name) +
+                                  (info.param.cuda ? "_cuda" : "_opencl");
                          });
 
 // The golden kernels also run: the reviewed text is code that works.

@@ -45,7 +45,7 @@ struct CompileTimes {
 };
 
 // The LLVM IR text of the kernel's module, before or after the optimization pipeline. Used by
-// tack.inspect(mode="llvm") and by the golden tests (unoptimized).
+// tack.inspect(mode="source" / "optimized") on the CPU and by the golden tests (unoptimized).
 std::string emit_llvm_ir(const ir::Function& f, const CodegenOptions& opts, bool optimized);
 
 // The optimized kernel as a relocatable object file for the host, for the disk cache.

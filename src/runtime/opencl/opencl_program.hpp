@@ -93,6 +93,15 @@ class OpenClArgs {
     return *this;
   }
   OpenClArgs& boolean(bool v) { return scalar(static_cast<std::uint8_t>(v ? 1 : 0)); }
+  // A value of `size` bytes given as the low bytes of a 64-bit slot (codegen::scalar_slot; the
+  // hosts Tack runs on are little-endian).
+  OpenClArgs& slot(std::uint64_t bits, std::size_t size) {
+    OpenClArg a;
+    std::memcpy(a.bytes, &bits, size);
+    a.size = size;
+    args_.push_back(a);
+    return *this;
+  }
   const std::vector<OpenClArg>& list() const { return args_; }
   // Empties the list, keeping its capacity (dispatch reuses one list per thread).
   void clear() { args_.clear(); }

@@ -37,30 +37,6 @@ struct CompiledCode {
 constexpr double kFanOutNs = 20000.0;
 constexpr std::int64_t kProbeIterations = 512;
 
-// A scalar argument's bits in its slot, as the ABI reads them.
-std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
-  switch (t) {
-    case ir::ScalarType::F32: {
-      float f = static_cast<float>(s.as_double());
-      std::uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      return bits;
-    }
-    case ir::ScalarType::F64: {
-      double d = s.as_double();
-      std::uint64_t bits;
-      std::memcpy(&bits, &d, 8);
-      return bits;
-    }
-    case ir::ScalarType::U64:
-      return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
-    case ir::ScalarType::Bool:
-      return s.i != 0 ? 1 : 0;
-    default:
-      return static_cast<std::uint64_t>(s.i);
-  }
-}
-
 codegen::CodegenOptions options(bool disjoint, bool debug) {
   codegen::CodegenOptions o;
   o.disjoint = disjoint;

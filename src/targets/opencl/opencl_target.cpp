@@ -17,47 +17,6 @@
 namespace tack::detail {
 namespace {
 
-// A scalar argument in the kernel parameter's C type (codegen/opencl/opencl_printer.hpp).
-void push_scalar(OpenClArgs& list, const Scalar& s, ir::ScalarType t) {
-  const auto i = s.kind == Scalar::Kind::UInt ? static_cast<std::int64_t>(s.u) : s.i;
-  switch (t) {
-    case ir::ScalarType::Bool:
-      list.boolean(s.i != 0);
-      break;
-    case ir::ScalarType::I8:
-      list.scalar(static_cast<cl_char>(i));
-      break;
-    case ir::ScalarType::I16:
-      list.scalar(static_cast<cl_short>(i));
-      break;
-    case ir::ScalarType::I32:
-      list.scalar(static_cast<cl_int>(i));
-      break;
-    case ir::ScalarType::I64:
-      list.scalar(static_cast<cl_long>(i));
-      break;
-    case ir::ScalarType::U8:
-      list.scalar(static_cast<cl_uchar>(i));
-      break;
-    case ir::ScalarType::U16:
-      list.scalar(static_cast<cl_ushort>(i));
-      break;
-    case ir::ScalarType::U32:
-      list.scalar(static_cast<cl_uint>(i));
-      break;
-    case ir::ScalarType::U64:
-      list.scalar(static_cast<cl_ulong>(
-          s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(i)));
-      break;
-    case ir::ScalarType::F32:
-      list.scalar(static_cast<cl_float>(s.as_double()));
-      break;
-    case ir::ScalarType::F64:
-      list.scalar(static_cast<cl_double>(s.as_double()));
-      break;
-  }
-}
-
 // What the printed source needs that a device may lack, as the printer reports it.
 void check_device_features(const OpenClBackend& b, const codegen::CFeatures& needs,
                            const std::string& kernel) {
@@ -149,7 +108,8 @@ codegen::TackDebugStatus OpenClVariantKernel::launch(const KernelArg* args, std:
     if (const Array* a = args[i].array) {
       list.array(*a);
     } else {
-      push_scalar(list, args[i].scalar, k_.ir.params[i].type);
+      const ir::ScalarType t = k_.ir.params[i].type;
+      list.slot(scalar_slot(args[i].scalar, t), static_cast<std::size_t>(ir::bytes_in_memory(t)));
     }
   }
   std::shared_ptr<DeviceBuffer> status;

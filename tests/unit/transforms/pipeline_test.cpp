@@ -1,5 +1,6 @@
-// The pipeline (compiler::build_ir): finds the kernel, verifies after each pass, and prints the
-// IR after each pass to stderr when TACK_PRINT_IR=1.
+// The pipeline (compiler::build_ir, compiler::compile_kernel): finds the kernel, verifies after
+// each pass, prints the IR after each pass to stderr when TACK_PRINT_IR=1, and returns the
+// analyses and the privatized IR a target needs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -56,6 +57,46 @@ TEST(Pipeline, TheSameModuleLowersForManySignatures) {
     ir::Function f = compiler::build_ir(m, "scale", {arr(t), num(t)});
     EXPECT_EQ(f.params[0].type, t);
   }
+}
+
+const char* kHistogram = R"(
+def hist(values, bins, out):
+    for i in range(len(values)):
+        tack.atomic_add(bins, int(values[i]) % len(bins), 1)
+        out[i] = values[i]
+)";
+
+TEST(Pipeline, CompileKernelReturnsTheAnalysesTargetsNeed) {
+  frontend::Module m = frontend::parse_module(kHistogram);
+  const std::vector<compiler::ArgType> sig = {f32s, arr(ScalarType::I32), f32s};
+  const compiler::KernelIr k = compiler::compile_kernel(m, "hist", sig, {false, true});
+  EXPECT_EQ(k.written, (std::vector<bool>{false, true, true}));
+  ASSERT_EQ(k.atomics.size(), 1u);
+  EXPECT_EQ(k.atomics[0].param, 1);
+  EXPECT_EQ(k.atomics[0].alignment, 4);
+  ASSERT_EQ(k.private_targets.size(), 1u);
+  ASSERT_TRUE(k.privatized.has_value());
+  EXPECT_TRUE(ir::verify(*k.privatized).empty());
+  EXPECT_EQ(k.private_bytes, 0);
+  // A target that cannot run privatized atomics, and debug mode, get none.
+  EXPECT_FALSE(compiler::compile_kernel(m, "hist", sig, {false, false}).privatized);
+  const compiler::KernelIr debug = compiler::compile_kernel(m, "hist", sig, {true, true});
+  EXPECT_FALSE(debug.privatized);
+  EXPECT_TRUE(debug.private_targets.empty());
+}
+
+TEST(Pipeline, PrintsEveryPassInOrderThePrivatizedIrIncluded) {
+  frontend::Module m = frontend::parse_module(kHistogram);
+  ::setenv("TACK_PRINT_IR", "1", 1);
+  ::testing::internal::CaptureStderr();
+  compiler::compile_kernel(m, "hist", {f32s, arr(ScalarType::I32), f32s}, {false, true});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("TACK_PRINT_IR");
+  const auto lowering = err.find("; Tack IR after lowering\n");
+  const auto privatize = err.find("; Tack IR after privatize atomics\n");
+  ASSERT_NE(lowering, std::string::npos) << err;
+  ASSERT_NE(privatize, std::string::npos) << err;
+  EXPECT_LT(lowering, privatize);
 }
 
 }  // namespace
