@@ -31,7 +31,7 @@ std::string int_text(ScalarType t, int64_t v) {
   return std::to_string(v);
 }
 
-class Printer final : public Visitor {
+class Printer final : public ExhaustiveVisitor {
  public:
   Printer(std::ostream& os, const Function* fn) : os_(os), fn_(fn) {}
 

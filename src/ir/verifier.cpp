@@ -38,7 +38,7 @@ bool normalized(ScalarType t, int64_t v) {
   }
 }
 
-class Verifier final : public Visitor {
+class Verifier final : public ExhaustiveVisitor {
  public:
   explicit Verifier(const Function& f) : fn_(f) {}
 

@@ -23,6 +23,17 @@ class Visitor {
 #include "ir/nodes.def"
 };
 
+// A visitor that must handle every node: each hook is pure, so a node added to nodes.def does
+// not compile until the subclass handles it. The places that must know every node derive from
+// it: the printer, the verifier and the LLVM code generator (the C-style printer's switches
+// have no default over node kinds, so -Wswitch, an error in every build, names a new one).
+class ExhaustiveVisitor : public Visitor {
+ public:
+#define TACK_IR_EXPR(Name) void visit(const Name& node) override = 0;
+#define TACK_IR_STMT(Name) void visit(const Name& node) override = 0;
+#include "ir/nodes.def"
+};
+
 // Override mutate(const X&, self) hooks; `self` is the node as a shared pointer, to return
 // unchanged. The defaults mutate the children and rebuild the node only if a child changed.
 class Mutator {

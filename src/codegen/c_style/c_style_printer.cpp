@@ -277,7 +277,9 @@ void Emitter::stmt(const Stmt& s) {
     case NodeKind::ParallelFor:
       TACK_INTERNAL_ASSERT(false, "a ParallelFor that is not the kernel's last statement");
       return;
-    default:
+#define TACK_IR_EXPR(Name) case NodeKind::Name:
+#include "ir/nodes.def"
+      // No default: -Wswitch (an error) names a statement node added without a case here.
       TACK_INTERNAL_ASSERT(
           false, "C-style printer: unexpected statement " + std::string(kind_name(s->kind)));
   }
@@ -464,7 +466,9 @@ std::string Emitter::inl(const Expr& e) {
       for (const Expr& i : e->as<LocalArrayLoad>()->indices) ops.push_back(inl(i));
       return compose(*e, ops);
     }
-    default:
+#define TACK_IR_STMT(Name) case NodeKind::Name:
+#include "ir/nodes.def"
+      // No default: -Wswitch (an error) names an expression node added without a case here.
       TACK_INTERNAL_ASSERT(
           false, "C-style printer: unexpected expression " + std::string(kind_name(e->kind)));
   }

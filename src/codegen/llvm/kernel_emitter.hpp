@@ -30,7 +30,7 @@ struct TargetAttrs {
 void emit_kernel_module(llvm::Module& m, const ir::Function& f, const CodegenOptions& opts,
                         const TargetAttrs& target);
 
-class KernelEmitter final : public ir::Visitor {
+class KernelEmitter final : public ir::ExhaustiveVisitor {
  public:
   KernelEmitter(llvm::Module& m, const ir::Function& f, const CodegenOptions& opts,
                 TargetAttrs target);
