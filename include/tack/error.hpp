@@ -55,12 +55,21 @@ class CompileError : public Error {
   int column() const { return column_; }
   // The message without the location prefix and source excerpt.
   const std::string& message() const { return message_; }
+  // The file the line is in, where the source came in pieces with files (tack::kernel of
+  // SourcePieces; Python's decorators); empty otherwise.
+  const std::string& file() const { return file_; }
+
+  // The same diagnostic at `line` of `file`; the message names the file ("line 7 of f.py")
+  // when `name_file` (an error in a piece from another file than the kernel's).
+  CompileError at(int line, std::string file, bool name_file) const;
 
  private:
   std::string kernel_;
   int line_;
   int column_;
   std::string message_;
+  std::string source_line_;
+  std::string file_;
 };
 
 // A broken invariant inside Tack itself, never a user error. Mapped to RuntimeError in Python,

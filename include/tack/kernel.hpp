@@ -69,6 +69,18 @@ class Kernel {
 // default the last function not decorated @tack.func. `first_line` maps line numbers to a file.
 Kernel kernel(std::string_view source, std::string_view name = {}, int first_line = 1);
 
+// One piece of a kernel's source: a function's text, the line of `file` it starts at.
+struct SourcePiece {
+  std::string text;
+  int first_line = 1;
+  std::string file;
+};
+// A kernel whose source comes in pieces, the kernel's function first, then the device
+// functions it calls, each from its own file (Python's @tack.kernel gathers them so). A
+// CompileError names the line of the piece's own file (CompileError::file), and the file too
+// when it is not the kernel's.
+Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name);
+
 // Debug mode: every array index is checked against the array's own shape; an out-of-bounds
 // access is skipped and the call raises IndexError. Also on with TACK_DEBUG=1.
 void set_debug(bool on);

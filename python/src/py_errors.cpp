@@ -17,6 +17,7 @@ void set_compile_error(const CompileError& e) {
   exc.attr("line") = e.line();
   exc.attr("column") = e.column();
   exc.attr("message") = e.message();
+  exc.attr("file") = e.file().empty() ? nb::none() : nb::cast(e.file());
   PyErr_SetObject(compile_error_type, exc.ptr());
 }
 

@@ -1,5 +1,6 @@
 // tack.Kernel: kernels from source, their launch (the Python warm path), debug mode, inspect.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "py_convert.hpp"
@@ -60,6 +61,18 @@ void init_kernel(nb::module_& m) {
         return kernel(source, name, first_line);
       },
       nb::arg("source"), nb::arg("name") = "", nb::arg("first_line") = 1);
+  m.def(
+      "_kernel_from_pieces",
+      [](const std::vector<std::tuple<std::string, int, std::string>>& pieces,
+         const std::string& name) {
+        std::vector<SourcePiece> list;
+        for (const auto& [text, first_line, file] : pieces)
+          list.push_back({text, first_line, file});
+        return kernel(list, name);
+      },
+      nb::arg("pieces"), nb::arg("name"),
+      "a kernel from pieces of source (text, first line, file), the kernel's first: "
+      "CompileErrors name the piece's file and line");
   m.def("set_debug", &set_debug, nb::arg("on"),
         "debug mode: check every index against its array's shape; IndexError on the first "
         "out-of-bounds access (skipped)");

@@ -70,49 +70,6 @@ def _device_functions(source, globals_, seen):
     return found
 
 
-def _module_text(pieces):
-    """One text for the compiler from pieces (source, first line, file), the kernel first.
-
-    Where the pieces allow it (no two overlap) each stands at its own line number, so that the
-    compiler's lines are file lines; otherwise they follow one another. Either way the segments
-    say where each piece went: (first text line, line count, file, first file line)."""
-    text, line, segments = "", 1, []
-    for source, first_line, file in sorted(pieces, key=lambda p: p[1]):
-        if first_line < line:  # overlapping (pieces of several files): one after another
-            break
-        count = source.count("\n") + (0 if source.endswith("\n") else 1)
-        text += "\n" * (first_line - line) + source + ("" if source.endswith("\n") else "\n")
-        segments.append((first_line, count, file, first_line))
-        line = first_line + count
-    else:
-        return text, segments
-    text, line, segments = "", 1, []
-    for source, first_line, file in pieces:
-        count = source.count("\n") + (0 if source.endswith("\n") else 1)
-        text += source + ("" if source.endswith("\n") else "\n")
-        segments.append((line, count, file, first_line))
-        line += count
-    return text, segments
-
-
-def _located(error, segments, kernel_file):
-    """`error` (a CompileError at a line of the compiler's text) at its file's line, naming the
-    file when it is not the kernel's (a @tack.func imported from another module)."""
-    line = error.line
-    for start, count, file, first_line in segments:
-        if line is None or not start <= line < start + count:
-            continue
-        at = first_line + (line - start)
-        where = f"line {at}" + ("" if file == kernel_file else f" of {file}")
-        text = str(error).replace(f"kernel '{error.kernel}', line {line},",
-                                  f"kernel '{error.kernel}', {where},", 1)
-        moved = _tack.CompileError(text)
-        moved.kernel, moved.line, moved.column = error.kernel, at, error.column
-        moved.message, moved.file = error.message, file
-        return moved
-    return error
-
-
 class Kernel:
     """A kernel: call it with arrays and numbers; each new argument signature compiles once.
 
@@ -120,7 +77,7 @@ class Kernel:
     decorated, as Python resolves names: a @tack.func defined below the kernel, or in an
     enclosing function, is found."""
 
-    __slots__ = ("_fn", "_k", "_segments", "_file", "__name__", "__wrapped__", "__dict__")
+    __slots__ = ("_fn", "_k", "__name__", "__wrapped__", "__dict__")
 
     def __init__(self, fn):
         self._fn = fn
@@ -129,29 +86,23 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         # A kernel without readable source fails here, at decoration.
-        self._file = _source_of(fn)[2]
-        self._segments = []
+        _source_of(fn)
 
     def _build(self):
         fn = self._fn
         source, first_line, file = _source_of(fn)
         funcs = _device_functions(source, _namespace(fn), {fn.__name__})
-        text, self._segments = _module_text([(source, first_line, file)] +
-                                            [(f.source, f.first_line, f.file) for f in funcs])
-        try:
-            self._k = _tack._kernel_from_source(text, fn.__name__, 1)
-        except _tack.CompileError as e:
-            raise _located(e, self._segments, self._file) from None
+        # C++ lays the pieces out and moves a CompileError to its piece's file and line.
+        self._k = _tack._kernel_from_pieces(
+            [(source, first_line, file)] + [(f.source, f.first_line, f.file) for f in funcs],
+            fn.__name__)
         return self._k
 
     def __call__(self, *args):
         k = self._k
         if k is None:
             k = self._build()
-        try:
-            return k(*args)
-        except _tack.CompileError as e:
-            raise _located(e, self._segments, self._file) from None
+        return k(*args)
 
     @property
     def compiled(self):
@@ -186,11 +137,7 @@ def inspect(k, *args, mode="ir"):
     ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on OpenCL)."""
     if not isinstance(k, Kernel):
         return _tack.inspect(k, *args, mode=mode)
-    compiled = k.compiled
-    try:
-        return _tack.inspect(compiled, *args, mode=mode)
-    except _tack.CompileError as e:
-        raise _located(e, k._segments, k._file) from None
+    return _tack.inspect(k.compiled, *args, mode=mode)
 
 
 def _only_in_kernels(name):

@@ -2,6 +2,7 @@
 // and takes no lock when the previous call's variant matches (the common case in a loop).
 #include "dispatch/kernel_impl.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -79,7 +80,85 @@ std::uint64_t VariantKey::hash() const {
 }
 
 KernelImpl::KernelImpl(std::string source, std::string name, int first_line)
-    : source_(std::move(source)), module_(frontend::parse_module(source_, first_line)) {
+    : source_(std::move(source)), module_(parse(first_line)) {
+  init(first_line, name);
+}
+
+namespace {
+
+int line_count(const std::string& text) {
+  const auto n = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  return n + (text.empty() || text.back() == '\n' ? 0 : 1);
+}
+
+}  // namespace
+
+KernelImpl::Layout KernelImpl::lay_out(const std::vector<SourcePiece>& pieces) {
+  // Where the pieces allow it (no two overlap) each stands at its own line number, so that the
+  // compiler's lines are file lines; otherwise they follow one another, the kernel first.
+  std::vector<const SourcePiece*> order;
+  for (const auto& p : pieces) order.push_back(&p);
+  std::stable_sort(order.begin(), order.end(), [](const SourcePiece* a, const SourcePiece* b) {
+    return a->first_line < b->first_line;
+  });
+  Layout out;
+  int line = 1;
+  for (const SourcePiece* p : order) {
+    if (p->first_line < line) {  // overlapping pieces (of several files): one after another
+      out = Layout{};
+      line = 1;
+      for (const auto& q : pieces) {
+        const int count = line_count(q.text);
+        out.text += q.text;
+        if (!q.text.empty() && q.text.back() != '\n') out.text += '\n';
+        out.segments.push_back({line, count, q.file, q.first_line});
+        line += count;
+      }
+      return out;
+    }
+    const int count = line_count(p->text);
+    out.text += std::string(static_cast<std::size_t>(p->first_line - line), '\n') + p->text;
+    if (!p->text.empty() && p->text.back() != '\n') out.text += '\n';
+    out.segments.push_back({p->first_line, count, p->file, p->first_line});
+    line = p->first_line + count;
+  }
+  return out;
+}
+
+KernelImpl::KernelImpl(const std::vector<SourcePiece>& pieces, std::string name)
+    : KernelImpl(lay_out(pieces), pieces.empty() ? std::string() : pieces.front().file,
+                 std::move(name)) {}
+
+KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name)
+    : source_(std::move(layout.text)),
+      segments_(std::move(layout.segments)),
+      kernel_file_(std::move(kernel_file)),
+      module_(parse(1)) {
+  try {
+    init(1, name);
+  } catch (const CompileError& e) {
+    throw located(e);
+  }
+}
+
+frontend::Module KernelImpl::parse(int first_line) const {
+  try {
+    return frontend::parse_module(source_, first_line);
+  } catch (const CompileError& e) {
+    throw located(e);
+  }
+}
+
+CompileError KernelImpl::located(const CompileError& e) const {
+  for (const Segment& s : segments_) {
+    if (e.line() < s.start || e.line() >= s.start + s.count) continue;
+    // An error in a piece of another file than the kernel's names that file.
+    return e.at(s.first_line + (e.line() - s.start), s.file, s.file != kernel_file_);
+  }
+  return e;
+}
+
+void KernelImpl::init(int first_line, const std::string& name) {
   const frontend::FunctionDef* def = nullptr;
   if (name.empty()) {
     for (const auto& f : module_.functions) {
@@ -178,8 +257,12 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   }
   auto v = std::make_unique<Variant>();
   v->key = key;
-  v->kernel =
-      compiler::compile_kernel(module_, name_, key.args, target->pipeline_options(key.debug));
+  try {
+    v->kernel =
+        compiler::compile_kernel(module_, name_, key.args, target->pipeline_options(key.debug));
+  } catch (const CompileError& e) {
+    throw located(e);
+  }
   v->facts = ParamFacts{&name_, &param_names_, &v->kernel.written, &v->kernel.atomics};
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);

@@ -48,6 +48,9 @@ struct Variant {
 class KernelImpl {
  public:
   KernelImpl(std::string source, std::string name, int first_line);
+  // Source in pieces (tack::kernel of SourcePieces): CompileErrors are moved to their piece's
+  // file and line.
+  KernelImpl(const std::vector<SourcePiece>& pieces, std::string name);
 
   void call(const KernelArg* args, std::size_t count);
   const std::string& name() const { return name_; }
@@ -60,8 +63,27 @@ class KernelImpl {
   void signature_of(const KernelArg* args, std::size_t count, VariantKey& key) const;
   Variant& find_or_lower(const VariantKey& key);
   std::unique_ptr<Variant> lower(const VariantKey& key);
+  // Where each piece of a pieced source went in source_: text lines [start, start + count)
+  // are lines [first_line, ...) of `file`. Empty for a source in one piece.
+  struct Segment {
+    int start, count;
+    std::string file;
+    int first_line;
+  };
+  struct Layout {
+    std::string text;
+    std::vector<Segment> segments;
+  };
+  static Layout lay_out(const std::vector<SourcePiece>& pieces);
+  KernelImpl(Layout layout, std::string kernel_file, std::string name);
+  frontend::Module parse(int first_line) const;
+  void init(int first_line, const std::string& name);
+  // `e` at its piece's file and line (as it is for a source in one piece).
+  CompileError located(const CompileError& e) const;
 
   std::string source_;
+  std::vector<Segment> segments_;
+  std::string kernel_file_;  // the file of the kernel's own piece
   std::string name_;
   frontend::Module module_;
   std::vector<std::string> param_names_;

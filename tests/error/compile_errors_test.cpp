@@ -189,6 +189,56 @@ TEST(CompileErrorsPublicApi, FirstLineShiftsTheReportedLine) {
   }
 }
 
+// A source in pieces (as Python's decorators gather a kernel and the device functions it calls
+// from their files): an error is reported at its piece's file and line, naming the file when it
+// is not the kernel's, whether the parser or the first call's lowering finds it.
+TEST(CompileErrorsPublicApi, PiecesReportTheirOwnFileAndLine) {
+  const SourcePiece helper{"@tack.func\ndef helper(v):\n    return v + \"oops\"\n", 5,
+                           "/src/helpers.py"};
+  const SourcePiece kernel_piece{
+      "def k(x):\n    for i in range(len(x)):\n        x[i] = helper(x[i])\n", 20,
+      "/src/kernels.py"};
+  Array x = zeros({4});
+  try {
+    kernel(std::vector<SourcePiece>{kernel_piece, helper}, "k")(x);
+    ADD_FAILURE() << "compiled";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 7);
+    EXPECT_EQ(e.file(), "/src/helpers.py");
+    EXPECT_EQ(std::string(e.what()).rfind("kernel 'helper', line 7 of /src/helpers.py, column", 0),
+              0u)
+        << e.what();
+  }
+  // Found by lowering, at the first call: moved the same way.
+  const SourcePiece lowered{"@tack.func\ndef helper3(v):\n    return v + nowhere\n", 5,
+                            "/src/helpers.py"};
+  const SourcePiece calls{"def k3(x):\n    for i in range(len(x)):\n        x[i] = helper3(x[i])\n",
+                          20, "/src/kernels.py"};
+  Kernel k3 = kernel(std::vector<SourcePiece>{calls, lowered}, "k3");
+  try {
+    k3(x);
+    ADD_FAILURE() << "compiled";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 7);
+    EXPECT_EQ(e.file(), "/src/helpers.py");
+    EXPECT_NE(std::string(e.what()).find("line 7 of /src/helpers.py"), std::string::npos)
+        << e.what();
+  }
+  // An error in the kernel's own piece names its line only; overlapping pieces (lines 1-3 and
+  // 2-4) are laid one after another and still map back.
+  const SourcePiece bad_kernel{"def k2(x):\n    for i in range(len(x)):\n        x[i] = +\n", 2,
+                               "/src/kernels.py"};
+  const SourcePiece early{"@tack.func\ndef helper2(v):\n    return v\n", 1, "/src/other.py"};
+  try {
+    kernel(std::vector<SourcePiece>{bad_kernel, early}, "k2");
+    ADD_FAILURE() << "parsed";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_EQ(e.file(), "/src/kernels.py");
+    EXPECT_EQ(std::string(e.what()).rfind("kernel 'k2', line 4, column", 0), 0u) << e.what();
+  }
+}
+
 TEST(CompileErrorsPublicApi, NamingAKernelThatIsNotThere) {
   EXPECT_THROW(kernel("def k(x):\n    for i in range(len(x)):\n        x[i] = 0\n", "other"),
                ValueError);

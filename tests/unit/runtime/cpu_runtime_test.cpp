@@ -1,0 +1,102 @@
+// The CPU backend, the device registry and the parallel runtime, each on its own: allocation
+// and wrapping, the DLPack answers memory/ asks of a backend, device lookup and the default
+// device, and parallel_for's coverage of its range.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "memory/device_buffer.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/parallel.hpp"
+#include "tack/error.hpp"
+
+namespace tack::detail {
+namespace {
+
+TEST(CpuBackend, AllocatesAlignedOwnedBuffersAndWrapsWithoutOwning) {
+  auto cpu = find_backend("cpu");
+  for (std::size_t n : {0, 1, 63, 64, 1000, 1 << 20}) {
+    auto b = cpu->allocate(n);
+    EXPECT_EQ(b->nbytes(), n);
+    EXPECT_EQ(b->address() % kCpuAlignment, 0u) << n << " bytes";
+    EXPECT_TRUE(b->owned());
+    EXPECT_FALSE(b->shared());
+    EXPECT_EQ(b->backend(), cpu);
+  }
+  std::vector<std::byte> host(32);
+  auto w = cpu->wrap(reinterpret_cast<std::uintptr_t>(host.data()), host.size(), nullptr);
+  EXPECT_FALSE(w->owned()) << "Tack never frees what it did not allocate";
+  EXPECT_TRUE(w->shared()) << "wrapped memory is someone else's from the start";
+  EXPECT_EQ(cpu->memory_space(reinterpret_cast<std::uintptr_t>(host.data())), "cpu");
+  EXPECT_TRUE(cpu->device_memory_spaces().empty()) << "the CPU checks no pointer kinds";
+}
+
+TEST(CpuBackend, AnswersDlpacksQuestions) {
+  auto cpu = find_backend("cpu");
+  const dlpack::Device d = cpu->dlpack_device();
+  EXPECT_EQ(d.device_type, dlpack::kCPU);
+  EXPECT_EQ(d.device_id, 0);
+  EXPECT_TRUE(cpu->holds_dlpack({dlpack::kCPU, 0}));
+  EXPECT_TRUE(cpu->holds_dlpack({dlpack::kCUDAHost, 0})) << "pinned host memory is host memory";
+  EXPECT_FALSE(cpu->holds_dlpack({dlpack::kOpenCL, 0}));
+  EXPECT_TRUE(cpu->host_memory());
+  EXPECT_NO_THROW(cpu->check_dlpack_stream(-1));
+  EXPECT_THROW(cpu->check_dlpack_stream(1), ValueError);
+}
+
+TEST(DeviceRegistry, FindsDevicesByNameAndKeepsADefault) {
+  auto cpu = find_backend("cpu");
+  EXPECT_EQ(cpu->name(), "cpu");
+  EXPECT_EQ(all_backends().front(), cpu) << "the CPU is always present, and first";
+  try {
+    find_backend("tpu:7");
+    ADD_FAILURE() << "found";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("the devices present are 'cpu'"), std::string::npos)
+        << e.what();
+  }
+  const auto before = default_backend();
+  set_default_backend(cpu);
+  EXPECT_EQ(default_backend(), cpu);
+  set_default_backend(before);
+  for (const auto& b : all_backends()) {
+    EXPECT_EQ(find_backend(b->name()), b) << b->name();
+    EXPECT_EQ(find_backend(b->kind()), find_backend(b->kind())) << "a kind names its first";
+  }
+}
+
+TEST(Parallel, CoversTheRangeExactlyOnceForEveryGrain) {
+  EXPECT_GE(num_threads(), 1);
+  for (std::int64_t n : {0, 1, 7, 1000, 100003}) {
+    for (std::int64_t grain : {1, 16, 1000, 1 << 20}) {
+      std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+      parallel_for(n, grain, [&](std::int64_t b, std::int64_t e) {
+        ASSERT_LE(0, b);
+        ASSERT_LE(b, e);
+        ASSERT_LE(e, n);
+        for (std::int64_t i = b; i < e; ++i) ++hits[static_cast<std::size_t>(i)];
+      });
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1)
+            << "n " << n << ", grain " << grain << ", index " << i;
+      }
+    }
+  }
+}
+
+TEST(Parallel, WorkBelowTheGrainRunsOnTheCallingThread) {
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> elsewhere{false};
+  parallel_for(100, 1000, [&](std::int64_t, std::int64_t) {
+    if (std::this_thread::get_id() != caller) elsewhere = true;
+  });
+  EXPECT_FALSE(elsewhere.load());
+}
+
+}  // namespace
+}  // namespace tack::detail
