@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <string>
 
-#include "targets/cpu/cpu_target.hpp"
 #include "ratio_reporter.hpp"
 #include "tack/tack.hpp"
+#include "targets/cpu/cpu_target.hpp"
 
 namespace {
 
