@@ -42,7 +42,9 @@ struct ArgList {
 }  // namespace
 
 void init_kernel(nb::module_& m) {
-  nb::class_<Kernel>(m, "Kernel")
+  // Named CompiledKernel in Python: tack.Kernel is the @tack.kernel object (tack/_kernel.py),
+  // which holds one of these; one class per language is named Kernel.
+  nb::class_<Kernel>(m, "CompiledKernel")
       .def(
           "__call__",
           [](const Kernel& k, nb::args args) {
@@ -53,7 +55,7 @@ void init_kernel(nb::module_& m) {
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("variant_count", &Kernel::variant_count)
-      .def("__repr__", [](const Kernel& k) { return "tack.Kernel('" + k.name() + "')"; });
+      .def("__repr__", [](const Kernel& k) { return "tack.CompiledKernel('" + k.name() + "')"; });
 
   m.def(
       "_kernel_from_source",

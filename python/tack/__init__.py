@@ -7,6 +7,7 @@ docs/python-api.md for the array API.
 
 from tack._tack import (
     Array,
+    CompiledKernel,
     CompileError,
     Device,
     DType,
@@ -78,6 +79,7 @@ def _on_exit():
 _atexit.register(_on_exit)
 
 __all__ = [
+    "CompiledKernel",
     "Kernel",
     "atomic_add",
     "atomic_max",

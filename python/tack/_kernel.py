@@ -106,7 +106,7 @@ class Kernel:
 
     @property
     def compiled(self):
-        """The C++ kernel object (tack.Kernel) behind this one."""
+        """The C++ kernel object (tack.CompiledKernel) behind this one."""
         return self._k if self._k is not None else self._build()
 
     @property
@@ -127,7 +127,8 @@ def kernel(fn):
 
 
 def kernel_from_source(source, name="", first_line=1):
-    """A kernel from source text; `name` picks the kernel among its functions."""
+    """A kernel from source text (a tack.CompiledKernel); `name` picks the kernel among its
+    functions."""
     return _tack._kernel_from_source(source, name, first_line)
 
 
