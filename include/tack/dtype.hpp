@@ -10,18 +10,61 @@
 
 namespace tack {
 
-// The ten scalar types, each with the NumPy type of the same width and kind.
-enum class ScalarType : std::uint8_t { i8, i16, i32, i64, u8, u16, u32, u64, f32, f64 };
+// Tack's one scalar type enumeration, shared by arrays and the kernel IR. The first ten are the
+// element types an array holds, each with the NumPy type of the same width and kind. `boolean`
+// is the type of a kernel's comparisons and conditions (and of bool scalar arguments): it lives
+// in memory as one byte, 0 or 1, but no array holds it (TypeError; use u8 for flags).
+enum class ScalarType : std::uint8_t { i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, boolean };
 
-inline constexpr int kScalarTypeCount = 10;
+inline constexpr int kScalarTypeCount = 10;  // the array element types, i8 to f64
 
-std::size_t itemsize(ScalarType t);
-std::string_view name(ScalarType t);        // "f32", ...
-std::string_view numpy_name(ScalarType t);  // "float32", ...
-bool is_float(ScalarType t);
-bool is_signed(ScalarType t);
-// "f32" or "float32" -> f32; nullopt for anything else.
-std::optional<ScalarType> scalar_type_from_name(std::string_view name);
+namespace detail {
+struct ScalarTypeInfo {
+  std::string_view name;   // Tack's spelling, used by the kernel language and the IR printer
+  std::string_view numpy;  // NumPy's
+  std::uint8_t size;       // bytes in memory, also the natural alignment of an atomic on it
+  bool is_float;
+  bool is_signed;
+};
+inline constexpr ScalarTypeInfo kScalarTypeInfo[kScalarTypeCount + 1] = {
+    {"i8", "int8", 1, false, true},     {"i16", "int16", 2, false, true},
+    {"i32", "int32", 4, false, true},   {"i64", "int64", 8, false, true},
+    {"u8", "uint8", 1, false, false},   {"u16", "uint16", 2, false, false},
+    {"u32", "uint32", 4, false, false}, {"u64", "uint64", 8, false, false},
+    {"f32", "float32", 4, true, true},  {"f64", "float64", 8, true, true},
+    {"bool", "bool", 1, false, false},
+};
+constexpr const ScalarTypeInfo& info(ScalarType t) {
+  return kScalarTypeInfo[static_cast<int>(t)];
+}
+}  // namespace detail
+
+constexpr std::size_t itemsize(ScalarType t) {
+  return detail::info(t).size;
+}
+// "f32", ..., "bool"
+constexpr std::string_view name(ScalarType t) {
+  return detail::info(t).name;
+}
+// "float32", ..., "bool"
+constexpr std::string_view numpy_name(ScalarType t) {
+  return detail::info(t).numpy;
+}
+constexpr bool is_float(ScalarType t) {
+  return detail::info(t).is_float;
+}
+constexpr bool is_signed(ScalarType t) {
+  return detail::info(t).is_signed;
+}
+// An array element type by name: "f32" or "float32" -> f32; nullopt for anything else
+// (including "bool": no array holds booleans).
+constexpr std::optional<ScalarType> scalar_type_from_name(std::string_view name) {
+  for (int i = 0; i < kScalarTypeCount; ++i) {
+    const detail::ScalarTypeInfo& info = detail::kScalarTypeInfo[i];
+    if (info.name == name || info.numpy == name) return static_cast<ScalarType>(i);
+  }
+  return std::nullopt;
+}
 // The scalar type of host data whose NumPy dtype is `numpy_name`; TypeError naming the ten
 // supported types otherwise (bool, float16, complex, object, ... have no Tack dtype).
 ScalarType scalar_type_for_host(std::string_view numpy_name);
@@ -95,6 +138,10 @@ inline constexpr DType u64{ScalarType::u64};
 inline constexpr DType f32{ScalarType::f32};
 inline constexpr DType f64{ScalarType::f64};
 
+// TypeError unless `dtype` is one an array can hold (every dtype but bool and its vectors);
+// `what` names the call in the message.
+void check_array_dtype(DType dtype, const char* what);
+
 // tack::vec(3, tack::f32): vectors of 3 f32. n must be in [1, 16]; ValueError otherwise.
 DType vec(int n, DType scalar);
 
@@ -116,7 +163,7 @@ struct Scalar {
 
 // Writes `value` converted to `t` into `out` (itemsize(t) bytes). Integers must fit the type
 // (ValueError naming the range otherwise); floats convert to integers toward zero and must be
-// finite and in range.
+// finite and in range. `t` is an array element type (TypeError for boolean), as for load_scalar.
 void convert_scalar(const Scalar& value, ScalarType t, void* out);
 // Reads one element of type `t` as a Scalar of the matching kind.
 Scalar load_scalar(ScalarType t, const void* in);

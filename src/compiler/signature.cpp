@@ -18,9 +18,9 @@ std::string to_string(const std::vector<ArgType>& signature) {
 
 ir::ScalarType default_float_type(const std::vector<ArgType>& signature) {
   for (const auto& a : signature) {
-    if (a.type == ir::ScalarType::F64) return ir::ScalarType::F64;
+    if (a.type == ir::ScalarType::f64) return ir::ScalarType::f64;
   }
-  return ir::ScalarType::F32;
+  return ir::ScalarType::f32;
 }
 
 }  // namespace tack::compiler

@@ -14,7 +14,7 @@ namespace tack::compiler {
 struct ArgType {
   enum class Kind : std::uint8_t { Array, Scalar };
   Kind kind = Kind::Scalar;
-  ir::ScalarType type = ir::ScalarType::I32;  // scalar type, or the array's element type
+  ir::ScalarType type = ir::ScalarType::i32;  // scalar type, or the array's element type
   std::uint8_t rank = 0;                      // arrays: 1 to 3
   std::uint8_t vec_width = 0;                 // arrays: 0, or n for tack.vec(n, dtype)
 

@@ -19,32 +19,6 @@
 namespace tack::detail {
 namespace {
 
-ir::ScalarType ir_type(ScalarType t) {
-  switch (t) {
-    case ScalarType::i8:
-      return ir::ScalarType::I8;
-    case ScalarType::i16:
-      return ir::ScalarType::I16;
-    case ScalarType::i32:
-      return ir::ScalarType::I32;
-    case ScalarType::i64:
-      return ir::ScalarType::I64;
-    case ScalarType::u8:
-      return ir::ScalarType::U8;
-    case ScalarType::u16:
-      return ir::ScalarType::U16;
-    case ScalarType::u32:
-      return ir::ScalarType::U32;
-    case ScalarType::u64:
-      return ir::ScalarType::U64;
-    case ScalarType::f32:
-      return ir::ScalarType::F32;
-    case ScalarType::f64:
-      return ir::ScalarType::F64;
-  }
-  return ir::ScalarType::F32;
-}
-
 std::string shape_of_param(const Array& a) {
   return shape_str(a.shape());
 }
@@ -216,7 +190,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
                         "); kernel arrays have 1 to 3 dimensions: reshape it");
       }
       if (a->dtype().scalar == ScalarType::f64) any_f64_array = true;
-      key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Array, ir_type(a->dtype().scalar),
+      key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Array, a->dtype().scalar,
                                       static_cast<std::uint8_t>(a->ndim()),
                                       static_cast<std::uint8_t>(a->dtype().vector_n)};
     }
@@ -224,22 +198,22 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   for (std::size_t i = 0; i < count; ++i) {
     if (args[i].array != nullptr) continue;
     const Scalar& s = args[i].scalar;
-    ir::ScalarType t = ir::ScalarType::I32;
+    ir::ScalarType t = ir::ScalarType::i32;
     switch (s.kind) {
       case Scalar::Kind::Int:
         t = (s.i >= std::numeric_limits<std::int32_t>::min() &&
              s.i <= std::numeric_limits<std::int32_t>::max())
-                ? ir::ScalarType::I32
-                : ir::ScalarType::I64;
+                ? ir::ScalarType::i32
+                : ir::ScalarType::i64;
         break;
       case Scalar::Kind::UInt:
-        t = ir::ScalarType::U64;
+        t = ir::ScalarType::u64;
         break;
       case Scalar::Kind::Float:
-        t = any_f64_array ? ir::ScalarType::F64 : ir::ScalarType::F32;
+        t = any_f64_array ? ir::ScalarType::f64 : ir::ScalarType::f32;
         break;
       case Scalar::Kind::Bool:
-        t = ir::ScalarType::Bool;
+        t = ir::ScalarType::boolean;
         break;
     }
     key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Scalar, t, 0, 0};

@@ -30,17 +30,17 @@ void need_index_list(const std::vector<Expr>& idx, size_t count, const char* wha
 int64_t wrap_to(ScalarType t, int64_t v) {
   uint64_t u = static_cast<uint64_t>(v);
   switch (t) {
-    case ScalarType::I8:
+    case ScalarType::i8:
       return static_cast<int8_t>(u);
-    case ScalarType::I16:
+    case ScalarType::i16:
       return static_cast<int16_t>(u);
-    case ScalarType::I32:
+    case ScalarType::i32:
       return static_cast<int32_t>(u);
-    case ScalarType::U8:
+    case ScalarType::u8:
       return static_cast<uint8_t>(u);
-    case ScalarType::U16:
+    case ScalarType::u16:
       return static_cast<uint16_t>(u);
-    case ScalarType::U32:
+    case ScalarType::u32:
       return static_cast<uint32_t>(u);
     default:
       return v;
@@ -56,7 +56,7 @@ Expr int_const(ScalarType t, int64_t v) {
 
 Expr float_const(ScalarType t, double v) {
   TACK_INTERNAL_ASSERT(is_float(t), "float_const of non-float type " + std::string(name(t)));
-  if (t == ScalarType::F32) v = static_cast<double>(static_cast<float>(v));
+  if (t == ScalarType::f32) v = static_cast<double>(static_cast<float>(v));
   return FloatConst::make(t, v);
 }
 

@@ -17,19 +17,19 @@ Expr int_const(ScalarType t, int64_t v);
 // float_const rounds v to t (f32 or f64).
 Expr float_const(ScalarType t, double v);
 inline Expr const_i32(int32_t v) {
-  return int_const(ScalarType::I32, v);
+  return int_const(ScalarType::i32, v);
 }
 inline Expr const_i64(int64_t v) {
-  return int_const(ScalarType::I64, v);
+  return int_const(ScalarType::i64, v);
 }
 inline Expr const_u32(uint32_t v) {
-  return int_const(ScalarType::U32, v);
+  return int_const(ScalarType::u32, v);
 }
 inline Expr const_f32(float v) {
-  return float_const(ScalarType::F32, v);
+  return float_const(ScalarType::f32, v);
 }
 inline Expr const_f64(double v) {
-  return float_const(ScalarType::F64, v);
+  return float_const(ScalarType::f64, v);
 }
 Expr const_bool(bool v);
 // A constant of any numeric type from an integer value (0 and 1 for bool).
@@ -143,7 +143,7 @@ ParallelDim range_dim(std::string name, Expr stop);
 // Builds a Function parameter by parameter, then prelude statements, then the ParallelFor.
 class FunctionBuilder {
  public:
-  explicit FunctionBuilder(std::string name, ScalarType default_float = ScalarType::F32);
+  explicit FunctionBuilder(std::string name, ScalarType default_float = ScalarType::f32);
 
   ArrayRef array_param(std::string name, ScalarType elem, int rank = 1, int vec_width = 0);
   // The parameter as an expression (a Param node).

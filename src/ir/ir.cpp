@@ -237,7 +237,7 @@ Expr Cast::make(ScalarType t, Expr value) {
 Expr MathCall::make(MathFn fn, std::vector<Expr> args) {
   TACK_INTERNAL_ASSERT(!args.empty() && args[0], "MathCall without arguments");
   ScalarType t = args[0]->type;
-  if (fn == MathFn::IsNan || fn == MathFn::IsInf || fn == MathFn::IsFinite) t = ScalarType::Bool;
+  if (fn == MathFn::IsNan || fn == MathFn::IsInf || fn == MathFn::IsFinite) t = ScalarType::boolean;
   return std::make_shared<const MathCall>(t, fn, std::move(args));
 }
 Expr AtomicRMW::make(AtomicOp op, int param, std::vector<Expr> indices, Expr value) {

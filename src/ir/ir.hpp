@@ -216,7 +216,7 @@ struct FloatConst final : ExprNode {
 
 struct BoolConst final : ExprNode {
   TACK_IR_NODE(BoolConst)
-  explicit BoolConst(bool v) : ExprNode(kKind, ScalarType::Bool), value(v) {}
+  explicit BoolConst(bool v) : ExprNode(kKind, ScalarType::boolean), value(v) {}
   static Expr make(bool v);
   bool value;
 };
@@ -252,7 +252,7 @@ struct ArrayLoad final : ExprNode {
 // dim == rank is the vector width.
 struct ArrayShape final : ExprNode {
   TACK_IR_NODE(ArrayShape)
-  ArrayShape(int p, int d) : ExprNode(kKind, ScalarType::I64), param(p), dim(d) {}
+  ArrayShape(int p, int d) : ExprNode(kKind, ScalarType::i64), param(p), dim(d) {}
   static Expr make(int param, int dim);
   int param;
   int dim;
@@ -282,7 +282,7 @@ struct Binary final : ExprNode {
 struct Compare final : ExprNode {
   TACK_IR_NODE(Compare)
   Compare(CompareOp o, Expr x, Expr y)
-      : ExprNode(kKind, ScalarType::Bool), op(o), a(std::move(x)), b(std::move(y)) {}
+      : ExprNode(kKind, ScalarType::boolean), op(o), a(std::move(x)), b(std::move(y)) {}
   static Expr make(CompareOp op, Expr a, Expr b);
   CompareOp op;
   Expr a, b;
@@ -292,7 +292,7 @@ struct Compare final : ExprNode {
 struct Logical final : ExprNode {
   TACK_IR_NODE(Logical)
   Logical(LogicalOp o, Expr x, Expr y)
-      : ExprNode(kKind, ScalarType::Bool), op(o), a(std::move(x)), b(std::move(y)) {}
+      : ExprNode(kKind, ScalarType::boolean), op(o), a(std::move(x)), b(std::move(y)) {}
   static Expr make(LogicalOp op, Expr a, Expr b);
   LogicalOp op;
   Expr a, b;
@@ -511,7 +511,7 @@ enum class ParamKind : uint8_t { Array, Scalar };
 struct ParamDecl {
   std::string name;
   ParamKind kind = ParamKind::Scalar;
-  ScalarType type = ScalarType::I32;  // the scalar's type, or the array's element type
+  ScalarType type = ScalarType::i32;  // the scalar's type, or the array's element type
   int rank = 0;                       // arrays only: 1 to 3
   int vec_width = 0;                  // arrays only: 0, or n for tack.vec(n, dtype)
 
@@ -527,7 +527,7 @@ struct Function {
   std::string name;
   std::vector<ParamDecl> params;
   Stmt body;
-  ScalarType default_float = ScalarType::F32;
+  ScalarType default_float = ScalarType::f32;
 
   // The one top-level ParallelFor (nullptr if the body breaks the verifier's shape rule).
   const ParallelFor* parallel_for() const;

@@ -18,7 +18,7 @@ std::string float_text(ScalarType t, double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
-  std::to_chars_result r = t == ScalarType::F32
+  std::to_chars_result r = t == ScalarType::f32
                                ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
                                : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
@@ -27,7 +27,7 @@ std::string float_text(ScalarType t, double v) {
 }
 
 std::string int_text(ScalarType t, int64_t v) {
-  if (t == ScalarType::U64) return std::to_string(static_cast<uint64_t>(v));
+  if (t == ScalarType::u64) return std::to_string(static_cast<uint64_t>(v));
   return std::to_string(v);
 }
 

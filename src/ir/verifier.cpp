@@ -21,17 +21,17 @@ struct Local {
 
 bool normalized(ScalarType t, int64_t v) {
   switch (t) {
-    case ScalarType::I8:
+    case ScalarType::i8:
       return v >= INT8_MIN && v <= INT8_MAX;
-    case ScalarType::I16:
+    case ScalarType::i16:
       return v >= INT16_MIN && v <= INT16_MAX;
-    case ScalarType::I32:
+    case ScalarType::i32:
       return v >= INT32_MIN && v <= INT32_MAX;
-    case ScalarType::U8:
+    case ScalarType::u8:
       return v >= 0 && v <= UINT8_MAX;
-    case ScalarType::U16:
+    case ScalarType::u16:
       return v >= 0 && v <= UINT16_MAX;
-    case ScalarType::U32:
+    case ScalarType::u32:
       return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
     default:
       return true;
@@ -44,7 +44,7 @@ class Verifier final : public ExhaustiveVisitor {
 
   std::vector<std::string> run() {
     check_params();
-    if (fn_.default_float != ScalarType::F32 && fn_.default_float != ScalarType::F64) {
+    if (fn_.default_float != ScalarType::f32 && fn_.default_float != ScalarType::f64) {
       error("default_float must be f32 or f64, not " + std::string(name(fn_.default_float)));
     }
     const Block* body = fn_.body ? fn_.body->as<Block>() : nullptr;
@@ -85,13 +85,13 @@ class Verifier final : public ExhaustiveVisitor {
   void visit(const FloatConst& n) override {
     if (!is_float(n.type))
       error("FloatConst of type " + type_name(n.type));
-    else if (n.type == ScalarType::F32 && n.value == n.value &&
+    else if (n.type == ScalarType::f32 && n.value == n.value &&
              static_cast<double>(static_cast<float>(n.value)) != n.value) {
       error("f32 FloatConst not exactly a float: " + str(n));
     }
   }
   void visit(const BoolConst& n) override {
-    if (n.type != ScalarType::Bool) error("BoolConst of type " + type_name(n.type));
+    if (n.type != ScalarType::boolean) error("BoolConst of type " + type_name(n.type));
   }
   void visit(const Var& n) override {
     const Local* l = lookup(n.name);
@@ -121,7 +121,7 @@ class Verifier final : public ExhaustiveVisitor {
     if (n.dim < 0 || n.dim >= p->array_type().index_count()) {
       error("shape dimension " + std::to_string(n.dim) + " out of range for '" + p->name + "'");
     }
-    if (n.type != ScalarType::I64) error("ArrayShape must be i64: " + str(n));
+    if (n.type != ScalarType::i64) error("ArrayShape must be i64: " + str(n));
   }
   void visit(const LocalArrayLoad& n) override {
     check_local_access(n.name, n.indices, n.type, str(n));
@@ -154,7 +154,7 @@ class Verifier final : public ExhaustiveVisitor {
   void visit(const Compare& n) override {
     Visitor::visit(n);
     same(n.a, n.b, str(n));
-    if (n.type != ScalarType::Bool) error("Compare must be bool: " + str(n));
+    if (n.type != ScalarType::boolean) error("Compare must be bool: " + str(n));
   }
   void visit(const Logical& n) override {
     Visitor::visit(n);
@@ -198,7 +198,7 @@ class Verifier final : public ExhaustiveVisitor {
       error(std::string(fn_name(n.fn)) + " of " + type_name(t));
     }
     bool pred = n.fn == MathFn::IsNan || n.fn == MathFn::IsInf || n.fn == MathFn::IsFinite;
-    if (n.type != (pred ? ScalarType::Bool : t)) error("math result type wrong: " + str(n));
+    if (n.type != (pred ? ScalarType::boolean : t)) error("math result type wrong: " + str(n));
   }
   void visit(const AtomicRMW& n) override {
     if (in_prelude_) error("atomic in the prelude (it must be effect-free): " + str(n));
@@ -231,7 +231,7 @@ class Verifier final : public ExhaustiveVisitor {
   }
   void visit(const ArrayStore& n) override {
     if (in_prelude_) error("array store in the prelude (it must be effect-free)");
-    ScalarType elem = n.value ? n.value->type : ScalarType::Bool;
+    ScalarType elem = n.value ? n.value->type : ScalarType::boolean;
     check_array_access(n.param, n.indices, elem, "store", str(n));
     Visitor::visit(n);
   }
@@ -251,7 +251,7 @@ class Verifier final : public ExhaustiveVisitor {
   }
   void visit(const LocalArrayStore& n) override {
     if (in_prelude_) error("local array store in the prelude");
-    check_local_access(n.name, n.indices, n.value ? n.value->type : ScalarType::Bool,
+    check_local_access(n.name, n.indices, n.value ? n.value->type : ScalarType::boolean,
                        "store to " + n.name);
     Visitor::visit(n);
   }

@@ -31,6 +31,7 @@ std::int64_t element_count(const Shape& shape, const char* what) {
 }
 
 std::size_t byte_count(const Shape& shape, DType dtype, const char* what) {
+  check_array_dtype(dtype, what);
   const std::int64_t n = element_count(shape, what);
   const std::size_t item = dtype.itemsize();
   if (n != 0 && static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / item) {
@@ -58,6 +59,7 @@ using detail::shape_str;
 Array::Array(std::shared_ptr<detail::DeviceBuffer> buffer, DType dtype, Shape shape, bool writable)
     : buffer_(std::move(buffer)), dtype_(dtype), shape_(std::move(shape)), writable_(writable) {
   TACK_INTERNAL_ASSERT(buffer_ != nullptr, "array without a buffer");
+  check_array_dtype(dtype_, "tack::Array");
   TACK_INTERNAL_ASSERT(
       static_cast<std::size_t>(element_count(shape_, "array")) * dtype_.itemsize() <=
           buffer_->nbytes(),
@@ -256,6 +258,7 @@ Array ones(const Shape& shape, DType dtype, const Device& device) {
 
 Array full(const Shape& shape, const Scalar& fill_value, DType dtype, const Device& device) {
   // Convert first, so a value that does not fit is refused before anything is allocated.
+  check_array_dtype(dtype, "tack.full");
   std::byte probe[8];
   convert_scalar(fill_value, dtype.scalar, probe);
   Array a = empty(shape, dtype, device);

@@ -13,26 +13,6 @@
 namespace tack {
 namespace {
 
-struct TypeInfo {
-  std::string_view name;
-  std::string_view numpy;
-  std::size_t size;
-  bool is_float;
-  bool is_signed;
-};
-
-constexpr TypeInfo kInfo[kScalarTypeCount] = {
-    {"i8", "int8", 1, false, true},     {"i16", "int16", 2, false, true},
-    {"i32", "int32", 4, false, true},   {"i64", "int64", 8, false, true},
-    {"u8", "uint8", 1, false, false},   {"u16", "uint16", 2, false, false},
-    {"u32", "uint32", 4, false, false}, {"u64", "uint64", 8, false, false},
-    {"f32", "float32", 4, true, true},  {"f64", "float64", 8, true, true},
-};
-
-const TypeInfo& info(ScalarType t) {
-  return kInfo[static_cast<int>(t)];
-}
-
 template <class T>
 void store_int(const Scalar& v, ScalarType t, void* out) {
   T r{};
@@ -75,29 +55,6 @@ void store_int(const Scalar& v, ScalarType t, void* out) {
 
 }  // namespace
 
-std::size_t itemsize(ScalarType t) {
-  return info(t).size;
-}
-std::string_view name(ScalarType t) {
-  return info(t).name;
-}
-std::string_view numpy_name(ScalarType t) {
-  return info(t).numpy;
-}
-bool is_float(ScalarType t) {
-  return info(t).is_float;
-}
-bool is_signed(ScalarType t) {
-  return info(t).is_signed;
-}
-
-std::optional<ScalarType> scalar_type_from_name(std::string_view n) {
-  for (int i = 0; i < kScalarTypeCount; ++i) {
-    if (kInfo[i].name == n || kInfo[i].numpy == n) return static_cast<ScalarType>(i);
-  }
-  return std::nullopt;
-}
-
 ScalarType scalar_type_for_host(std::string_view numpy_name) {
   if (auto t = scalar_type_from_name(numpy_name)) return *t;
   throw TypeError("host data of dtype " + std::string(numpy_name) +
@@ -130,7 +87,14 @@ std::string DType::str() const {
   return "vec(" + std::to_string(vector_n) + ", " + std::string(name(scalar)) + ")";
 }
 
+void check_array_dtype(DType dtype, const char* what) {
+  if (dtype.scalar == ScalarType::boolean)
+    throw TypeError(std::string(what) + ": no array holds " + dtype.str() +
+                    " elements (bool is a kernel value type only); use u8 for 0/1 flags");
+}
+
 DType vec(int n, DType scalar) {
+  check_array_dtype(scalar, "tack.vec");
   if (scalar.is_vector())
     throw TypeError("tack.vec(n, dtype) needs a scalar dtype, got " + scalar.str() +
                     "; nest vectors by using a larger n");
@@ -173,6 +137,7 @@ std::string Scalar::str() const {
 }
 
 void convert_scalar(const Scalar& v, ScalarType t, void* out) {
+  check_array_dtype(t, "tack::convert_scalar");
   detail::with_scalar_type(t, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
@@ -185,6 +150,7 @@ void convert_scalar(const Scalar& v, ScalarType t, void* out) {
 }
 
 Scalar load_scalar(ScalarType t, const void* in) {
+  check_array_dtype(t, "tack::load_scalar");
   return detail::with_scalar_type(t, [in](auto tag) {
     using T = decltype(tag);
     T x;

@@ -1,5 +1,5 @@
-// One switch over the ten scalar types: with_scalar_type(t, f) calls f with a value of t's C++
-// type (a tag: only its type matters) and returns what f returns.
+// One switch over the ten array element types: with_scalar_type(t, f) calls f with a value of t's
+// C++ type (a tag: only its type matters) and returns what f returns.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +32,10 @@ decltype(auto) with_scalar_type(ScalarType t, F&& f) {
     case ScalarType::f32:
       return std::forward<F>(f)(float{});
     case ScalarType::f64:
+    case ScalarType::boolean:  // no array holds bool (check_array_dtype)
       break;
   }
-  TACK_INTERNAL_ASSERT(t == ScalarType::f64, "unknown scalar type");
+  TACK_INTERNAL_ASSERT(t == ScalarType::f64, "with_scalar_type takes an array element type");
   return std::forward<F>(f)(double{});
 }
 

@@ -45,21 +45,21 @@ void register_target(std::string kind, const Target* target) {
 
 std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {
   switch (t) {
-    case ir::ScalarType::F32:
+    case ir::ScalarType::f32:
       return codegen::scalar_slot_f32(static_cast<float>(s.as_double()));
-    case ir::ScalarType::F64:
+    case ir::ScalarType::f64:
       return codegen::scalar_slot_f64(s.as_double());
-    case ir::ScalarType::Bool:
+    case ir::ScalarType::boolean:
       return s.i != 0 ? 1 : 0;
-    case ir::ScalarType::U64:
+    case ir::ScalarType::u64:
       return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
-    case ir::ScalarType::I8:
-    case ir::ScalarType::I16:
-    case ir::ScalarType::I32:
-    case ir::ScalarType::I64:
-    case ir::ScalarType::U8:
-    case ir::ScalarType::U16:
-    case ir::ScalarType::U32:
+    case ir::ScalarType::i8:
+    case ir::ScalarType::i16:
+    case ir::ScalarType::i32:
+    case ir::ScalarType::i64:
+    case ir::ScalarType::u8:
+    case ir::ScalarType::u16:
+    case ir::ScalarType::u32:
       // Truncation to a narrower type keeps the low bytes: the slot's low bytes are the value.
       return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
   }

@@ -38,7 +38,7 @@ struct Builtin {
   Kind kind;
   int min_args, max_args;  // max_args -1: no limit
   MathFn fn = MathFn::Sqrt;
-  ScalarType type = ScalarType::F32;
+  ScalarType type = ScalarType::f32;
   ir::AtomicOp atomic = ir::AtomicOp::Add;
 };
 
@@ -93,21 +93,21 @@ const std::map<std::string, Builtin>& table() {
     m["tack.rsqrt"] = {Kind::Rsqrt, 1, 1};
     m["tack.clamp"] = {Kind::Clamp, 3, 3};
     const std::pair<const char*, ScalarType> casts[] = {
-        {"bool", ScalarType::Bool},   {"bool_", ScalarType::Bool},  {"i8", ScalarType::I8},
-        {"int8", ScalarType::I8},     {"i16", ScalarType::I16},     {"int16", ScalarType::I16},
-        {"i32", ScalarType::I32},     {"int32", ScalarType::I32},   {"i64", ScalarType::I64},
-        {"int64", ScalarType::I64},   {"u8", ScalarType::U8},       {"uint8", ScalarType::U8},
-        {"u16", ScalarType::U16},     {"uint16", ScalarType::U16},  {"u32", ScalarType::U32},
-        {"uint32", ScalarType::U32},  {"u64", ScalarType::U64},     {"uint64", ScalarType::U64},
-        {"f32", ScalarType::F32},     {"float32", ScalarType::F32}, {"f64", ScalarType::F64},
-        {"float64", ScalarType::F64},
+        {"bool", ScalarType::boolean}, {"bool_", ScalarType::boolean}, {"i8", ScalarType::i8},
+        {"int8", ScalarType::i8},      {"i16", ScalarType::i16},       {"int16", ScalarType::i16},
+        {"i32", ScalarType::i32},      {"int32", ScalarType::i32},     {"i64", ScalarType::i64},
+        {"int64", ScalarType::i64},    {"u8", ScalarType::u8},         {"uint8", ScalarType::u8},
+        {"u16", ScalarType::u16},      {"uint16", ScalarType::u16},    {"u32", ScalarType::u32},
+        {"uint32", ScalarType::u32},   {"u64", ScalarType::u64},       {"uint64", ScalarType::u64},
+        {"f32", ScalarType::f32},      {"float32", ScalarType::f32},   {"f64", ScalarType::f64},
+        {"float64", ScalarType::f64},
     };
     for (const auto& [name, type] : casts) {
       m[std::string("tack.") + name] = {Kind::Cast, 1, 1, MathFn::Sqrt, type};
     }
-    m["tack.atomic_add"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Add};
-    m["tack.atomic_min"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Min};
-    m["tack.atomic_max"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::F32, ir::AtomicOp::Max};
+    m["tack.atomic_add"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Add};
+    m["tack.atomic_min"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Min};
+    m["tack.atomic_max"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Max};
     m["tack.zeros"] = {Kind::Zeros, 1, 2};
     return m;
   }();
@@ -166,7 +166,7 @@ std::vector<ir::Expr> float_args(Lowerer& l, std::vector<Value>& args) {
   std::optional<ScalarType> t;
   for (const Value& v : args) {
     if (v.is_weak()) continue;
-    ScalarType vt = ir::is_float(v.expr->type) ? v.expr->type : l.default_float();
+    ScalarType vt = tack::is_float(v.expr->type) ? v.expr->type : l.default_float();
     t = t ? *promote(*t, vt) : vt;
   }
   ScalarType ft = t ? *t : l.default_float();
@@ -191,7 +191,7 @@ ScalarType merged_number_type(Lowerer& l, const std::vector<Value>& args,
                               const std::vector<const frontend::Expr*>& exprs,
                               const std::string& name) {
   Value acc = args[0];
-  ScalarType t = ScalarType::I32;
+  ScalarType t = ScalarType::i32;
   for (size_t k = 0; k < args.size(); ++k) {
     if (!args[k].is_weak() && ir::is_bool(args[k].expr->type)) {
       l.fail(exprs[k]->loc, call_name(name) + " takes numbers, got a bool; convert it: int(...)");
@@ -273,8 +273,8 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
 std::optional<ScalarType> dtype_of(const Lowerer& l, const frontend::Expr& e) {
   std::string name = frontend::dotted_name(e);
   if (name == "float") return l.default_float();
-  if (name == "int") return ScalarType::I64;
-  if (name == "bool") return ScalarType::Bool;
+  if (name == "int") return ScalarType::i64;
+  if (name == "bool") return ScalarType::boolean;
   auto it = table().find(name);
   if (it != table().end() && it->second.kind == Kind::Cast) return it->second.type;
   return std::nullopt;
@@ -362,11 +362,11 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       if (v.is_weak())
         return v.weak->is_float ? int_literal(*this, std::trunc(v.weak->f), c.loc, name) : v;
       if (ir::is_int(v.expr->type)) return v;  // int() of an integer is the integer itself
-      if (ir::is_bool(v.expr->type)) return Value::typed(ir::cast(ScalarType::I32, v.expr));
-      return Value::typed(ir::cast(ScalarType::I64, v.expr));
+      if (ir::is_bool(v.expr->type)) return Value::typed(ir::cast(ScalarType::i32, v.expr));
+      return Value::typed(ir::cast(ScalarType::i64, v.expr));
     case Kind::Float:
       if (v.is_weak()) return Value::literal(Constant::of_float(v.weak->as_double()));
-      if (ir::is_float(v.expr->type)) return v;
+      if (tack::is_float(v.expr->type)) return v;
       return Value::typed(ir::cast(default_float(), v.expr));
     case Kind::Bool:
       return Value::typed(to_bool(v, exprs[0]->loc));
@@ -398,7 +398,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       }
       if (ir::is_int(v.expr->type)) return v;
       // Python's round/math.floor/ceil/trunc give an int: i64, saturating, as int() does.
-      return Value::typed(ir::cast(ScalarType::I64, ir::call(fn, {v.expr})));
+      return Value::typed(ir::cast(ScalarType::i64, ir::call(fn, {v.expr})));
     }
     case Kind::FloatFn:
     case Kind::FloatPow:

@@ -258,14 +258,14 @@ bool fits(const Constant& c, ir::ScalarType t) {
 
 ir::ScalarType default_type(const Constant& c, ir::ScalarType default_float) {
   if (c.is_float) return default_float;
-  if (fits(c, ir::ScalarType::I32)) return ir::ScalarType::I32;
-  if (fits(c, ir::ScalarType::I64)) return ir::ScalarType::I64;
-  return ir::ScalarType::U64;
+  if (fits(c, ir::ScalarType::i32)) return ir::ScalarType::i32;
+  if (fits(c, ir::ScalarType::i64)) return ir::ScalarType::i64;
+  return ir::ScalarType::u64;
 }
 
 ir::Expr make_constant(const Constant& c, ir::ScalarType t) {
   if (ir::is_bool(t)) return ir::const_bool(truth(c));
-  if (ir::is_float(t)) return ir::float_const(t, c.as_double());
+  if (tack::is_float(t)) return ir::float_const(t, c.as_double());
   if (!c.is_float) return ir::int_const(t, static_cast<int64_t>(static_cast<uint64_t>(c.i)));
   // float -> int as the IR's Cast: truncate toward zero, saturate, NaN -> 0.
   double v = std::trunc(c.f);

@@ -221,7 +221,7 @@ Value lower_unary(Lowerer& l, const frontend::Unary& u) {
     case frontend::UnaryOp::Pos:
       return v;
     case frontend::UnaryOp::Invert:
-      if (ir::is_float(t)) l.fail(u.loc, "'~' takes an integer, got " + type_name(t));
+      if (tack::is_float(t)) l.fail(u.loc, "'~' takes an integer, got " + type_name(t));
       return Value::typed(ir::invert(v.expr));
     case frontend::UnaryOp::Not:
       break;
@@ -411,7 +411,7 @@ ir::Expr Lowerer::lazy_logical(ir::LogicalOp op, ir::Expr lhs, std::vector<ir::S
   }
   std::string r = fresh("_c");
   emit(ir::let(r, lhs));
-  ir::Expr rv = ir::var(ir::ScalarType::Bool, r);
+  ir::Expr rv = ir::var(ir::ScalarType::boolean, r);
   rhs_stmts.push_back(ir::assign(r, rhs));
   emit(ir::if_then(op == ir::LogicalOp::And ? rv : ir::logical_not(rv),
                    ir::block(std::move(rhs_stmts))));
@@ -496,7 +496,7 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
   if (a.is_weak() || b.is_weak()) {
     const Constant& c = a.is_weak() ? *a.weak : *b.weak;
     ir::ScalarType other = a.is_weak() ? b.expr->type : a.expr->type;
-    if (ir::is_float(other)) {
+    if (tack::is_float(other)) {
       t = other;
     } else if (c.is_float) {
       t = default_float();
@@ -536,7 +536,7 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
       }
       break;
     default:
-      if ((bitwise || shift) && ir::is_float(t)) {
+      if ((bitwise || shift) && tack::is_float(t)) {
         fail(loc, quoted(op) + " takes integers, got " + describe(*this, a) + " and " +
                       describe(*this, b));
       }
@@ -562,12 +562,12 @@ ir::Expr Lowerer::compare(frontend::CompareOp op, const Value& a, const Value& b
     if (op == frontend::CompareOp::Equal || op == frontend::CompareOp::NotEqual) {
       return ir::compare(ir_op(op), a.expr, b.expr);
     }
-    t = ir::ScalarType::I32;  // False < True, as Python orders them
+    t = ir::ScalarType::i32;  // False < True, as Python orders them
   } else if (a.is_weak() || b.is_weak()) {
     const Constant& c = a.is_weak() ? *a.weak : *b.weak;
     ir::ScalarType other = a.is_weak() ? b.expr->type : a.expr->type;
-    if (ir::is_bool(other)) other = ir::ScalarType::I32;  // True == 1, as in Python
-    if (ir::is_float(other)) {
+    if (ir::is_bool(other)) other = ir::ScalarType::i32;  // True == 1, as in Python
+    if (tack::is_float(other)) {
       t = other;
     } else if (c.is_float) {
       t = default_float();
@@ -611,7 +611,7 @@ ir::ScalarType Lowerer::merge_types(const Value& a, const Value& b, SourceLoc lo
     ir::ScalarType other = a.is_weak() ? b.expr->type : a.expr->type;
     ir::ScalarType ct = default_type(c, default_float());
     if (ir::is_bool(other) || (ir::is_int(other) && c.is_float)) return ct;
-    if (ir::is_float(other) || fits(c, other)) return other;
+    if (tack::is_float(other) || fits(c, other)) return other;
     auto p = promote(other, ct);
     if (!p) {
       fail(loc, what + " are " + type_name(other) + " and the constant " + c.text() +

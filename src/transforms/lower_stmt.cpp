@@ -47,7 +47,7 @@ std::string describe_conversion_fix(const std::string& name, ir::ScalarType loca
   if (ir::is_bool(local)) {
     return "'" + name + "' holds a bool; assign a comparison such as (x != 0), or bool(...)";
   }
-  if (ir::is_float(value) && ir::is_int(local)) {
+  if (tack::is_float(value) && ir::is_int(local)) {
     return "make '" + name + "' a float from its first assignment (e.g. " + name +
            " = 0.0), or convert explicitly: " + name + " = int(...) or " + cast_spelling(local);
   }
@@ -207,7 +207,7 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
   ir::Expr value;
   if (v.is_weak()) {
     const Constant& c = *v.weak;
-    bool ok = ir::is_float(s->type) || (!c.is_float && ir::is_int(s->type) && fits(c, s->type));
+    bool ok = tack::is_float(s->type) || (!c.is_float && ir::is_int(s->type) && fits(c, s->type));
     if (!ok) {
       std::string why = ir::is_bool(s->type) ? "assign True, False or a comparison"
                         : c.is_float ? describe_conversion_fix(name, s->type, default_float())

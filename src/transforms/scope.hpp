@@ -27,7 +27,7 @@ struct Symbol {
   SymbolKind kind = SymbolKind::Local;
   std::string name;                           // as the user wrote it
   std::string ir_name;                        // Local, LocalArray: the IR's unique name
-  ir::ScalarType type = ir::ScalarType::I32;  // scalar type, or the arrays' element type
+  ir::ScalarType type = ir::ScalarType::i32;  // scalar type, or the arrays' element type
   frontend::SourceLoc loc;                    // declaration, or first assignment
 
   // Locals only. A local first assigned inside an if/loop is declared before that statement

@@ -9,13 +9,13 @@ using ir::ScalarType;
 ScalarType signed_of_bits(int bits) {
   switch (bits) {
     case 8:
-      return ScalarType::I8;
+      return ScalarType::i8;
     case 16:
-      return ScalarType::I16;
+      return ScalarType::i16;
     case 32:
-      return ScalarType::I32;
+      return ScalarType::i32;
     default:
-      return ScalarType::I64;
+      return ScalarType::i64;
   }
 }
 
@@ -24,9 +24,9 @@ ScalarType signed_of_bits(int bits) {
 std::optional<ScalarType> promote(ScalarType a, ScalarType b) {
   if (!ir::is_numeric(a) || !ir::is_numeric(b)) return std::nullopt;
   if (a == b) return a;
-  if (ir::is_float(a) && ir::is_float(b)) return ScalarType::F64;
-  if (ir::is_float(a)) return a;
-  if (ir::is_float(b)) return b;
+  if (tack::is_float(a) && tack::is_float(b)) return ScalarType::f64;
+  if (tack::is_float(a)) return a;
+  if (tack::is_float(b)) return b;
   if (ir::is_signed_int(a) == ir::is_signed_int(b)) return ir::bits(a) >= ir::bits(b) ? a : b;
   ScalarType s = ir::is_signed_int(a) ? a : b;
   ScalarType u = ir::is_signed_int(a) ? b : a;
@@ -45,8 +45,8 @@ std::optional<ScalarType> merge(ScalarType a, ScalarType b) {
 bool converts_implicitly(ScalarType from, ScalarType to) {
   if (from == to || ir::is_bool(from)) return true;
   if (ir::is_bool(to)) return false;
-  if (ir::is_float(to)) return ir::is_int(from) || to == ScalarType::F64;
-  if (ir::is_float(from)) return false;
+  if (tack::is_float(to)) return ir::is_int(from) || to == ScalarType::f64;
+  if (tack::is_float(from)) return false;
   if (ir::bits(to) <= ir::bits(from)) return false;
   return ir::is_signed_int(from) == ir::is_signed_int(to) || ir::is_signed_int(to);
 }

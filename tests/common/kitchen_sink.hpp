@@ -12,7 +12,7 @@ namespace tack::test_kernels {
 using namespace ir;
 using ST = ir::ScalarType;
 
-inline Expr vi(const std::string& n, ST t = ST::I64) {
+inline Expr vi(const std::string& n, ST t = ST::i64) {
   return var(t, n);
 }
 
@@ -20,13 +20,13 @@ inline Expr vi(const std::string& n, ST t = ST::I64) {
 // powers, shifts, casts both ways, min/max/abs, math functions, atomics, control flow, local
 // arrays, bool parameters and vec arrays.
 inline Function kitchen_sink() {
-  const ST all[] = {ST::I8,  ST::I16, ST::I32, ST::I64, ST::U8,
-                    ST::U16, ST::U32, ST::U64, ST::F32, ST::F64};
+  const ST all[] = {ST::i8,  ST::i16, ST::i32, ST::i64, ST::u8,
+                    ST::u16, ST::u32, ST::u64, ST::f32, ST::f64};
   FunctionBuilder fb("kitchen_sink");
   std::vector<ArrayRef> arrays;
   for (ST t : all) arrays.push_back(fb.array_param(std::string("a_") + std::string(name(t)), t));
-  ArrayRef v3 = fb.array_param("v3", ST::F32, 2, 3);
-  Expr flag = fb.scalar_param("flag", ST::Bool);
+  ArrayRef v3 = fb.array_param("v3", ST::f32, 2, 3);
+  Expr flag = fb.scalar_param("flag", ST::boolean);
   std::vector<Stmt> body;
   Expr i = vi("i");
   for (std::size_t k = 0; k < arrays.size(); ++k) {
@@ -45,7 +45,7 @@ inline Function kitchen_sink() {
                                 neg(x)};
     if (is_int(t)) {
       for (Expr e : {shl(x, y), shr(x, y), bit_and(x, y), bit_or(x, y), bit_xor(x, y), invert(x),
-                     cast(t, cast(ST::F32, x)), cast(t, cast(ST::F64, x))})
+                     cast(t, cast(ST::f32, x)), cast(t, cast(ST::f64, x))})
         values.push_back(e);
     } else {
       values.push_back(truediv(x, y));
@@ -72,14 +72,14 @@ inline Function kitchen_sink() {
     for (AtomicOp op : {AtomicOp::Add, AtomicOp::Min, AtomicOp::Max})
       body.push_back(eval(atomic(op, a, {const_i64(0)}, x)));
   }
-  body.push_back(local_array("loc", ST::F64, {2, 3}));
+  body.push_back(local_array("loc", ST::f64, {2, 3}));
   body.push_back(local_store("loc", {const_i32(1), const_i32(2)}, const_f64(1.5)));
   body.push_back(if_then(
       flag, store(v3, {i, const_i64(0), const_i64(2)},
-                  cast(ST::F32, local_load(ST::F64, "loc", {const_i32(1), const_i32(2)})))));
+                  cast(ST::f32, local_load(ST::f64, "loc", {const_i32(1), const_i32(2)})))));
   body.push_back(
       for_range("k", const_u32(10), const_u32(0), const_u32(3),
-                if_then(gt(vi("k", ST::U32), const_u32(4)), break_stmt(), continue_stmt())));
+                if_then(gt(vi("k", ST::u32), const_u32(4)), break_stmt(), continue_stmt())));
   body.push_back(labeled("done", block({if_then(flag, exit_block("done")),
                                         while_loop(logical_not(flag), break_stmt())})));
   return fb.build({range_dim("i", shape(arrays[0], 0)), range_dim("j", const_i32(2))},

@@ -59,25 +59,25 @@ constexpr tack::ScalarType host_type() {
 template <class T>
 constexpr ST ir_type() {
   if constexpr (std::is_same_v<T, std::int8_t>)
-    return ST::I8;
+    return ST::i8;
   else if constexpr (std::is_same_v<T, std::int16_t>)
-    return ST::I16;
+    return ST::i16;
   else if constexpr (std::is_same_v<T, std::int32_t>)
-    return ST::I32;
+    return ST::i32;
   else if constexpr (std::is_same_v<T, std::int64_t>)
-    return ST::I64;
+    return ST::i64;
   else if constexpr (std::is_same_v<T, std::uint8_t>)
-    return ST::U8;
+    return ST::u8;
   else if constexpr (std::is_same_v<T, std::uint16_t>)
-    return ST::U16;
+    return ST::u16;
   else if constexpr (std::is_same_v<T, std::uint32_t>)
-    return ST::U32;
+    return ST::u32;
   else if constexpr (std::is_same_v<T, std::uint64_t>)
-    return ST::U64;
+    return ST::u64;
   else if constexpr (std::is_same_v<T, float>)
-    return ST::F32;
+    return ST::f32;
   else
-    return ST::F64;
+    return ST::f64;
 }
 
 // Bitwise equality (so -0.0 != 0.0), except that every NaN is the same NaN: the contract says
@@ -179,7 +179,7 @@ class OpenClCodegen : public ::testing::Test {
 Expr c32(std::int32_t v) {
   return const_i32(v);
 }
-Expr vi(const std::string& n, ST t = ST::I64) {
+Expr vi(const std::string& n, ST t = ST::i64) {
   return var(t, n);
 }
 
@@ -187,8 +187,8 @@ Expr vi(const std::string& n, ST t = ST::I64) {
 
 TEST_F(OpenClCodegen, VectorAddAtAnyGlobalSize) {
   FunctionBuilder fb("vector_add");
-  ArrayRef a = fb.array_param("a", ST::F32), b = fb.array_param("b", ST::F32),
-           c = fb.array_param("c", ST::F32);
+  ArrayRef a = fb.array_param("a", ST::f32), b = fb.array_param("b", ST::f32),
+           c = fb.array_param("c", ST::f32);
   Function f = fb.build({range_dim("i", shape(a, 0))},
                         store(c, {vi("i")}, add(load(a, {vi("i")}), load(b, {vi("i")}))));
   const std::string src = OpenClPrinter().print(f);
@@ -215,7 +215,7 @@ TEST_F(OpenClCodegen, VectorAddAtAnyGlobalSize) {
 }
 
 TEST_F(OpenClCodegen, SaxpyWithScalarAndPrelude) {
-  for (ST t : {ST::F32, ST::F64}) {
+  for (ST t : {ST::f32, ST::f64}) {
     FunctionBuilder fb("saxpy");
     Expr s = fb.scalar_param("s", t);
     ArrayRef x = fb.array_param("x", t), y = fb.array_param("y", t);
@@ -225,7 +225,7 @@ TEST_F(OpenClCodegen, SaxpyWithScalarAndPrelude) {
     std::vector<double> xv(777), yv(777);
     for (int i = 0; i < 777; ++i) xv[i] = i * 0.25, yv[i] = 1000 - i;
     Array X = make(xv, {777}, dev()), Y = make(yv, {777}, dev());
-    if (t == ST::F32) {
+    if (t == ST::f32) {
       Array X32 = make(std::vector<float>(xv.begin(), xv.end()), {777}, dev());
       Array Y32 = make(std::vector<float>(yv.begin(), yv.end()), {777}, dev());
       run(f, OpenClArgs().scalar(2.5f).array(X32).array(Y32));
@@ -245,8 +245,8 @@ TEST_F(OpenClCodegen, NdRangeWithStartsAndNegativeSteps) {
   // for i, j in ndrange(range(2, 20, 3), range(10, 0, -2)):
   //     out[(i - 2) // 3, (10 - j) // 2] = i * 100 + j
   FunctionBuilder fb("grid");
-  ArrayRef out = fb.array_param("out", ST::I32, 2);
-  Expr i = vi("i", ST::I32), j = vi("j", ST::I32);
+  ArrayRef out = fb.array_param("out", ST::i32, 2);
+  Expr i = vi("i", ST::i32), j = vi("j", ST::i32);
   Function f =
       fb.build({range_dim("i", c32(2), c32(20), c32(3)), range_dim("j", c32(10), c32(0), c32(-2))},
                store(out, {floordiv(sub(i, c32(2)), c32(3)), floordiv(sub(c32(10), j), c32(2))},
@@ -305,8 +305,8 @@ TEST_F(OpenClCodegen, FloorDivisionAndModuloFollowPython) {
 
 TEST_F(OpenClCodegen, IntegerPowerWrapsAndNegativeExponents) {
   FunctionBuilder fb("ipow");
-  ArrayRef a = fb.array_param("a", ST::I32), b = fb.array_param("b", ST::I32),
-           o = fb.array_param("o", ST::I32);
+  ArrayRef a = fb.array_param("a", ST::i32), b = fb.array_param("b", ST::i32),
+           o = fb.array_param("o", ST::i32);
   Function f = fb.build({range_dim("i", shape(a, 0))},
                         store(o, {vi("i")}, power(load(a, {vi("i")}), load(b, {vi("i")}))));
   std::vector<std::int32_t> av = {2, 3, -2, 1, -1, -1, 0, 5, 0, 7, -3};
@@ -322,13 +322,13 @@ TEST_F(OpenClCodegen, IntegerPowerWrapsAndNegativeExponents) {
 
 TEST_F(OpenClCodegen, ShiftsAreMaskedAsPython) {
   FunctionBuilder fb("shifts");
-  ArrayRef a = fb.array_param("a", ST::I32), b = fb.array_param("b", ST::I32),
-           l = fb.array_param("l", ST::I32), r = fb.array_param("r", ST::I32),
-           u = fb.array_param("u", ST::U8);
+  ArrayRef a = fb.array_param("a", ST::i32), b = fb.array_param("b", ST::i32),
+           l = fb.array_param("l", ST::i32), r = fb.array_param("r", ST::i32),
+           u = fb.array_param("u", ST::u8);
   Expr x = load(a, {vi("i")}), y = load(b, {vi("i")});
   Function f = fb.build({range_dim("i", shape(a, 0))},
                         block({store(l, {vi("i")}, shl(x, y)), store(r, {vi("i")}, shr(x, y)),
-                               store(u, {vi("i")}, shr(cast(ST::U8, x), cast(ST::U8, y)))}));
+                               store(u, {vi("i")}, shr(cast(ST::u8, x), cast(ST::u8, y)))}));
   std::vector<std::int32_t> av = {1, 1, -8, -8, 8, 255, -1, 3};
   std::vector<std::int32_t> bv = {31, 33, 40, 2, -1, 4, 1, 0};
   Array A = make(av, {8}, dev()), B = make(bv, {8}, dev()), L = empty({8}, i32, dev()),
@@ -344,18 +344,18 @@ TEST_F(OpenClCodegen, ShiftsAreMaskedAsPython) {
 
 TEST_F(OpenClCodegen, CastsSaturateAndNaNIsZero) {
   FunctionBuilder fb("casts");
-  ArrayRef x = fb.array_param("x", ST::F32), d = fb.array_param("d", ST::F64),
-           a = fb.array_param("a", ST::I32), b = fb.array_param("b", ST::U8),
-           c = fb.array_param("c", ST::U64), e = fb.array_param("e", ST::I32),
-           g = fb.array_param("g", ST::F32), k = fb.array_param("k", ST::I64);
+  ArrayRef x = fb.array_param("x", ST::f32), d = fb.array_param("d", ST::f64),
+           a = fb.array_param("a", ST::i32), b = fb.array_param("b", ST::u8),
+           c = fb.array_param("c", ST::u64), e = fb.array_param("e", ST::i32),
+           g = fb.array_param("g", ST::f32), k = fb.array_param("k", ST::i64);
   Expr xf = load(x, {vi("i")}), df = load(d, {vi("i")});
   Function f =
       fb.build({range_dim("i", shape(x, 0))},
-               block({store(a, {vi("i")}, cast(ST::I32, xf)), store(b, {vi("i")}, cast(ST::U8, df)),
-                      store(c, {vi("i")}, cast(ST::U64, xf)),
-                      store(e, {vi("i")}, cast(ST::I32, cast(ST::Bool, xf))),
-                      store(g, {vi("i")}, cast(ST::F32, cast(ST::I64, df))),
-                      store(k, {vi("i")}, cast(ST::I64, df))}));
+               block({store(a, {vi("i")}, cast(ST::i32, xf)), store(b, {vi("i")}, cast(ST::u8, df)),
+                      store(c, {vi("i")}, cast(ST::u64, xf)),
+                      store(e, {vi("i")}, cast(ST::i32, cast(ST::boolean, xf))),
+                      store(g, {vi("i")}, cast(ST::f32, cast(ST::i64, df))),
+                      store(k, {vi("i")}, cast(ST::i64, df))}));
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> xv = {1e10f, -1e10f, nan, -3.7f, 3.7f, 1e30f, -0.5f, 0.0f};
   std::vector<double> dv = {300.0, -5.0,   std::nan(""), 255.9, 9007199254740993.0,
@@ -385,15 +385,15 @@ TEST_F(OpenClCodegen, CastsSaturateAndNaNIsZero) {
 
 TEST_F(OpenClCodegen, PythonMinMaxAndRounding) {
   FunctionBuilder fb("minmax");
-  ArrayRef a = fb.array_param("a", ST::F32), b = fb.array_param("b", ST::F32),
-           lo = fb.array_param("lo", ST::F32), hi = fb.array_param("hi", ST::F32),
-           rd = fb.array_param("rd", ST::F32), ia = fb.array_param("ia", ST::I16);
+  ArrayRef a = fb.array_param("a", ST::f32), b = fb.array_param("b", ST::f32),
+           lo = fb.array_param("lo", ST::f32), hi = fb.array_param("hi", ST::f32),
+           rd = fb.array_param("rd", ST::f32), ia = fb.array_param("ia", ST::i16);
   Expr x = load(a, {vi("i")}), y = load(b, {vi("i")});
   Function f = fb.build({range_dim("i", shape(a, 0))},
                         block({store(lo, {vi("i")}, call(MathFn::Min, {x, y})),
                                store(hi, {vi("i")}, call(MathFn::Max, {x, y})),
                                store(rd, {vi("i")}, call(MathFn::Round, {x})),
-                               store(ia, {vi("i")}, call(MathFn::Abs, {cast(ST::I16, x)}))}));
+                               store(ia, {vi("i")}, call(MathFn::Abs, {cast(ST::i16, x)}))}));
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> av = {nan, 1.0f, 2.5f, -0.5f, 3.5f, -32768.0f};
   std::vector<float> bv = {1.0f, nan, 2.5f, 0.0f, -1.0f, 0.0f};
@@ -500,7 +500,7 @@ TEST_F(OpenClCodegen, AtomicsReturnTheOldValueInEvaluationOrder) {
   //                if i < 0 and atomic_add(c, 0, 100) > 0: ...           -> never evaluated
   //                out[2] = atomic_add(c, 0, 1000) if i == 0 else atomic_add(c, 0, 5000)
   FunctionBuilder fb("order");
-  ArrayRef c = fb.array_param("c", ST::I32), out = fb.array_param("out", ST::I32);
+  ArrayRef c = fb.array_param("c", ST::i32), out = fb.array_param("out", ST::i32);
   Expr i = vi("i");
   auto at = [&](std::int32_t v) { return atomic(AtomicOp::Add, c, {const_i64(0)}, c32(v)); };
   Function f = fb.build(
@@ -523,18 +523,18 @@ TEST_F(OpenClCodegen, SequentialControlFlowAndLocalArrays) {
   // loc = [0] * 4; loc[2] = 7; s += loc[2] + loc[3]
   // out[i] = s + w
   FunctionBuilder fb("control");
-  ArrayRef out = fb.array_param("out", ST::I32);
-  Expr s = vi("s", ST::I32), w = vi("w", ST::I32);
+  ArrayRef out = fb.array_param("out", ST::i32);
+  Expr s = vi("s", ST::i32), w = vi("w", ST::i32);
   Function f = fb.build(
       {range_dim("i", shape(out, 0))},
       block({let("s", c32(0)),
-             for_range("k", c32(10), c32(0), c32(-3), assign("s", add(s, vi("k", ST::I32)))),
+             for_range("k", c32(10), c32(0), c32(-3), assign("s", add(s, vi("k", ST::i32)))),
              let("w", c32(0)), while_loop(lt(w, c32(5)), assign("w", add(w, c32(2)))),
              labeled("L", block({if_then(eq(vi("i"), const_i64(1)), exit_block("L")),
                                  assign("s", add(s, c32(1000)))})),
-             local_array("loc", ST::I32, {4}), local_store("loc", {c32(2)}, c32(7)),
-             assign("s", add(s, add(local_load(ST::I32, "loc", {c32(2)}),
-                                    local_load(ST::I32, "loc", {c32(3)})))),
+             local_array("loc", ST::i32, {4}), local_store("loc", {c32(2)}, c32(7)),
+             assign("s", add(s, add(local_load(ST::i32, "loc", {c32(2)}),
+                                    local_load(ST::i32, "loc", {c32(3)})))),
              store(out, {vi("i")}, add(s, w))}));
   Array O = zeros({5}, i32, dev());
   run(f, OpenClArgs().array(O));
@@ -545,7 +545,7 @@ TEST_F(OpenClCodegen, VectorArraysAndViews) {
   // out[i, c] = x[i, c] * 2 for vec(3, f32) arrays; then v[i, j] += 1 on a u8 view at an odd
   // byte offset, which must leave the rows outside the view alone.
   FunctionBuilder fb("vec");
-  ArrayRef x = fb.array_param("x", ST::F32, 1, 3), out = fb.array_param("out", ST::F32, 1, 3);
+  ArrayRef x = fb.array_param("x", ST::f32, 1, 3), out = fb.array_param("out", ST::f32, 1, 3);
   Function f = fb.build(
       {range_dim("i", shape(x, 0))},
       for_range("c", const_i64(0), shape(x, 1), const_i64(1),
@@ -560,10 +560,10 @@ TEST_F(OpenClCodegen, VectorArraysAndViews) {
   for (int k = 0; k < 30; ++k) ASSERT_EQ(ov[k], 2.0f * xv[k]);
 
   FunctionBuilder fv("inc");
-  ArrayRef v = fv.array_param("v", ST::U8, 2);
+  ArrayRef v = fv.array_param("v", ST::u8, 2);
   Function g = fv.build(
       {range_dim("i", shape(v, 0)), range_dim("j", shape(v, 1))},
-      store(v, {vi("i"), vi("j")}, add(load(v, {vi("i"), vi("j")}), int_const(ST::U8, 1))));
+      store(v, {vi("i"), vi("j")}, add(load(v, {vi("i"), vi("j")}), int_const(ST::u8, 1))));
   std::vector<std::uint8_t> pv(21);
   std::iota(pv.begin(), pv.end(), 0);
   Array P = make(pv, {7, 3}, dev());
@@ -577,8 +577,8 @@ TEST_F(OpenClCodegen, DebugModeSkipsAndRecordsOutOfBounds) {
   // out[i] = a[i + 5] for i in range(len(out)), with out a 3-row view of a larger array and
   // the stores reaching past it; h[i] atomically counted for i past its end.
   FunctionBuilder fb("oob");
-  ArrayRef a = fb.array_param("a", ST::F32), out = fb.array_param("out", ST::F32),
-           h = fb.array_param("h", ST::I32);
+  ArrayRef a = fb.array_param("a", ST::f32), out = fb.array_param("out", ST::f32),
+           h = fb.array_param("h", ST::i32);
   Function f = fb.build({range_dim("i", const_i64(6))},
                         block({store(out, {vi("i")}, load(a, {add(vi("i"), const_i64(5))})),
                                eval(atomic(AtomicOp::Add, h, {vi("i")}, c32(1)))}));
@@ -610,11 +610,11 @@ TEST_F(OpenClCodegen, DebugModeSkipsAndRecordsOutOfBounds) {
 TEST_F(OpenClCodegen, DebugModeChecksLocalArraysAsParameterMinusOne) {
   // One work item: loc = [0] * 3; loc[5] = 9 (skipped); out[0] = loc[4] + 1 (the load gives 0).
   FunctionBuilder fb("local_oob");
-  ArrayRef out = fb.array_param("out", ST::I32);
+  ArrayRef out = fb.array_param("out", ST::i32);
   Function f = fb.build(
       {range_dim("i", const_i64(1))},
-      block({local_array("loc", ST::I32, {3}), local_store("loc", {c32(5)}, c32(9)),
-             store(out, {const_i64(0)}, add(local_load(ST::I32, "loc", {c32(4)}), c32(1)))}));
+      block({local_array("loc", ST::i32, {3}), local_store("loc", {c32(5)}, c32(9)),
+             store(out, {const_i64(0)}, add(local_load(ST::i32, "loc", {c32(4)}), c32(1)))}));
   Array O = zeros({1}, i32, dev());
   Array status = zeros({static_cast<std::int64_t>(sizeof(codegen::TackDebugStatus))}, u8, dev());
   run(f, OpenClArgs().array(O).buffer(status.buffer()), true, 1);

@@ -29,35 +29,35 @@ struct GoldenCase {
   CodegenOptions opts;
 };
 
-const Expr kI = Var::make(ScalarType::I64, "i");
-const Expr kJ = Var::make(ScalarType::I64, "j");
+const Expr kI = Var::make(ScalarType::i64, "i");
+const Expr kJ = Var::make(ScalarType::i64, "j");
 
 Function triad() {
   FunctionBuilder fb("triad");
-  ArrayRef a = fb.array_param("a", ScalarType::F32);
-  ArrayRef b = fb.array_param("b", ScalarType::F32);
-  ArrayRef c = fb.array_param("c", ScalarType::F32);
-  Expr s = fb.scalar_param("s", ScalarType::F32);
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  ArrayRef b = fb.array_param("b", ScalarType::f32);
+  ArrayRef c = fb.array_param("c", ScalarType::f32);
+  Expr s = fb.scalar_param("s", ScalarType::f32);
   return fb.build({range_dim("i", shape(c, 0))},
                   block({store(c, {kI}, add(load(a, {kI}), mul(s, load(b, {kI}))))}));
 }
 
 Function stencil2d() {
   FunctionBuilder fb("stencil2d");
-  ArrayRef in = fb.array_param("src", ScalarType::F64, 2);
-  ArrayRef out = fb.array_param("dst", ScalarType::F64, 2);
+  ArrayRef in = fb.array_param("src", ScalarType::f64, 2);
+  ArrayRef out = fb.array_param("dst", ScalarType::f64, 2);
   fb.prelude(let("rows", sub(shape(in, 0), const_i64(1))));
   Expr up = load(in, {sub(kI, const_i64(1)), kJ});
-  return fb.build({range_dim("i", const_i64(1), var(ScalarType::I64, "rows"), const_i64(1)),
+  return fb.build({range_dim("i", const_i64(1), var(ScalarType::i64, "rows"), const_i64(1)),
                    range_dim("j", shape(in, 1))},
                   block({store(out, {kI, kJ}, mul(const_f64(0.5), add(up, load(in, {kI, kJ}))))}));
 }
 
 Function python_int_ops() {
   FunctionBuilder fb("python_int_ops");
-  ArrayRef a = fb.array_param("a", ScalarType::I32);
-  ArrayRef q = fb.array_param("q", ScalarType::I32);
-  Expr d = fb.scalar_param("d", ScalarType::I32);
+  ArrayRef a = fb.array_param("a", ScalarType::i32);
+  ArrayRef q = fb.array_param("q", ScalarType::i32);
+  Expr d = fb.scalar_param("d", ScalarType::i32);
   Expr x = load(a, {kI});
   return fb.build(
       {range_dim("i", shape(a, 0))},
@@ -66,10 +66,10 @@ Function python_int_ops() {
 
 Function histogram() {
   FunctionBuilder fb("histogram");
-  ArrayRef v = fb.array_param("values", ScalarType::F32);
-  ArrayRef bins = fb.array_param("bins", ScalarType::I32);
-  Expr nb = cast(ScalarType::F32, shape(bins, 0));
-  Expr bin = cast(ScalarType::I64, call(MathFn::Floor, {mul(load(v, {kI}), nb)}));
+  ArrayRef v = fb.array_param("values", ScalarType::f32);
+  ArrayRef bins = fb.array_param("bins", ScalarType::i32);
+  Expr nb = cast(ScalarType::f32, shape(bins, 0));
+  Expr bin = cast(ScalarType::i64, call(MathFn::Floor, {mul(load(v, {kI}), nb)}));
   return fb.build(
       {range_dim("i", shape(v, 0))},
       block({if_then(logical_and(ge(bin, const_i64(0)), lt(bin, shape(bins, 0))),
@@ -78,16 +78,16 @@ Function histogram() {
 
 Function loops() {
   FunctionBuilder fb("loops");
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
-  Expr k = var(ScalarType::I64, "k");
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
+  Expr k = var(ScalarType::i64, "k");
   return fb.build({range_dim("i", shape(out, 0))},
                   block({let("acc", const_i64(0)),
                          for_range("k", kI, const_i64(0), const_i64(-1),
                                    block({if_then(eq(k, const_i64(3)), block({continue_stmt()})),
-                                          if_then(gt(var(ScalarType::I64, "acc"), const_i64(100)),
+                                          if_then(gt(var(ScalarType::i64, "acc"), const_i64(100)),
                                                   block({break_stmt()})),
-                                          assign("acc", add(var(ScalarType::I64, "acc"), k))})),
-                         store(out, {kI}, var(ScalarType::I64, "acc"))}));
+                                          assign("acc", add(var(ScalarType::i64, "acc"), k))})),
+                         store(out, {kI}, var(ScalarType::i64, "acc"))}));
 }
 
 const std::vector<GoldenCase>& cases() {

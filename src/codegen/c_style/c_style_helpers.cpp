@@ -147,7 +147,7 @@ std::string Emitter::int_pow(ScalarType t) {
   std::map<std::string, std::string> v = {{"H", d_.helper_prefix() + " " + ty(t) + " " + fn},
                                           {"T", ty(t)},
                                           {"U", wide_u(t)},
-                                          {"U64", ty(ScalarType::U64)}};
+                                          {"U64", ty(ScalarType::u64)}};
   // A negative exponent gives the truncated 1 / a**|n|. Repeated squaring in the unsigned type:
   // the low bits are the wrapped result.
   const char* negative = R"(
@@ -260,10 +260,10 @@ std::string Emitter::range_count(ScalarType t) {
   // max(0, ceil((stop - start) / step)), exactly: the difference is taken in the unsigned
   // type, where it cannot overflow; step == 0 runs nothing.
   const std::map<std::string, std::string> v = {
-      {"H", d_.helper_prefix() + " " + ty(ScalarType::U64) + " " + fn},
+      {"H", d_.helper_prefix() + " " + ty(ScalarType::u64) + " " + fn},
       {"T", ty(t)},
       {"U", wide_u(t)},
-      {"U64", ty(ScalarType::U64)}};
+      {"U64", ty(ScalarType::u64)}};
   const char* text;
   if (is_signed_int(t)) {
     text = R"($H($T start, $T stop, $T step) {
@@ -313,7 +313,7 @@ std::string Emitter::atomic(AtomicOp op, ScalarType t) {
   }
   if (b >= 32) {
     // Compare-and-swap on the element's own word (its bits, for floats).
-    const std::string U = ty(b == 64 ? ScalarType::U64 : ScalarType::U32);
+    const std::string U = ty(b == 64 ? ScalarType::u64 : ScalarType::u32);
     v["U"] = U;
     v["W"] = global_ptr(U);
     v["FROM_BITS"] = is_float(t) ? d_.bits_to_float(t, "old") : "(" + ty(t) + ")old";
@@ -336,9 +336,9 @@ std::string Emitter::atomic(AtomicOp op, ScalarType t) {
   }
   // 8- and 16-bit elements: compare-and-swap on the aligned 32-bit word that holds them
   // (little-endian byte order; allocations are rounded up, so the word is inside).
-  v["U"] = ty(ScalarType::U32);
-  v["W"] = global_ptr(ty(ScalarType::U32));
-  v["U64"] = ty(ScalarType::U64);
+  v["U"] = ty(ScalarType::u32);
+  v["W"] = global_ptr(ty(ScalarType::u32));
+  v["U64"] = ty(ScalarType::u64);
   v["SAME_U"] = same_u(t);
   v["MASK"] = b == 8 ? "0xffu" : "0xffffu";
   v["CAS"] = d_.atomic_cas(32, "w", "old", "desired");
@@ -373,7 +373,7 @@ std::string Emitter::status_type() {
   $L extent;
 } TackDebugStatus;
 )",
-                    {{"I", ty(ScalarType::I32)}, {"L", ty(ScalarType::I64)}}));
+                    {{"I", ty(ScalarType::i32)}, {"L", ty(ScalarType::i64)}}));
   return name;
 }
 
@@ -382,12 +382,12 @@ std::string Emitter::in_bounds() {
   if (defined(fn)) return fn;
   // The first violation wins the flag and records where it was; the access is then skipped.
   const std::map<std::string, std::string> v = {
-      {"H", d_.helper_prefix() + " " + ty(ScalarType::Bool) + " " + fn},
+      {"H", d_.helper_prefix() + " " + ty(ScalarType::boolean) + " " + fn},
       {"S", global_ptr(status_type())},
-      {"I", ty(ScalarType::I32)},
-      {"L", ty(ScalarType::I64)},
+      {"I", ty(ScalarType::i32)},
+      {"L", ty(ScalarType::i64)},
       {"CAS",
-       d_.atomic_cas(32, "(" + global_ptr(ty(ScalarType::U32)) + ")&s->failed", "0u", "1u")}};
+       d_.atomic_cas(32, "(" + global_ptr(ty(ScalarType::u32)) + ")&s->failed", "0u", "1u")}};
   define(fn, fill(R"($H($S s, $I param, $I dim, $L index, $L extent) {
   if (index >= 0 && index < extent) return true;
   if ($CAS == 0u) {

@@ -53,7 +53,7 @@ std::string CStylePrinter::kernel_symbol(const ir::Function& fn) {
 }
 
 std::string CStylePrinter::param_type(ir::ScalarType t) const {
-  return t == ir::ScalarType::Bool ? type_name(ir::ScalarType::U8) : type_name(t);
+  return t == ir::ScalarType::boolean ? type_name(ir::ScalarType::u8) : type_name(t);
 }
 
 std::string CStylePrinter::math_name(ir::MathFn fn, ir::ScalarType) const {
@@ -97,30 +97,30 @@ std::string Emitter::local_name(const std::string& n) {
 }
 
 std::string Emitter::ty(ScalarType t) {
-  if (t == ScalarType::F64) features_.f64 = true;
+  if (t == ScalarType::f64) features_.f64 = true;
   return d_.type_name(t);
 }
 
 std::string Emitter::wide_u(ScalarType t) {
-  return ty(bits(t) == 64 ? ScalarType::U64 : ScalarType::U32);
+  return ty(bits(t) == 64 ? ScalarType::u64 : ScalarType::u32);
 }
 
 std::string Emitter::same_u(ScalarType t) {
   switch (bits(t)) {
     case 8:
-      return ty(ScalarType::U8);
+      return ty(ScalarType::u8);
     case 16:
-      return ty(ScalarType::U16);
+      return ty(ScalarType::u16);
     case 32:
-      return ty(ScalarType::U32);
+      return ty(ScalarType::u32);
     default:
-      return ty(ScalarType::U64);
+      return ty(ScalarType::u64);
   }
 }
 
 std::string Emitter::int_literal(ScalarType t, std::int64_t v) {
   const bool small = v > INT32_MIN && v <= INT32_MAX;
-  if (t == ScalarType::I32 && small) {
+  if (t == ScalarType::i32 && small) {
     return v < 0 ? "(-" + std::to_string(-v) + ")" : std::to_string(v);
   }
   if (small) return "((" + ty(t) + ")" + std::to_string(v) + ")";
@@ -130,7 +130,7 @@ std::string Emitter::int_literal(ScalarType t, std::int64_t v) {
 }
 
 std::string Emitter::float_literal(ScalarType t, double v) {
-  const bool f32 = t == ScalarType::F32;
+  const bool f32 = t == ScalarType::f32;
   if (std::isnan(v) || std::isinf(v)) {
     // No portable literal spells these; their bits do.
     const char* bits = std::isnan(v) ? (f32 ? "0x7fc00000u" : "0x7ff8000000000000")
@@ -296,7 +296,7 @@ void Emitter::for_loop(const For& f) {
   line(ty(t) + " " + start + " = " + v[0] + ";");
   line(ty(t) + " " + stop + " = " + v[1] + ";");
   line(ty(t) + " " + step + " = " + v[2] + ";");
-  const std::string u64 = ty(ScalarType::U64), wu = wide_u(t);
+  const std::string u64 = ty(ScalarType::u64), wu = wide_u(t);
   line(u64 + " " + count + " = " + range_count(t) + "(" + start + ", " + stop + ", " + step + ");");
   line("for (" + u64 + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
   ++indent_;
@@ -370,10 +370,10 @@ std::vector<std::string> Emitter::group(const std::vector<Expr>& exprs, bool for
 
 std::string Emitter::element(int param, const std::vector<std::string>& idx) {
   // Row-major over the array's own extents (the last is the vector width of a vec array).
-  std::string flat = idx.size() == 1 ? idx[0] : "(" + ty(ScalarType::I64) + ")" + idx[0];
+  std::string flat = idx.size() == 1 ? idx[0] : "(" + ty(ScalarType::i64) + ")" + idx[0];
   for (std::size_t k = 1; k < idx.size(); ++k) {
     flat = "(" + flat + " * " + extent_name(param, static_cast<int>(k)) + " + (" +
-           ty(ScalarType::I64) + ")" + idx[k] + ")";
+           ty(ScalarType::i64) + ")" + idx[k] + ")";
   }
   return param_name(param) + "[" + flat + "]";
 }
@@ -383,7 +383,7 @@ std::string Emitter::bounds_check(int param, const std::vector<std::string>& idx
   for (std::size_t k = 0; k < idx.size(); ++k) {
     if (!c.empty()) c += " && ";
     c += in_bounds() + "(tack_status, " + std::to_string(param) + ", " + std::to_string(k) + ", (" +
-         ty(ScalarType::I64) + ")" + idx[k] + ", " + extent_name(param, static_cast<int>(k)) + ")";
+         ty(ScalarType::i64) + ")" + idx[k] + ", " + extent_name(param, static_cast<int>(k)) + ")";
   }
   return c;
 }
@@ -395,8 +395,8 @@ std::string Emitter::local_bounds_check(const std::string& name,
   std::string c;
   for (std::size_t k = 0; k < idx.size(); ++k) {
     if (!c.empty()) c += " && ";
-    c += in_bounds() + "(tack_status, -1, " + std::to_string(k) + ", (" + ty(ScalarType::I64) +
-         ")" + idx[k] + ", " + int_literal(ScalarType::I64, dims[k]) + ")";
+    c += in_bounds() + "(tack_status, -1, " + std::to_string(k) + ", (" + ty(ScalarType::i64) +
+         ")" + idx[k] + ", " + int_literal(ScalarType::i64, dims[k]) + ")";
   }
   return c;
 }
@@ -418,7 +418,7 @@ std::string Emitter::inl(const Expr& e) {
       return local_name(e->as<Var>()->name);
     case NodeKind::Param: {
       const int p = e->as<Param>()->index;
-      return e->type == ScalarType::Bool ? "(" + param_name(p) + " != 0)" : param_name(p);
+      return e->type == ScalarType::boolean ? "(" + param_name(p) + " != 0)" : param_name(p);
     }
     case NodeKind::ArrayShape: {
       const auto& n = *e->as<ArrayShape>();
@@ -513,7 +513,7 @@ std::string Emitter::lin(const Expr& e) {
       const auto& n = *e->as<Logical>();
       const std::string a = lin(n.a);
       const std::string t = temp();
-      line(ty(ScalarType::Bool) + " " + t + " = " + a + ";");
+      line(ty(ScalarType::boolean) + " " + t + " = " + a + ";");
       line(std::string(n.op == LogicalOp::And ? "if (" : "if (!") + t + ") {");
       ++indent_;
       const std::string b = lin(n.b);  // evaluated only when needed
@@ -654,7 +654,7 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
     case NodeKind::Cast: {
       const ScalarType from = static_cast<const Cast&>(e).value->type;
       if (from == t) return ops[0];
-      if (t == ScalarType::Bool) return "(" + ops[0] + " != 0)";  // NaN -> true, as bool(nan)
+      if (t == ScalarType::boolean) return "(" + ops[0] + " != 0)";  // NaN -> true, as bool(nan)
       if (is_float(from) && is_int(t)) return float_to_int(t, from) + "(" + ops[0] + ")";
       return "((" + ty(t) + ")" + ops[0] + ")";
     }
@@ -677,7 +677,7 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
         default:
           break;
       }
-      if (at == ScalarType::F64) features_.f64 = true;
+      if (at == ScalarType::f64) features_.f64 = true;
       std::string call = d_.math_name(n.fn, at) + "(";
       for (std::size_t i = 0; i < ops.size(); ++i) call += (i ? ", " : "") + ops[i];
       return call + ")";
@@ -710,9 +710,9 @@ void Emitter::signature(std::string& out) {
       // A plain global pointer: no restrict, because arrays may alias (ir.hpp contract).
       add(global_ptr(ty(p.type)) + " " + param_name(index));
       for (int k = 0; k < p.array_type().index_count(); ++k)
-        add(ty(ScalarType::I64) + " " + extent_name(index, k));
+        add(ty(ScalarType::i64) + " " + extent_name(index, k));
     } else {
-      if (p.type == ScalarType::F64) features_.f64 = true;
+      if (p.type == ScalarType::f64) features_.f64 = true;
       add(d_.param_type(p.type) + " " + param_name(index));
     }
   }
@@ -721,7 +721,7 @@ void Emitter::signature(std::string& out) {
 }
 
 void Emitter::parallel_for(const ParallelFor& pf) {
-  const std::string u64 = ty(ScalarType::U64);
+  const std::string u64 = ty(ScalarType::u64);
   const std::size_t n = pf.dims.size();
   std::string total;
   for (std::size_t k = 0; k < n; ++k) {

@@ -7,27 +7,27 @@ using ir::ScalarType;
 
 std::string CudaPrinter::type_name(ScalarType t) const {
   switch (t) {
-    case ScalarType::Bool:
+    case ScalarType::boolean:
       return "bool";
-    case ScalarType::I8:
+    case ScalarType::i8:
       return "signed char";  // plain char's signedness is the compiler's
-    case ScalarType::I16:
+    case ScalarType::i16:
       return "short";
-    case ScalarType::I32:
+    case ScalarType::i32:
       return "int";
-    case ScalarType::I64:
+    case ScalarType::i64:
       return "long long";
-    case ScalarType::U8:
+    case ScalarType::u8:
       return "unsigned char";
-    case ScalarType::U16:
+    case ScalarType::u16:
       return "unsigned short";
-    case ScalarType::U32:
+    case ScalarType::u32:
       return "unsigned int";
-    case ScalarType::U64:
+    case ScalarType::u64:
       return "unsigned long long";
-    case ScalarType::F32:
+    case ScalarType::f32:
       return "float";
-    case ScalarType::F64:
+    case ScalarType::f64:
       return "double";
   }
   return "int";
@@ -38,20 +38,20 @@ std::string CudaPrinter::math_name(ir::MathFn fn, ScalarType t) const {
   // classification macros are overloaded in CUDA and keep their names.
   const std::string base = CStylePrinter::math_name(fn, t);
   if (fn == ir::MathFn::IsNan || fn == ir::MathFn::IsInf || fn == ir::MathFn::IsFinite) return base;
-  return t == ScalarType::F32 ? base + "f" : base;
+  return t == ScalarType::f32 ? base + "f" : base;
 }
 
 std::string CudaPrinter::pow_name(ScalarType t) const {
-  return t == ScalarType::F32 ? "powf" : "pow";
+  return t == ScalarType::f32 ? "powf" : "pow";
 }
 
 std::string CudaPrinter::bits_to_float(ScalarType t, const std::string& bits) const {
-  return t == ScalarType::F32 ? "__uint_as_float((unsigned int)(" + bits + "))"
+  return t == ScalarType::f32 ? "__uint_as_float((unsigned int)(" + bits + "))"
                               : "__longlong_as_double((long long)(" + bits + "))";
 }
 
 std::string CudaPrinter::float_to_bits(ScalarType t, const std::string& value) const {
-  return t == ScalarType::F32 ? "__float_as_uint(" + value + ")"
+  return t == ScalarType::f32 ? "__float_as_uint(" + value + ")"
                               : "(unsigned long long)__double_as_longlong(" + value + ")";
 }
 
@@ -64,18 +64,18 @@ std::string CudaPrinter::atomic_cas(int bits, const std::string& word, const std
 std::string CudaPrinter::atomic_native(ir::AtomicOp op, ScalarType t, const std::string& ptr,
                                        const std::string& value) const {
   const std::string args = "(" + ptr + ", " + value + ")";
-  const bool word = t == ScalarType::I32 || t == ScalarType::U32 || t == ScalarType::U64;
+  const bool word = t == ScalarType::i32 || t == ScalarType::u32 || t == ScalarType::u64;
   switch (op) {
     case ir::AtomicOp::Add:
-      if (word || t == ScalarType::F32 || t == ScalarType::F64) return "atomicAdd" + args;
-      if (t == ScalarType::I64)  // wrapping: the same bits as the unsigned addition
+      if (word || t == ScalarType::f32 || t == ScalarType::f64) return "atomicAdd" + args;
+      if (t == ScalarType::i64)  // wrapping: the same bits as the unsigned addition
         return "(long long)atomicAdd((unsigned long long*)(" + ptr + "), (unsigned long long)(" +
                value + "))";
       return "";
     case ir::AtomicOp::Min:
-      return word || t == ScalarType::I64 ? "atomicMin" + args : "";
+      return word || t == ScalarType::i64 ? "atomicMin" + args : "";
     case ir::AtomicOp::Max:
-      return word || t == ScalarType::I64 ? "atomicMax" + args : "";
+      return word || t == ScalarType::i64 ? "atomicMax" + args : "";
   }
   return "";
 }

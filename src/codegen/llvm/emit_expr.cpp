@@ -115,7 +115,7 @@ void KernelEmitter::visit(const ir::Unary& n) {
   llvm::Value* a = emit(n.a);
   switch (n.op) {
     case ir::UnaryOp::Neg:
-      value_ = ir::is_float(n.type) ? b_.CreateFNeg(a) : b_.CreateNeg(a);  // wraps
+      value_ = tack::is_float(n.type) ? b_.CreateFNeg(a) : b_.CreateNeg(a);  // wraps
       break;
     case ir::UnaryOp::Invert:
     case ir::UnaryOp::Not:
@@ -169,7 +169,7 @@ void KernelEmitter::visit(const ir::AtomicRMW& n) {
   for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   llvm::Value* v = emit(n.value);
   ir::ScalarType t = n.type;
-  bool fp = ir::is_float(t), sgn = ir::is_signed_int(t);
+  bool fp = tack::is_float(t), sgn = ir::is_signed_int(t);
   llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
   switch (n.op) {
     case ir::AtomicOp::Add:

@@ -129,13 +129,13 @@ std::vector<llvm::Value*> KernelEmitter::unpack_args(llvm::Value* args) {
     }
     llvm::Value* bits = b_.CreateLoad(i64, slot(s), p.name + ".slot");
     switch (p.type) {
-      case ir::ScalarType::Bool:
+      case ir::ScalarType::boolean:
         out.push_back(b_.CreateICmpNE(bits, b_.getInt64(0)));
         break;
-      case ir::ScalarType::F32:
+      case ir::ScalarType::f32:
         out.push_back(b_.CreateBitCast(b_.CreateTrunc(bits, b_.getInt32Ty()), b_.getFloatTy()));
         break;
-      case ir::ScalarType::F64:
+      case ir::ScalarType::f64:
         out.push_back(b_.CreateBitCast(bits, b_.getDoubleTy()));
         break;
       default:
@@ -471,11 +471,11 @@ llvm::Value* KernelEmitter::emit(const ir::Expr& e) {
 
 llvm::Type* KernelEmitter::value_type(ir::ScalarType t) {
   switch (t) {
-    case ir::ScalarType::Bool:
+    case ir::ScalarType::boolean:
       return b_.getInt1Ty();
-    case ir::ScalarType::F32:
+    case ir::ScalarType::f32:
       return b_.getFloatTy();
-    case ir::ScalarType::F64:
+    case ir::ScalarType::f64:
       return b_.getDoubleTy();
     default:
       return b_.getIntNTy(ir::bits(t));
@@ -483,15 +483,15 @@ llvm::Type* KernelEmitter::value_type(ir::ScalarType t) {
 }
 
 llvm::Type* KernelEmitter::memory_type(ir::ScalarType t) {
-  return t == ir::ScalarType::Bool ? b_.getInt8Ty() : value_type(t);
+  return t == ir::ScalarType::boolean ? b_.getInt8Ty() : value_type(t);
 }
 
 llvm::Value* KernelEmitter::to_memory(ir::ScalarType t, llvm::Value* v) {
-  return t == ir::ScalarType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
+  return t == ir::ScalarType::boolean ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
 }
 
 llvm::Value* KernelEmitter::from_memory(ir::ScalarType t, llvm::Value* v) {
-  return t == ir::ScalarType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  return t == ir::ScalarType::boolean ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
 llvm::Value* KernelEmitter::emit_index(const ir::Expr& e) {

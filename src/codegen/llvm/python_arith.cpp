@@ -17,7 +17,7 @@ using ir::MathFn;
 using ir::ScalarType;
 
 llvm::Value* KernelEmitter::arith(BinaryOp op, ScalarType t, llvm::Value* a, llvm::Value* b) {
-  if (ir::is_float(t)) {
+  if (tack::is_float(t)) {
     switch (op) {
       case BinaryOp::Add:
         return b_.CreateFAdd(a, b);
@@ -204,7 +204,7 @@ llvm::Value* KernelEmitter::shift(bool left, ScalarType t, llvm::Value* a, llvm:
 llvm::Value* KernelEmitter::compare(ir::CompareOp op, ScalarType t, llvm::Value* a,
                                     llvm::Value* b) {
   using P = llvm::CmpInst::Predicate;
-  if (ir::is_float(t)) {
+  if (tack::is_float(t)) {
     // Ordered comparisons are false with NaN; != is unordered (true with NaN), as IEEE/Python.
     static constexpr P kFloat[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT,
                                    P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
@@ -221,18 +221,18 @@ llvm::Value* KernelEmitter::compare(ir::CompareOp op, ScalarType t, llvm::Value*
 llvm::Value* KernelEmitter::convert(ScalarType from, ScalarType to, llvm::Value* v) {
   if (from == to) return v;
   llvm::Type* ty = value_type(to);
-  if (to == ScalarType::Bool) {
-    return ir::is_float(from) ? b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
-                              : b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (to == ScalarType::boolean) {
+    return tack::is_float(from) ? b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
+                                : b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   }
-  if (from == ScalarType::Bool)
-    return ir::is_float(to) ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
+  if (from == ScalarType::boolean)
+    return tack::is_float(to) ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
   if (ir::is_int(from) && ir::is_int(to)) {
     return ir::is_signed_int(from) ? b_.CreateSExtOrTrunc(v, ty) : b_.CreateZExtOrTrunc(v, ty);
   }
   if (ir::is_int(from))
     return ir::is_signed_int(from) ? b_.CreateSIToFP(v, ty) : b_.CreateUIToFP(v, ty);
-  if (ir::is_float(to)) return b_.CreateFPCast(v, ty);
+  if (tack::is_float(to)) return b_.CreateFPCast(v, ty);
   // float -> int: saturating, NaN -> 0 (plain fptosi would be poison out of range).
   auto id = ir::is_signed_int(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
   return b_.CreateIntrinsic(id, {ty, v->getType()}, {v});
@@ -242,7 +242,7 @@ llvm::Value* KernelEmitter::libm_call(const char* f32_name, const char* f64_name
                                       const std::vector<llvm::Value*>& args) {
   llvm::Type* ty = value_type(t);
   std::vector<llvm::Type*> types(args.size(), ty);
-  llvm::FunctionCallee callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32_name : f64_name,
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(t == ScalarType::f32 ? f32_name : f64_name,
                                                        llvm::FunctionType::get(ty, types, false));
   // Kernels never read errno, so the C library's math functions act as pure functions here;
   // saying so lets LLVM hoist, combine and vectorize around them.
@@ -324,7 +324,7 @@ llvm::Value* KernelEmitter::math(MathFn fn, ScalarType t, const std::vector<llvm
     case MathFn::Copysign:
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, args[1]);
     case MathFn::Abs:
-      if (ir::is_float(t)) return unary(llvm::Intrinsic::fabs);
+      if (tack::is_float(t)) return unary(llvm::Intrinsic::fabs);
       if (ir::is_unsigned_int(t)) return x;
       // abs(INT_MIN) wraps to INT_MIN: the intrinsic's "is poison" flag is false.
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());

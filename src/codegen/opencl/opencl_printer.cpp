@@ -7,39 +7,39 @@ using ir::ScalarType;
 
 std::string OpenClPrinter::type_name(ScalarType t) const {
   switch (t) {
-    case ScalarType::Bool:
+    case ScalarType::boolean:
       return "bool";
-    case ScalarType::I8:
+    case ScalarType::i8:
       return "char";
-    case ScalarType::I16:
+    case ScalarType::i16:
       return "short";
-    case ScalarType::I32:
+    case ScalarType::i32:
       return "int";
-    case ScalarType::I64:
+    case ScalarType::i64:
       return "long";
-    case ScalarType::U8:
+    case ScalarType::u8:
       return "uchar";
-    case ScalarType::U16:
+    case ScalarType::u16:
       return "ushort";
-    case ScalarType::U32:
+    case ScalarType::u32:
       return "uint";
-    case ScalarType::U64:
+    case ScalarType::u64:
       return "ulong";
-    case ScalarType::F32:
+    case ScalarType::f32:
       return "float";
-    case ScalarType::F64:
+    case ScalarType::f64:
       return "double";
   }
   return "int";
 }
 
 std::string OpenClPrinter::bits_to_float(ScalarType t, const std::string& bits) const {
-  return t == ScalarType::F32 ? "as_float((uint)(" + bits + "))"
+  return t == ScalarType::f32 ? "as_float((uint)(" + bits + "))"
                               : "as_double((ulong)(" + bits + "))";
 }
 
 std::string OpenClPrinter::float_to_bits(ScalarType t, const std::string& value) const {
-  return t == ScalarType::F32 ? "as_uint(" + value + ")" : "as_ulong(" + value + ")";
+  return t == ScalarType::f32 ? "as_uint(" + value + ")" : "as_ulong(" + value + ")";
 }
 
 std::string OpenClPrinter::atomic_cas(int bits, const std::string& word,
@@ -54,8 +54,8 @@ std::string OpenClPrinter::atomic_cas(int bits, const std::string& word,
 
 std::string OpenClPrinter::atomic_native(ir::AtomicOp op, ScalarType t, const std::string& ptr,
                                          const std::string& value) const {
-  const bool i32 = t == ScalarType::I32 || t == ScalarType::U32;
-  const bool i64 = t == ScalarType::I64 || t == ScalarType::U64;
+  const bool i32 = t == ScalarType::i32 || t == ScalarType::u32;
+  const bool i64 = t == ScalarType::i64 || t == ScalarType::u64;
   const std::string args = "(" + ptr + ", " + value + ")";
   switch (op) {
     case ir::AtomicOp::Add:

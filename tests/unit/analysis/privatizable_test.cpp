@@ -11,43 +11,43 @@ namespace {
 using namespace tack::ir;
 
 Expr vi(const char* n) {
-  return var(ScalarType::I64, n);
+  return var(ScalarType::i64, n);
 }
 
 TEST(Privatizable, AtomicStatementsOfOneKindQualify) {
   FunctionBuilder fb("k");
-  ArrayRef x = fb.array_param("x", ScalarType::I32);
-  ArrayRef bins = fb.array_param("bins", ScalarType::I32);
-  ArrayRef lo = fb.array_param("lo", ScalarType::U16, 2);
+  ArrayRef x = fb.array_param("x", ScalarType::i32);
+  ArrayRef bins = fb.array_param("bins", ScalarType::i32);
+  ArrayRef lo = fb.array_param("lo", ScalarType::u16, 2);
   Expr i = vi("i");
-  Expr b = cast(ScalarType::I64, load(x, {i}));
+  Expr b = cast(ScalarType::i64, load(x, {i}));
   Function f =
       fb.build({range_dim("i", shape(x, 0))},
                block({eval(atomic(AtomicOp::Add, bins, {b}, const_i32(1))),
                       eval(atomic(AtomicOp::Add, bins, {const_i64(0)}, load(x, {i}))),
                       for_range("c", const_i64(0), shape(lo, 1), const_i64(1),
                                 block({eval(atomic(AtomicOp::Min, lo, {b, vi("c")},
-                                                   cast(ScalarType::U16, load(x, {i}))))}))}));
+                                                   cast(ScalarType::u16, load(x, {i}))))}))}));
   EXPECT_EQ(privatizable_atomic_targets(f),
             (std::vector<PrivatizableTarget>{{1, AtomicOp::Add}, {2, AtomicOp::Min}}));
 }
 
 TEST(Privatizable, AnyOtherUseDisqualifies) {
   FunctionBuilder fb("k");
-  ArrayRef x = fb.array_param("x", ScalarType::I64);
-  ArrayRef loaded = fb.array_param("loaded", ScalarType::I32);    // also read
-  ArrayRef stored = fb.array_param("stored", ScalarType::I32);    // also stored to
-  ArrayRef mixed = fb.array_param("mixed", ScalarType::I32);      // add and max
-  ArrayRef used = fb.array_param("used", ScalarType::I32);        // the old value is used
-  ArrayRef floats = fb.array_param("floats", ScalarType::F32);    // float adds round
-  ArrayRef vecs = fb.array_param("vecs", ScalarType::I32, 1, 2);  // vector elements
-  ArrayRef index = fb.array_param("index", ScalarType::I64);      // used inside an index
+  ArrayRef x = fb.array_param("x", ScalarType::i64);
+  ArrayRef loaded = fb.array_param("loaded", ScalarType::i32);    // also read
+  ArrayRef stored = fb.array_param("stored", ScalarType::i32);    // also stored to
+  ArrayRef mixed = fb.array_param("mixed", ScalarType::i32);      // add and max
+  ArrayRef used = fb.array_param("used", ScalarType::i32);        // the old value is used
+  ArrayRef floats = fb.array_param("floats", ScalarType::f32);    // float adds round
+  ArrayRef vecs = fb.array_param("vecs", ScalarType::i32, 1, 2);  // vector elements
+  ArrayRef index = fb.array_param("index", ScalarType::i64);      // used inside an index
   Expr i = vi("i");
   Expr z = const_i64(0);
   Function f = fb.build(
       {range_dim("i", shape(x, 0))},
       block({eval(atomic(AtomicOp::Add, loaded, {z}, const_i32(1))),
-             store(x, {i}, cast(ScalarType::I64, load(loaded, {z}))),
+             store(x, {i}, cast(ScalarType::i64, load(loaded, {z}))),
              eval(atomic(AtomicOp::Add, stored, {z}, const_i32(1))),
              store(stored, {i}, const_i32(0)),
              eval(atomic(AtomicOp::Add, mixed, {z}, const_i32(1))),
@@ -62,8 +62,8 @@ TEST(Privatizable, AnyOtherUseDisqualifies) {
 
 TEST(Privatizable, AtomicsInThePreludeDisqualify) {
   FunctionBuilder fb("k");
-  ArrayRef x = fb.array_param("x", ScalarType::I32);
-  ArrayRef bins = fb.array_param("bins", ScalarType::I32);
+  ArrayRef x = fb.array_param("x", ScalarType::i32);
+  ArrayRef bins = fb.array_param("bins", ScalarType::i32);
   fb.prelude(eval(atomic(AtomicOp::Add, bins, {const_i64(0)}, const_i32(1))));
   Function f = fb.build({range_dim("i", shape(x, 0))},
                         block({eval(atomic(AtomicOp::Add, bins, {vi("i")}, const_i32(1)))}));

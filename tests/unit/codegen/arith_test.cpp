@@ -20,27 +20,27 @@ using testing::run;
 template <class T>
 constexpr ScalarType type_of() {
   if constexpr (std::is_same_v<T, bool>)
-    return ScalarType::Bool;
+    return ScalarType::boolean;
   else if constexpr (std::is_same_v<T, int8_t>)
-    return ScalarType::I8;
+    return ScalarType::i8;
   else if constexpr (std::is_same_v<T, int16_t>)
-    return ScalarType::I16;
+    return ScalarType::i16;
   else if constexpr (std::is_same_v<T, int32_t>)
-    return ScalarType::I32;
+    return ScalarType::i32;
   else if constexpr (std::is_same_v<T, int64_t>)
-    return ScalarType::I64;
+    return ScalarType::i64;
   else if constexpr (std::is_same_v<T, uint8_t>)
-    return ScalarType::U8;
+    return ScalarType::u8;
   else if constexpr (std::is_same_v<T, uint16_t>)
-    return ScalarType::U16;
+    return ScalarType::u16;
   else if constexpr (std::is_same_v<T, uint32_t>)
-    return ScalarType::U32;
+    return ScalarType::u32;
   else if constexpr (std::is_same_v<T, uint64_t>)
-    return ScalarType::U64;
+    return ScalarType::u64;
   else if constexpr (std::is_same_v<T, float>)
-    return ScalarType::F32;
+    return ScalarType::f32;
   else
-    return ScalarType::F64;
+    return ScalarType::f64;
 }
 
 // out[i] = f(a[i], b[i]) compiled and run; the element types come from the vectors.
@@ -51,7 +51,7 @@ std::vector<Out> map2(const std::function<Expr(Expr, Expr)>& f, std::vector<In> 
   ArrayRef pa = fb.array_param("a", type_of<In>());
   ArrayRef pb = fb.array_param("b", type_of<In>());
   ArrayRef po = fb.array_param("out", type_of<Out>());
-  Expr i = var(ScalarType::I64, "i");
+  Expr i = var(ScalarType::i64, "i");
   Function fn = fb.build({range_dim("i", shape(pa, 0))},
                          block({store(po, {i}, f(load(pa, {i}), load(pb, {i})))}));
   auto m = compile(fn, {});
@@ -163,25 +163,25 @@ TEST(CodegenArith, IntegerArithmeticWraps) {
 
 TEST(CodegenArith, CastsSaturateAndWrap) {
   const float nan = std::nanf("");
-  EXPECT_EQ((map1<int32_t, float>([](Expr x) { return cast(ScalarType::I32, x); },
+  EXPECT_EQ((map1<int32_t, float>([](Expr x) { return cast(ScalarType::i32, x); },
                                   {3.9f, -3.9f, 1e10f, -1e10f, nan, INFINITY})),
             (std::vector<int32_t>{3, -3, INT32_MAX, INT32_MIN, 0, INT32_MAX}));
-  EXPECT_EQ((map1<uint8_t, double>([](Expr x) { return cast(ScalarType::U8, x); },
+  EXPECT_EQ((map1<uint8_t, double>([](Expr x) { return cast(ScalarType::u8, x); },
                                    {-1.0, 300.0, 255.9, 7.5})),
             (std::vector<uint8_t>{0, 255, 255, 7}));
-  EXPECT_EQ((map1<int8_t, int32_t>([](Expr x) { return cast(ScalarType::I8, x); }, {300, -129})),
+  EXPECT_EQ((map1<int8_t, int32_t>([](Expr x) { return cast(ScalarType::i8, x); }, {300, -129})),
             (std::vector<int8_t>{44, 127}));
-  EXPECT_EQ((map1<uint32_t, int8_t>([](Expr x) { return cast(ScalarType::U32, x); }, {-1})),
+  EXPECT_EQ((map1<uint32_t, int8_t>([](Expr x) { return cast(ScalarType::u32, x); }, {-1})),
             (std::vector<uint32_t>{0xFFFFFFFFu}));
-  EXPECT_EQ((map1<int32_t, uint8_t>([](Expr x) { return cast(ScalarType::I32, x); }, {255})),
+  EXPECT_EQ((map1<int32_t, uint8_t>([](Expr x) { return cast(ScalarType::i32, x); }, {255})),
             (std::vector<int32_t>{255}));
-  EXPECT_EQ((map1<float, double>([](Expr x) { return cast(ScalarType::F32, x); }, {0.1})),
+  EXPECT_EQ((map1<float, double>([](Expr x) { return cast(ScalarType::f32, x); }, {0.1})),
             (std::vector<float>{0.1f}));
   // To bool and back: NaN is true, -0.0 is false.
-  EXPECT_EQ(
-      (map1<float, double>([](Expr x) { return cast(ScalarType::F32, cast(ScalarType::Bool, x)); },
-                           {std::nan(""), 0.0, -0.0, 2.0})),
-      (std::vector<float>{1, 0, 0, 1}));
+  EXPECT_EQ((map1<float, double>(
+                [](Expr x) { return cast(ScalarType::f32, cast(ScalarType::boolean, x)); },
+                {std::nan(""), 0.0, -0.0, 2.0})),
+            (std::vector<float>{1, 0, 0, 1}));
 }
 
 TEST(CodegenArith, ComparisonsWithNaNAreIeee) {
@@ -189,7 +189,7 @@ TEST(CodegenArith, ComparisonsWithNaNAreIeee) {
   std::vector<float> a = {nan, nan, 1, nan};
   std::vector<float> b = {1, nan, 1, 1};
   auto as_i32 = [](CompareOp c) {
-    return [c](Expr x, Expr y) { return cast(ScalarType::I32, compare(c, x, y)); };
+    return [c](Expr x, Expr y) { return cast(ScalarType::i32, compare(c, x, y)); };
   };
   EXPECT_EQ(map2<int32_t>(as_i32(CompareOp::Lt), a, b), (std::vector<int32_t>{0, 0, 0, 0}));
   EXPECT_EQ(map2<int32_t>(as_i32(CompareOp::Ge), a, b), (std::vector<int32_t>{0, 0, 1, 0}));
@@ -260,7 +260,7 @@ TEST(CodegenArith, MathFunctions) {
   EXPECT_EQ((map1<int32_t, int32_t>(f(MathFn::Abs), {INT32_MIN, -3, 4})),
             (std::vector<int32_t>{INT32_MIN, 3, 4}));
   auto pred = [](MathFn fn) {
-    return [fn](Expr x) { return cast(ScalarType::I32, call(fn, {x})); };
+    return [fn](Expr x) { return cast(ScalarType::i32, call(fn, {x})); };
   };
   std::vector<float> special = {std::nanf(""), INFINITY, -INFINITY, 1.0f};
   EXPECT_EQ(map1<int32_t>(pred(MathFn::IsNan), special), (std::vector<int32_t>{1, 0, 0, 0}));

@@ -13,13 +13,13 @@ using namespace tack::ir;
 using testing::Args;
 using testing::run;
 
-const Expr kI = Var::make(ScalarType::I64, "i");
+const Expr kI = Var::make(ScalarType::i64, "i");
 
 // One-iteration kernel over an i64 output array; `body` stores results into it.
 std::vector<int64_t> run_once(const std::function<Stmt(const ArrayRef&)>& body, size_t outputs,
                               CodegenOptions opts = {}, TackDebugStatus* status = nullptr) {
   FunctionBuilder fb("once");
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
   Function f = fb.build({range_dim("i", const_i64(1))}, body(out));
   auto m = compile(f, opts);
   std::vector<int64_t> v(outputs, -999);
@@ -28,10 +28,10 @@ std::vector<int64_t> run_once(const std::function<Stmt(const ArrayRef&)>& body, 
 }
 
 Expr v64(const char* n) {
-  return var(ScalarType::I64, n);
+  return var(ScalarType::i64, n);
 }
 Expr v32(const char* n) {
-  return var(ScalarType::I32, n);
+  return var(ScalarType::i32, n);
 }
 
 TEST(CodegenControl, ForRangesIncludingNegativeSteps) {
@@ -51,7 +51,7 @@ TEST(CodegenControl, ForRangesIncludingNegativeSteps) {
       s.push_back(for_range(
           "k" + std::to_string(k), const_i32(r.a), const_i32(r.b), const_i32(r.c),
           block({assign(sum, add(v64(sum.c_str()),
-                                 cast(ScalarType::I64, v32(("k" + std::to_string(k)).c_str())))),
+                                 cast(ScalarType::i64, v32(("k" + std::to_string(k)).c_str())))),
                  assign(cnt, add(v64(cnt.c_str()), const_i64(1)))})));
       s.push_back(store(out, {const_i64(2 * k)}, v64(sum.c_str())));
       s.push_back(store(out, {const_i64(2 * k + 1)}, v64(cnt.c_str())));
@@ -111,10 +111,10 @@ TEST(CodegenControl, LabeledBlockExitImplementsReturn) {
   auto find = [](int64_t x, const std::string& r) {
     return labeled("ret_" + r,
                    block({for_range("k" + r, const_i64(0), const_i64(10), const_i64(1),
-                                    block({if_then(ge(mul(var(ScalarType::I64, "k" + r),
-                                                          var(ScalarType::I64, "k" + r)),
+                                    block({if_then(ge(mul(var(ScalarType::i64, "k" + r),
+                                                          var(ScalarType::i64, "k" + r)),
                                                       const_i64(x)),
-                                                   block({assign(r, var(ScalarType::I64, "k" + r)),
+                                                   block({assign(r, var(ScalarType::i64, "k" + r)),
                                                           exit_block("ret_" + r)}))})),
                           assign(r, const_i64(-1)), exit_block("ret_" + r)}));
   };
@@ -127,7 +127,7 @@ TEST(CodegenControl, LabeledBlockExitImplementsReturn) {
 
 TEST(CodegenControl, ContinueInParallelBodySkipsTheRestOfTheIteration) {
   FunctionBuilder fb("skip_odd");
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
   Function f =
       fb.build({range_dim("i", shape(out, 0))},
                block({if_then(eq(mod(kI, const_i64(2)), const_i64(1)), block({continue_stmt()})),
@@ -142,8 +142,8 @@ TEST(CodegenControl, ContinueInParallelBodySkipsTheRestOfTheIteration) {
 // operand that is not evaluated must not be reported.
 TEST(CodegenControl, ShortCircuitAndSelectEvaluateOnlyWhatIsNeeded) {
   FunctionBuilder fb("guarded");
-  ArrayRef a = fb.array_param("a", ScalarType::I64);
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
+  ArrayRef a = fb.array_param("a", ScalarType::i64);
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
   Expr n = shape(a, 0);
   Expr prev = select(gt(kI, const_i64(0)), load(a, {sub(kI, const_i64(1))}), const_i64(-1));
   Expr safe =
@@ -154,8 +154,8 @@ TEST(CodegenControl, ShortCircuitAndSelectEvaluateOnlyWhatIsNeeded) {
       {range_dim("i", n)},
       block(
           {store(out, {mul(kI, const_i64(3))}, prev),
-           store(out, {add(mul(kI, const_i64(3)), const_i64(1))}, cast(ScalarType::I64, safe)),
-           store(out, {add(mul(kI, const_i64(3)), const_i64(2))}, cast(ScalarType::I64, either))}));
+           store(out, {add(mul(kI, const_i64(3)), const_i64(1))}, cast(ScalarType::i64, safe)),
+           store(out, {add(mul(kI, const_i64(3)), const_i64(2))}, cast(ScalarType::i64, either))}));
   auto m = compile(f, {.bounds_check = true});
   std::vector<int64_t> av = {5, 0, 7};
   std::vector<int64_t> o(9, -9);
@@ -168,20 +168,20 @@ TEST(CodegenControl, ShortCircuitAndSelectEvaluateOnlyWhatIsNeeded) {
 TEST(CodegenControl, LocalArraysAreZeroedPerIteration) {
   // t = local f32[2, 3]; t[0, i % 3] += i; out[i] = sum of t  -> exactly i (zeroed every time)
   FunctionBuilder fb("locals");
-  ArrayRef out = fb.array_param("out", ScalarType::F32);
+  ArrayRef out = fb.array_param("out", ScalarType::f32);
   Expr col = mod(kI, const_i64(3));
-  Expr t = local_load(ScalarType::F32, "t", {const_i32(0), col});
+  Expr t = local_load(ScalarType::f32, "t", {const_i32(0), col});
   Stmt sum_loop = for_range(
       "r", const_i32(0), const_i32(2), const_i32(1),
       block({for_range(
           "c", const_i32(0), const_i32(3), const_i32(1),
-          block({assign("s", add(var(ScalarType::F32, "s"),
-                                 local_load(ScalarType::F32, "t", {v32("r"), v32("c")})))}))}));
+          block({assign("s", add(var(ScalarType::f32, "s"),
+                                 local_load(ScalarType::f32, "t", {v32("r"), v32("c")})))}))}));
   Function f = fb.build(
       {range_dim("i", shape(out, 0))},
-      block({local_array("t", ScalarType::F32, {2, 3}),
-             local_store("t", {const_i32(0), col}, add(t, cast(ScalarType::F32, kI))),
-             let("s", const_f32(0)), sum_loop, store(out, {kI}, var(ScalarType::F32, "s"))}));
+      block({local_array("t", ScalarType::f32, {2, 3}),
+             local_store("t", {const_i32(0), col}, add(t, cast(ScalarType::f32, kI))),
+             let("s", const_f32(0)), sum_loop, store(out, {kI}, var(ScalarType::f32, "s"))}));
   for (bool checked : {false, true}) {
     auto m = compile(f, {.bounds_check = checked});
     std::vector<float> v(7, -1);
@@ -193,15 +193,16 @@ TEST(CodegenControl, LocalArraysAreZeroedPerIteration) {
 TEST(CodegenControl, BoolLocalArraysAndLogic) {
   auto body = [](const ArrayRef& out) {
     return block(
-        {local_array("flags", ScalarType::Bool, {4}),
+        {local_array("flags", ScalarType::boolean, {4}),
          local_store("flags", {const_i32(2)}, const_bool(true)),
-         let("x", local_load(ScalarType::Bool, "flags", {const_i32(2)})),
-         let("y", local_load(ScalarType::Bool, "flags", {const_i32(1)})),
-         store(out, {const_i64(0)}, cast(ScalarType::I64, var(ScalarType::Bool, "x"))),
-         store(out, {const_i64(1)}, cast(ScalarType::I64, var(ScalarType::Bool, "y"))),
-         store(out, {const_i64(2)}, cast(ScalarType::I64, logical_not(var(ScalarType::Bool, "y")))),
+         let("x", local_load(ScalarType::boolean, "flags", {const_i32(2)})),
+         let("y", local_load(ScalarType::boolean, "flags", {const_i32(1)})),
+         store(out, {const_i64(0)}, cast(ScalarType::i64, var(ScalarType::boolean, "x"))),
+         store(out, {const_i64(1)}, cast(ScalarType::i64, var(ScalarType::boolean, "y"))),
+         store(out, {const_i64(2)},
+               cast(ScalarType::i64, logical_not(var(ScalarType::boolean, "y")))),
          store(out, {const_i64(3)},
-               cast(ScalarType::I64, bit_xor(var(ScalarType::Bool, "x"), const_bool(true))))});
+               cast(ScalarType::i64, bit_xor(var(ScalarType::boolean, "x"), const_bool(true))))});
   };
   EXPECT_EQ(run_once(body, 4), (std::vector<int64_t>{1, 0, 1, 0}));
 }

@@ -23,14 +23,14 @@ using codegen::CudaPrinter;
 using codegen::OpenClPrinter;
 using ST = ir::ScalarType;
 
-Expr vi(const std::string& n, ST t = ST::I64) {
+Expr vi(const std::string& n, ST t = ST::i64) {
   return var(t, n);
 }
 
 Function saxpy() {
   FunctionBuilder fb("saxpy");
-  Expr s = fb.scalar_param("s", ST::F32);
-  ArrayRef x = fb.array_param("x", ST::F32), y = fb.array_param("y", ST::F32);
+  Expr s = fb.scalar_param("s", ST::f32);
+  ArrayRef x = fb.array_param("x", ST::f32), y = fb.array_param("y", ST::f32);
   return fb.build({range_dim("i", shape(x, 0))},
                   store(y, {vi("i")}, add(mul(s, load(x, {vi("i")})), load(y, {vi("i")}))));
 }
@@ -45,8 +45,8 @@ TEST(CStylePrinter, ReportsWhatTheSourceNeeds) {
   EXPECT_FALSE(needs.f64);
   EXPECT_FALSE(needs.atomics64);
   FunctionBuilder fb("counts");
-  ArrayRef c = fb.array_param("c", ST::I64);
-  ArrayRef w = fb.array_param("w", ST::F64);
+  ArrayRef c = fb.array_param("c", ST::i64);
+  ArrayRef w = fb.array_param("w", ST::f64);
   Function f = fb.build({range_dim("i", shape(c, 0))},
                         block({eval(atomic(AtomicOp::Add, c, {vi("i")}, const_i64(1))),
                                store(w, {vi("i")}, const_f64(0.5))}));

@@ -22,11 +22,11 @@ using testing::run;
 
 Function triad() {
   FunctionBuilder fb("triad");
-  ArrayRef a = fb.array_param("a", ScalarType::F32);
-  ArrayRef b = fb.array_param("b", ScalarType::F32);
-  ArrayRef c = fb.array_param("c", ScalarType::F32);
-  Expr s = fb.scalar_param("s", ScalarType::F32);
-  Expr i = var(ScalarType::I64, "i");
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  ArrayRef b = fb.array_param("b", ScalarType::f32);
+  ArrayRef c = fb.array_param("c", ScalarType::f32);
+  Expr s = fb.scalar_param("s", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
   return fb.build({range_dim("i", shape(c, 0))},
                   block({store(c, {i}, add(load(a, {i}), mul(s, load(b, {i}))))}));
 }
@@ -78,8 +78,8 @@ TEST(CodegenJit, CorruptObjectIsARuntimeError) {
 
 TEST(CodegenJit, SanitizesKernelNames) {
   FunctionBuilder fb("my kernel.v2");
-  ArrayRef a = fb.array_param("a", ScalarType::I32);
-  Expr i = var(ScalarType::I64, "i");
+  ArrayRef a = fb.array_param("a", ScalarType::i32);
+  Expr i = var(ScalarType::i64, "i");
   Function f = fb.build({range_dim("i", shape(a, 0))}, block({store(a, {i}, const_i32(4))}));
   EXPECT_EQ(symbol_names(f).chunk, "tack_chunk_my_kernel_v2");
   auto m = compile(f, {});
@@ -119,19 +119,19 @@ TEST(CodegenJit, OptimizedTriadIsVectorized) {
 // vectorized loop needs no runtime wrap check, in one dim and in the row pieces of two.
 TEST(CodegenJit, NarrowLoopVariablesVectorizeWithoutWrapChecks) {
   FunctionBuilder fb("triad32");
-  ArrayRef a = fb.array_param("a", ScalarType::F32);
-  ArrayRef b = fb.array_param("b", ScalarType::F32);
-  ArrayRef c = fb.array_param("c", ScalarType::F32);
-  Expr n = fb.scalar_param("n", ScalarType::I32);
-  Expr i = var(ScalarType::I32, "i");
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  ArrayRef b = fb.array_param("b", ScalarType::f32);
+  ArrayRef c = fb.array_param("c", ScalarType::f32);
+  Expr n = fb.scalar_param("n", ScalarType::i32);
+  Expr i = var(ScalarType::i32, "i");
   Function one = fb.build({range_dim("i", const_i32(0), n, const_i32(1))},
                           block({store(c, {i}, add(load(a, {i}), load(b, {i})))}));
   FunctionBuilder fb2("scale2d");
-  ArrayRef u = fb2.array_param("u", ScalarType::F32, 2);
-  ArrayRef v = fb2.array_param("v", ScalarType::F32, 2);
-  Expr rows = fb2.scalar_param("rows", ScalarType::I32);
-  Expr cols = fb2.scalar_param("cols", ScalarType::I32);
-  Expr r = var(ScalarType::I32, "r"), k = var(ScalarType::I32, "k");
+  ArrayRef u = fb2.array_param("u", ScalarType::f32, 2);
+  ArrayRef v = fb2.array_param("v", ScalarType::f32, 2);
+  Expr rows = fb2.scalar_param("rows", ScalarType::i32);
+  Expr cols = fb2.scalar_param("cols", ScalarType::i32);
+  Expr r = var(ScalarType::i32, "r"), k = var(ScalarType::i32, "k");
   Function two = fb2.build({range_dim("r", const_i32(1), sub(rows, const_i32(1)), const_i32(1)),
                             range_dim("k", const_i32(1), sub(cols, const_i32(1)), const_i32(1))},
                            block({store(v, {r, k}, mul(load(u, {r, k}), const_f32(0.25f)))}));
@@ -196,9 +196,9 @@ TEST(CodegenJit, HugeKernelsCompileWithoutTheQuadraticPasses) {
   // multiply, an add and a store after optimization.
   auto chain = [](int n) {
     FunctionBuilder fb("chain");
-    ArrayRef a = fb.array_param("a", ScalarType::I32);
-    ArrayRef c = fb.array_param("c", ScalarType::I32);
-    Expr i = var(ScalarType::I64, "i");
+    ArrayRef a = fb.array_param("a", ScalarType::i32);
+    ArrayRef c = fb.array_param("c", ScalarType::i32);
+    Expr i = var(ScalarType::i64, "i");
     std::vector<Stmt> body;
     for (int k = 0; k < n; ++k) {
       body.push_back(store(c, {i}, add(mul(load(c, {i}), const_i32(3)), load(a, {i}))));

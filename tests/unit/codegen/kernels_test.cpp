@@ -16,10 +16,10 @@ using testing::run;
 
 Function vector_add() {
   FunctionBuilder fb("vector_add");
-  ArrayRef a = fb.array_param("a", ScalarType::F32);
-  ArrayRef b = fb.array_param("b", ScalarType::F32);
-  ArrayRef c = fb.array_param("c", ScalarType::F32);
-  Expr i = var(ScalarType::I64, "i");
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  ArrayRef b = fb.array_param("b", ScalarType::f32);
+  ArrayRef c = fb.array_param("c", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
   return fb.build({range_dim("i", shape(c, 0))},
                   block({store(c, {i}, add(load(a, {i}), load(b, {i})))}));
 }
@@ -37,14 +37,14 @@ TEST(CodegenKernels, VectorAdd) {
 
 TEST(CodegenKernels, SaxpyWithScalarAndPrelude) {
   FunctionBuilder fb("saxpy");
-  ArrayRef x = fb.array_param("x", ScalarType::F32);
-  ArrayRef y = fb.array_param("y", ScalarType::F32);
-  Expr alpha = fb.scalar_param("alpha", ScalarType::F32);
-  Expr limit = fb.scalar_param("limit", ScalarType::I32);
+  ArrayRef x = fb.array_param("x", ScalarType::f32);
+  ArrayRef y = fb.array_param("y", ScalarType::f32);
+  Expr alpha = fb.scalar_param("alpha", ScalarType::f32);
+  Expr limit = fb.scalar_param("limit", ScalarType::i32);
   // n = min(len(x), limit): the launch length comes from the prelude.
-  fb.prelude(let("n", call(MathFn::Min, {shape(x, 0), cast(ScalarType::I64, limit)})));
-  Expr i = var(ScalarType::I64, "i");
-  Function f = fb.build({range_dim("i", var(ScalarType::I64, "n"))},
+  fb.prelude(let("n", call(MathFn::Min, {shape(x, 0), cast(ScalarType::i64, limit)})));
+  Expr i = var(ScalarType::i64, "i");
+  Function f = fb.build({range_dim("i", var(ScalarType::i64, "n"))},
                         block({store(y, {i}, add(mul(alpha, load(x, {i})), load(y, {i})))}));
   auto m = compile(f, {});
   std::vector<float> xs(100), ys(100, 1.0f);
@@ -56,11 +56,11 @@ TEST(CodegenKernels, SaxpyWithScalarAndPrelude) {
 // out[i, j] = 10 * i + j over ndrange(rows, cols), run in chunks that cut rows anywhere.
 TEST(CodegenKernels, NdRange2D) {
   FunctionBuilder fb("fill2d");
-  ArrayRef out = fb.array_param("out", ScalarType::I32, 2);
-  Expr i = var(ScalarType::I64, "i"), j = var(ScalarType::I64, "j");
+  ArrayRef out = fb.array_param("out", ScalarType::i32, 2);
+  Expr i = var(ScalarType::i64, "i"), j = var(ScalarType::i64, "j");
   Function f =
       fb.build({range_dim("i", shape(out, 0)), range_dim("j", shape(out, 1))},
-               block({store(out, {i, j}, cast(ScalarType::I32, add(mul(i, const_i64(10)), j)))}));
+               block({store(out, {i, j}, cast(ScalarType::i32, add(mul(i, const_i64(10)), j)))}));
   auto m = compile(f, {});
   for (int64_t chunk : {1, 3, 7, 10, 1000}) {
     std::vector<int32_t> v(5 * 7, -1);
@@ -74,8 +74,8 @@ TEST(CodegenKernels, NdRange2D) {
 // range(a, b, c) dims with offsets and negative steps; 3-D, i32 loop variables.
 TEST(CodegenKernels, NdRange3DWithStartsAndSteps) {
   FunctionBuilder fb("fill3d");
-  ArrayRef out = fb.array_param("out", ScalarType::I32, 3);
-  Expr i = var(ScalarType::I32, "i"), j = var(ScalarType::I32, "j"), k = var(ScalarType::I32, "k");
+  ArrayRef out = fb.array_param("out", ScalarType::i32, 3);
+  Expr i = var(ScalarType::i32, "i"), j = var(ScalarType::i32, "j"), k = var(ScalarType::i32, "k");
   // i in range(1, 4) -> 1..3, j in range(5, -1, -2) -> 5, 3, 1, k in range(0, 8, 3) -> 0, 3, 6
   Function f = fb.build(
       {range_dim("i", const_i32(1), const_i32(4), const_i32(1)),
@@ -113,10 +113,10 @@ TEST(CodegenKernels, EmptyAndEdgeRangesHaveExactCounts) {
                         {INT64_MIN, INT64_MAX, INT64_MAX, 3},
                         {INT64_MAX, INT64_MIN, INT64_MIN, 2}};
   FunctionBuilder fb("count");
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
-  Expr a = fb.scalar_param("a", ScalarType::I64);
-  Expr b = fb.scalar_param("b", ScalarType::I64);
-  Expr c = fb.scalar_param("c", ScalarType::I64);
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
+  Expr a = fb.scalar_param("a", ScalarType::i64);
+  Expr b = fb.scalar_param("b", ScalarType::i64);
+  Expr c = fb.scalar_param("c", ScalarType::i64);
   Function f = fb.build({range_dim("i", a, b, c)}, block({}));
   auto m = compile(f, {});
   int64_t unused = 0;
@@ -129,12 +129,12 @@ TEST(CodegenKernels, EmptyAndEdgeRangesHaveExactCounts) {
 
 TEST(CodegenKernels, UnsignedAndNarrowParallelRanges) {
   FunctionBuilder fb("narrow");
-  ArrayRef out = fb.array_param("out", ScalarType::U8);
-  Expr i = var(ScalarType::U8, "i");
+  ArrayRef out = fb.array_param("out", ScalarType::u8);
+  Expr i = var(ScalarType::u8, "i");
   // range(250, 255) over u8: 250..254; stored at i - 250.
-  Function f = fb.build({range_dim("i", int_const(ScalarType::U8, 250),
-                                   int_const(ScalarType::U8, 255), int_const(ScalarType::U8, 1))},
-                        block({store(out, {sub(i, int_const(ScalarType::U8, 250))}, i)}));
+  Function f = fb.build({range_dim("i", int_const(ScalarType::u8, 250),
+                                   int_const(ScalarType::u8, 255), int_const(ScalarType::u8, 1))},
+                        block({store(out, {sub(i, int_const(ScalarType::u8, 250))}, i)}));
   auto m = compile(f, {});
   std::vector<uint8_t> v(5, 0);
   EXPECT_EQ(run(*m, Args().array(v)), 5);
@@ -145,18 +145,18 @@ TEST(CodegenKernels, UnsignedAndNarrowParallelRanges) {
 // every store): negative steps, chunks that cut rows, and assignments in the body.
 TEST(CodegenKernels, NarrowLoopVariablesIndexExactly) {
   FunctionBuilder fb("narrow_index");
-  ArrayRef out = fb.array_param("out", ScalarType::I32, 2);
-  ArrayRef hits = fb.array_param("hits", ScalarType::I32);
-  Expr i = var(ScalarType::I16, "i"), j = var(ScalarType::I8, "j"), k = var(ScalarType::I32, "k");
+  ArrayRef out = fb.array_param("out", ScalarType::i32, 2);
+  ArrayRef hits = fb.array_param("hits", ScalarType::i32);
+  Expr i = var(ScalarType::i16, "i"), j = var(ScalarType::i8, "j"), k = var(ScalarType::i32, "k");
   // i in range(4, -1, -1) -> 4..0 (i16), j in range(6, -1, -2) -> 6, 4, 2, 0 (i8);
   // for k in range(10, 0, -3) (i32): k = k - 1, then hits[k] += 1 -> hits 9, 6, 3, 0.
   Function f = fb.build(
-      {range_dim("i", int_const(ScalarType::I16, 4), int_const(ScalarType::I16, -1),
-                 int_const(ScalarType::I16, -1)),
-       range_dim("j", int_const(ScalarType::I8, 6), int_const(ScalarType::I8, -1),
-                 int_const(ScalarType::I8, -2))},
+      {range_dim("i", int_const(ScalarType::i16, 4), int_const(ScalarType::i16, -1),
+                 int_const(ScalarType::i16, -1)),
+       range_dim("j", int_const(ScalarType::i8, 6), int_const(ScalarType::i8, -1),
+                 int_const(ScalarType::i8, -2))},
       block({store(out, {i, j},
-                   add(mul(cast(ScalarType::I32, i), const_i32(100)), cast(ScalarType::I32, j))),
+                   add(mul(cast(ScalarType::i32, i), const_i32(100)), cast(ScalarType::i32, j))),
              for_range("k", const_i32(10), const_i32(0), const_i32(-3),
                        block({assign("k", sub(k, const_i32(1))),
                               eval(atomic(AtomicOp::Add, hits, {k}, const_i32(1)))}))}));
@@ -178,26 +178,26 @@ TEST(CodegenKernels, NarrowLoopVariablesIndexExactly) {
 // increment after the last element would overflow).
 TEST(CodegenKernels, NarrowLoopVariablesWrapAndReachTheLimits) {
   FunctionBuilder fb("narrow_wrap");
-  ArrayRef out = fb.array_param("out", ScalarType::I64);
-  Expr k = var(ScalarType::I8, "k"), m8 = var(ScalarType::I8, "m"), u = var(ScalarType::U8, "u");
+  ArrayRef out = fb.array_param("out", ScalarType::i64);
+  Expr k = var(ScalarType::i8, "k"), m8 = var(ScalarType::i8, "m"), u = var(ScalarType::u8, "u");
   Function f = fb.build(
       {range_dim("i", const_i64(1))},
       block({let("n", const_i64(0)),
              // m in range(127, -128, -100) -> 127, 27, -73 (next: -173 would wrap)
              for_range(
-                 "m", int_const(ScalarType::I8, 127), int_const(ScalarType::I8, -128),
-                 int_const(ScalarType::I8, -100),
-                 block({assign("n", add(var(ScalarType::I64, "n"), cast(ScalarType::I64, m8)))})),
+                 "m", int_const(ScalarType::i8, 127), int_const(ScalarType::i8, -128),
+                 int_const(ScalarType::i8, -100),
+                 block({assign("n", add(var(ScalarType::i64, "n"), cast(ScalarType::i64, m8)))})),
              // u in range(250, 255, 3) -> 250, 253 (next: 256 would wrap)
              for_range(
-                 "u", int_const(ScalarType::U8, 250), int_const(ScalarType::U8, 255),
-                 int_const(ScalarType::U8, 3),
-                 block({assign("n", add(var(ScalarType::I64, "n"), cast(ScalarType::I64, u)))})),
-             store(out, {const_i64(0)}, var(ScalarType::I64, "n")),
+                 "u", int_const(ScalarType::u8, 250), int_const(ScalarType::u8, 255),
+                 int_const(ScalarType::u8, 3),
+                 block({assign("n", add(var(ScalarType::i64, "n"), cast(ScalarType::i64, u)))})),
+             store(out, {const_i64(0)}, var(ScalarType::i64, "n")),
              // k = 100 + 100 wraps to -56 in i8: out[k] is out of bounds at -56.
-             for_range("k", int_const(ScalarType::I8, 100), int_const(ScalarType::I8, 101),
-                       int_const(ScalarType::I8, 1),
-                       block({assign("k", add(k, int_const(ScalarType::I8, 100))),
+             for_range("k", int_const(ScalarType::i8, 100), int_const(ScalarType::i8, 101),
+                       int_const(ScalarType::i8, 1),
+                       block({assign("k", add(k, int_const(ScalarType::i8, 100))),
                               store(out, {k}, const_i64(7))}))}));
   auto m = compile(f, {.bounds_check = true});
   std::vector<int64_t> v(4, 0);
@@ -210,14 +210,14 @@ TEST(CodegenKernels, NarrowLoopVariablesWrapAndReachTheLimits) {
 
 TEST(CodegenKernels, VecArraysAddressComponentsLast) {
   FunctionBuilder fb("vec3");
-  ArrayRef p = fb.array_param("p", ScalarType::F32, 1, 3);
-  ArrayRef out = fb.array_param("out", ScalarType::F32);
-  Expr i = var(ScalarType::I64, "i");
+  ArrayRef p = fb.array_param("p", ScalarType::f32, 1, 3);
+  ArrayRef out = fb.array_param("out", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
   Expr sum =
       add(add(load(p, {i, const_i32(0)}), load(p, {i, const_i32(1)})), load(p, {i, const_i32(2)}));
   Function f = fb.build({range_dim("i", shape(p, 0))},
                         block({store(out, {i}, sum),
-                               store(p, {i, const_i32(1)}, cast(ScalarType::F32, shape(p, 1)))}));
+                               store(p, {i, const_i32(1)}, cast(ScalarType::f32, shape(p, 1)))}));
   auto m = compile(f, {});
   std::vector<float> pts = {1, 2, 3, 10, 20, 30};
   std::vector<float> out_v(2);
@@ -228,16 +228,16 @@ TEST(CodegenKernels, VecArraysAddressComponentsLast) {
 
 TEST(CodegenKernels, ScalarSlotsOfEveryType) {
   FunctionBuilder fb("scalars");
-  ArrayRef out = fb.array_param("out", ScalarType::F64);
+  ArrayRef out = fb.array_param("out", ScalarType::f64);
   std::vector<Expr> params = {
-      fb.scalar_param("a", ScalarType::I8),  fb.scalar_param("b", ScalarType::U16),
-      fb.scalar_param("c", ScalarType::I32), fb.scalar_param("d", ScalarType::U64),
-      fb.scalar_param("e", ScalarType::F32), fb.scalar_param("f", ScalarType::F64),
-      fb.scalar_param("g", ScalarType::Bool)};
+      fb.scalar_param("a", ScalarType::i8),     fb.scalar_param("b", ScalarType::u16),
+      fb.scalar_param("c", ScalarType::i32),    fb.scalar_param("d", ScalarType::u64),
+      fb.scalar_param("e", ScalarType::f32),    fb.scalar_param("f", ScalarType::f64),
+      fb.scalar_param("g", ScalarType::boolean)};
   std::vector<Stmt> body;
   for (size_t k = 0; k < params.size(); ++k) {
     body.push_back(
-        store(out, {const_i64(static_cast<int64_t>(k))}, cast(ScalarType::F64, params[k])));
+        store(out, {const_i64(static_cast<int64_t>(k))}, cast(ScalarType::f64, params[k])));
   }
   Function f = fb.build({range_dim("i", const_i64(1))}, block(body));
   auto m = compile(f, {});

@@ -16,28 +16,28 @@ using namespace tack::ir;
 using testing::Args;
 using testing::run;
 
-const Expr kI = Var::make(ScalarType::I64, "i");
+const Expr kI = Var::make(ScalarType::i64, "i");
 
 // hist[v[i] % bins] += 1, sum[0] += v[i], lo[0] = min, hi[0] = max, returning old values into
 // old[i] — run on 4 threads in small chunks so the atomics really race.
 TEST(CodegenMemory, AtomicsAreAtomicAndReturnTheOldValue) {
   FunctionBuilder fb("atomics");
-  ArrayRef v = fb.array_param("v", ScalarType::I32);
-  ArrayRef hist = fb.array_param("hist", ScalarType::I64);
-  ArrayRef fsum = fb.array_param("fsum", ScalarType::F64);
-  ArrayRef lo = fb.array_param("lo", ScalarType::I32);
-  ArrayRef hi = fb.array_param("hi", ScalarType::U32);
-  ArrayRef fmax = fb.array_param("fmax", ScalarType::F32);
-  ArrayRef old = fb.array_param("old", ScalarType::I64);
+  ArrayRef v = fb.array_param("v", ScalarType::i32);
+  ArrayRef hist = fb.array_param("hist", ScalarType::i64);
+  ArrayRef fsum = fb.array_param("fsum", ScalarType::f64);
+  ArrayRef lo = fb.array_param("lo", ScalarType::i32);
+  ArrayRef hi = fb.array_param("hi", ScalarType::u32);
+  ArrayRef fmax = fb.array_param("fmax", ScalarType::f32);
+  ArrayRef old = fb.array_param("old", ScalarType::i64);
   Expr x = load(v, {kI});
   Expr z = const_i64(0);
   Function f = fb.build(
       {range_dim("i", shape(v, 0))},
       block({store(old, {kI}, atomic(AtomicOp::Add, hist, {mod(x, const_i32(8))}, const_i64(1))),
-             eval(atomic(AtomicOp::Add, fsum, {z}, cast(ScalarType::F64, x))),
+             eval(atomic(AtomicOp::Add, fsum, {z}, cast(ScalarType::f64, x))),
              eval(atomic(AtomicOp::Min, lo, {z}, sub(const_i32(0), x))),
-             eval(atomic(AtomicOp::Max, hi, {z}, cast(ScalarType::U32, x))),
-             eval(atomic(AtomicOp::Max, fmax, {z}, cast(ScalarType::F32, x)))}));
+             eval(atomic(AtomicOp::Max, hi, {z}, cast(ScalarType::u32, x))),
+             eval(atomic(AtomicOp::Max, fmax, {z}, cast(ScalarType::f32, x)))}));
   auto m = compile(f, {});
   const int n = 20000;
   std::vector<int32_t> vals(n);
@@ -68,9 +68,9 @@ TEST(CodegenMemory, BoundsCheckSkipsAndReportsTheFirstViolation) {
   // out[i] = a[i + shift] for i in range(len(out)): reads past a's end are skipped (load gives
   // 0) and the violation names parameter 0, dim 0, the index and a's extent.
   FunctionBuilder fb("shifted");
-  ArrayRef a = fb.array_param("a", ScalarType::F32);
-  ArrayRef out = fb.array_param("out", ScalarType::F32);
-  Expr shift = fb.scalar_param("shift", ScalarType::I64);
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  ArrayRef out = fb.array_param("out", ScalarType::f32);
+  Expr shift = fb.scalar_param("shift", ScalarType::i64);
   Function f = fb.build({range_dim("i", shape(out, 0))},
                         block({store(out, {kI}, load(a, {add(kI, shift)}))}));
   auto m = compile(f, {.bounds_check = true});
@@ -101,13 +101,13 @@ TEST(CodegenMemory, BoundsCheckSkipsAndReportsTheFirstViolation) {
 
 TEST(CodegenMemory, BoundsCheckCoversStoresAtomicsLocalsAndEachDim) {
   FunctionBuilder fb("stores");
-  ArrayRef g = fb.array_param("g", ScalarType::I32, 2);
-  ArrayRef c = fb.array_param("c", ScalarType::I32);
+  ArrayRef g = fb.array_param("g", ScalarType::i32, 2);
+  ArrayRef c = fb.array_param("c", ScalarType::i32);
   Function f = fb.build({range_dim("i", const_i64(1))},
                         block({store(g, {const_i64(1), const_i64(2)}, const_i32(7)),  // in bounds
                                store(g, {const_i64(1), const_i64(3)}, const_i32(9)),  // dim 1 out
                                eval(atomic(AtomicOp::Add, c, {const_i64(5)}, const_i32(1))),
-                               local_array("t", ScalarType::I32, {2}),
+                               local_array("t", ScalarType::i32, {2}),
                                local_store("t", {const_i64(2)}, const_i32(1))}));
   auto m = compile(f, {.bounds_check = true});
   std::vector<int32_t> grid(2 * 3, 0), cnt(2, 0);
@@ -123,11 +123,11 @@ TEST(CodegenMemory, BoundsCheckCoversStoresAtomicsLocalsAndEachDim) {
 
   // Only the local array is out of bounds: reported as parameter -1.
   FunctionBuilder fb2("local_oob");
-  ArrayRef o = fb2.array_param("o", ScalarType::I32);
+  ArrayRef o = fb2.array_param("o", ScalarType::i32);
   Function f2 =
       fb2.build({range_dim("i", const_i64(1))},
-                block({local_array("t", ScalarType::I32, {2}),
-                       store(o, {kI}, local_load(ScalarType::I32, "t", {const_i64(-3)}))}));
+                block({local_array("t", ScalarType::i32, {2}),
+                       store(o, {kI}, local_load(ScalarType::i32, "t", {const_i64(-3)}))}));
   auto m2 = compile(f2, {.bounds_check = true});
   std::vector<int32_t> ov(1, 5);
   TackDebugStatus st2;
@@ -142,9 +142,9 @@ TEST(CodegenMemory, BoundsCheckCoversStoresAtomicsLocalsAndEachDim) {
 // storage the read must see 2 (program order within an iteration).
 Function alias_kernel() {
   FunctionBuilder fb("alias");
-  ArrayRef a = fb.array_param("a", ScalarType::I32);
-  ArrayRef b = fb.array_param("b", ScalarType::I32);
-  ArrayRef out = fb.array_param("out", ScalarType::I32);
+  ArrayRef a = fb.array_param("a", ScalarType::i32);
+  ArrayRef b = fb.array_param("b", ScalarType::i32);
+  ArrayRef out = fb.array_param("out", ScalarType::i32);
   return fb.build({range_dim("i", shape(out, 0))},
                   block({store(a, {kI}, const_i32(1)), store(b, {kI}, const_i32(2)),
                          store(out, {kI}, load(a, {kI}))}));
@@ -178,8 +178,8 @@ TEST(CodegenMemory, DisjointVariantGivesTheSameResultsOnDisjointData) {
 TEST(CodegenMemory, UnalignedBuffersWork) {
   // Every array starts one byte past an aligned address (as an imported buffer may).
   FunctionBuilder fb("unaligned");
-  ArrayRef x = fb.array_param("x", ScalarType::F64);
-  ArrayRef y = fb.array_param("y", ScalarType::F64);
+  ArrayRef x = fb.array_param("x", ScalarType::f64);
+  ArrayRef y = fb.array_param("y", ScalarType::f64);
   Function f = fb.build({range_dim("i", shape(x, 0))},
                         block({store(y, {kI}, mul(load(x, {kI}), const_f64(2)))}));
   auto m = compile(f, {});

@@ -48,8 +48,8 @@ TEST_F(VariantCache, ScalarValuesShareAVariantAndTypesDoNot) {
   Array xd = ones({8}, f64), outd = zeros({8}, f64);
   Variant& f64s = k.variant_for(std::vector<KernelArg>{xd, 2.0, outd}.data(), 3);
   EXPECT_NE(&f64s, &a);
-  EXPECT_EQ(f64s.key.args[1].type, ir::ScalarType::F64) << "a float is f64 beside f64 arrays";
-  EXPECT_EQ(a.key.args[1].type, ir::ScalarType::F32);
+  EXPECT_EQ(f64s.key.args[1].type, ir::ScalarType::f64) << "a float is f64 beside f64 arrays";
+  EXPECT_EQ(a.key.args[1].type, ir::ScalarType::f32);
 }
 
 TEST_F(VariantCache, DebugModeIsPartOfTheKey) {

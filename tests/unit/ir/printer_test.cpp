@@ -11,10 +11,10 @@ namespace {
 
 TEST(IrPrinter, Saxpy) {
   FunctionBuilder fb("saxpy");
-  ArrayRef x = fb.array_param("x", ScalarType::F32);
-  ArrayRef y = fb.array_param("y", ScalarType::F32);
-  Expr a = fb.scalar_param("a", ScalarType::F32);
-  Expr i = var(ScalarType::I64, "i");
+  ArrayRef x = fb.array_param("x", ScalarType::f32);
+  ArrayRef y = fb.array_param("y", ScalarType::f32);
+  Expr a = fb.scalar_param("a", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
   Function f = fb.build({range_dim("i", shape(x, 0))},
                         block({store(y, {i}, add(mul(a, load(x, {i})), load(y, {i})))}));
   EXPECT_EQ(to_string(f),
@@ -26,15 +26,15 @@ TEST(IrPrinter, Saxpy) {
 }
 
 TEST(IrPrinter, EveryStatementForm) {
-  FunctionBuilder fb("forms", ScalarType::F64);
-  ArrayRef h = fb.array_param("h", ScalarType::I32, 2);
-  ArrayRef v = fb.array_param("v", ScalarType::F64, 1, 3);
-  Expr n = fb.scalar_param("n", ScalarType::I32);
-  fb.prelude(let("m", cast(ScalarType::I32, shape(h, 1))));
-  Expr i = var(ScalarType::I32, "i"), j = var(ScalarType::I32, "j");
-  Expr k = var(ScalarType::I32, "k");
+  FunctionBuilder fb("forms", ScalarType::f64);
+  ArrayRef h = fb.array_param("h", ScalarType::i32, 2);
+  ArrayRef v = fb.array_param("v", ScalarType::f64, 1, 3);
+  Expr n = fb.scalar_param("n", ScalarType::i32);
+  fb.prelude(let("m", cast(ScalarType::i32, shape(h, 1))));
+  Expr i = var(ScalarType::i32, "i"), j = var(ScalarType::i32, "j");
+  Expr k = var(ScalarType::i32, "k");
   Stmt body = block({
-      local_array("t", ScalarType::F64, {4}),
+      local_array("t", ScalarType::f64, {4}),
       local_store("t", {const_i32(0)}, call(MathFn::Sqrt, {const_f64(2.0)})),
       labeled("ret",
               block({if_then(logical_not(lt(i, j)), block({exit_block("ret")}),
@@ -45,9 +45,9 @@ TEST(IrPrinter, EveryStatementForm) {
       block({let("q", floordiv(neg(i), invert(j)))}),
       store(v, {i, const_i32(2)},
             select(logical_or(const_bool(true), const_bool(false)),
-                   local_load(ScalarType::F64, "t", {const_i32(0)}), const_f64(0.5))),
+                   local_load(ScalarType::f64, "t", {const_i32(0)}), const_f64(0.5))),
   });
-  Function f = fb.build({range_dim("i", n), range_dim("j", var(ScalarType::I32, "m"))}, body);
+  Function f = fb.build({range_dim("i", n), range_dim("j", var(ScalarType::i32, "m"))}, body);
   EXPECT_EQ(to_string(f),
             "kernel forms(h: array<i32, 2>, v: array<vec3<f64>, 1>, n: i32) default_float=f64 {\n"
             "  let m: i32 = i32(h.shape[1])\n"
@@ -84,9 +84,9 @@ TEST(IrPrinter, ConstantsAreUnambiguous) {
   EXPECT_EQ(to_string(const_f64(1e300)), "1e+300:f64");
   EXPECT_EQ(to_string(const_f64(std::nan(""))), "nan:f64");
   EXPECT_EQ(to_string(const_f32(-INFINITY)), "-inf:f32");
-  EXPECT_EQ(to_string(int_const(ScalarType::U64, -1)), "18446744073709551615:u64");
-  EXPECT_EQ(to_string(int_const(ScalarType::I8, -5)), "-5:i8");
-  EXPECT_EQ(to_string(Param::make(ScalarType::F32, 2)), "$2");  // no function: by index
+  EXPECT_EQ(to_string(int_const(ScalarType::u64, -1)), "18446744073709551615:u64");
+  EXPECT_EQ(to_string(int_const(ScalarType::i8, -5)), "-5:i8");
+  EXPECT_EQ(to_string(Param::make(ScalarType::f32, 2)), "$2");  // no function: by index
   EXPECT_EQ(to_string(Expr()), "<null>");
 }
 

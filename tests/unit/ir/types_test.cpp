@@ -3,34 +3,45 @@
 
 #include "ir/types.hpp"
 
+#include <type_traits>
+
 namespace tack::ir {
 namespace {
 
 TEST(IrTypes, ClassificationAndSizes) {
-  EXPECT_TRUE(is_signed_int(ScalarType::I16));
-  EXPECT_TRUE(is_unsigned_int(ScalarType::U64));
-  EXPECT_FALSE(is_int(ScalarType::Bool));
-  EXPECT_FALSE(is_numeric(ScalarType::Bool));
-  EXPECT_TRUE(is_float(ScalarType::F64));
-  EXPECT_EQ(bits(ScalarType::Bool), 1);
-  EXPECT_EQ(bytes_in_memory(ScalarType::Bool), 1);
-  EXPECT_EQ(bits(ScalarType::U16), 16);
-  EXPECT_EQ(bytes_in_memory(ScalarType::F64), 8);
-  EXPECT_EQ(bytes_in_memory(ScalarType::I32), 4);
+  EXPECT_TRUE(is_signed_int(ScalarType::i16));
+  EXPECT_TRUE(is_unsigned_int(ScalarType::u64));
+  EXPECT_FALSE(is_int(ScalarType::boolean));
+  EXPECT_FALSE(is_numeric(ScalarType::boolean));
+  EXPECT_TRUE(is_float(ScalarType::f64));
+  EXPECT_EQ(bits(ScalarType::boolean), 1);
+  EXPECT_EQ(bytes_in_memory(ScalarType::boolean), 1);
+  EXPECT_EQ(bits(ScalarType::u16), 16);
+  EXPECT_EQ(bytes_in_memory(ScalarType::f64), 8);
+  EXPECT_EQ(bytes_in_memory(ScalarType::i32), 4);
 }
 
 TEST(IrTypes, NamesRoundTrip) {
-  for (ScalarType t : {ScalarType::Bool, ScalarType::I8, ScalarType::I16, ScalarType::I32,
-                       ScalarType::I64, ScalarType::U8, ScalarType::U16, ScalarType::U32,
-                       ScalarType::U64, ScalarType::F32, ScalarType::F64}) {
-    EXPECT_EQ(scalar_type_from_name(name(t)), t);
+  for (ScalarType t : {ScalarType::boolean, ScalarType::i8, ScalarType::i16, ScalarType::i32,
+                       ScalarType::i64, ScalarType::u8, ScalarType::u16, ScalarType::u32,
+                       ScalarType::u64, ScalarType::f32, ScalarType::f64}) {
+    EXPECT_EQ(value_type_from_name(name(t)), t);
   }
-  EXPECT_EQ(scalar_type_from_name("float"), std::nullopt);
+  EXPECT_EQ(value_type_from_name("float"), std::nullopt);
+}
+
+// One enumeration serves arrays and the IR: an array dtype name never yields bool, a value
+// type name does.
+TEST(IrTypes, BoolIsAValueTypeButNoArrayDtype) {
+  EXPECT_EQ(tack::scalar_type_from_name("bool"), std::nullopt);
+  EXPECT_EQ(value_type_from_name("bool"), ScalarType::boolean);
+  EXPECT_EQ(tack::scalar_type_from_name("float32"), ScalarType::f32);
+  static_assert(std::is_same_v<ir::ScalarType, tack::ScalarType>);
 }
 
 TEST(IrTypes, ArrayTypeIndexCountIncludesVectorComponent) {
-  ArrayType plain{ScalarType::F32, 2, 0};
-  ArrayType vec{ScalarType::F32, 1, 3};
+  ArrayType plain{ScalarType::f32, 2, 0};
+  ArrayType vec{ScalarType::f32, 1, 3};
   EXPECT_EQ(plain.index_count(), 2);
   EXPECT_EQ(vec.index_count(), 2);
   EXPECT_EQ(to_string(plain), "array<f32, 2>");

@@ -14,19 +14,19 @@ namespace {
   return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
 }
 
-const Expr kI = Var::make(ScalarType::I64, "i");
+const Expr kI = Var::make(ScalarType::i64, "i");
 
 // A kernel with one f32 array `a`, one i64 scalar `n`, and the given parallel body.
 Function kernel(Stmt body, std::vector<Stmt> prelude = {}) {
   FunctionBuilder fb("k");
-  fb.array_param("a", ScalarType::F32);
-  Expr n = fb.scalar_param("n", ScalarType::I64);
+  fb.array_param("a", ScalarType::f32);
+  Expr n = fb.scalar_param("n", ScalarType::i64);
   for (Stmt& s : prelude) fb.prelude(s);
   return fb.build({range_dim("i", n)}, std::move(body));
 }
 
 ArrayRef array_a() {
-  return ArrayRef{0, ArrayType{ScalarType::F32, 1, 0}};
+  return ArrayRef{0, ArrayType{ScalarType::f32, 1, 0}};
 }
 
 // The single error message of f; fails the test if there is not exactly one.
@@ -39,13 +39,13 @@ std::string only_error(const Function& f) {
 TEST(IrVerifier, AcceptsWellFormedKernel) {
   Stmt body = block({
       let("x", load(array_a(), {kI})),
-      local_array("t", ScalarType::F32, {2, 2}),
-      local_store("t", {const_i32(1), const_i32(1)}, var(ScalarType::F32, "x")),
+      local_array("t", ScalarType::f32, {2, 2}),
+      local_store("t", {const_i32(1), const_i32(1)}, var(ScalarType::f32, "x")),
       labeled("ret", block({for_range("k", const_i32(0), const_i32(3), const_i32(1),
                                       block({if_then(const_bool(true), block({exit_block("ret")})),
                                              continue_stmt()}))})),
-      if_then(lt(var(ScalarType::F32, "x"), const_f32(0)), block({continue_stmt()})),
-      store(array_a(), {kI}, local_load(ScalarType::F32, "t", {const_i32(1), const_i32(1)})),
+      if_then(lt(var(ScalarType::f32, "x"), const_f32(0)), block({continue_stmt()})),
+      store(array_a(), {kI}, local_load(ScalarType::f32, "t", {const_i32(1), const_i32(1)})),
       eval(atomic(AtomicOp::Max, array_a(), {kI}, const_f32(1))),
   });
   Function f = kernel(body, {let("m", const_i64(3))});
@@ -56,7 +56,7 @@ TEST(IrVerifier, AcceptsWellFormedKernel) {
 TEST(IrVerifier, UndefinedAndShadowedNames) {
   EXPECT_TRUE(Has(only_error(kernel(block({assign("y", const_f32(1))}))), "undefined local 'y'"));
   EXPECT_TRUE(
-      Has(only_error(kernel(block({let("z", var(ScalarType::F32, "y"))}))), "undefined local 'y'"));
+      Has(only_error(kernel(block({let("z", var(ScalarType::f32, "y"))}))), "undefined local 'y'"));
   EXPECT_TRUE(Has(only_error(kernel(block({let("y", const_f32(1)), let("y", const_f32(2))}))),
                   "already defined"));
   EXPECT_TRUE(Has(only_error(kernel(block({let("i", const_i64(1))}))), "already defined"));
@@ -75,13 +75,13 @@ TEST(IrVerifier, TypeMismatches) {
   EXPECT_TRUE(Has(only_error(kernel(block(
                       {let("y", Binary::make(BinaryOp::TrueDiv, const_i32(1), const_i32(2)))}))),
                   "operator '/' on i32"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", Var::make(ScalarType::I32, "i"))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", Var::make(ScalarType::i32, "i"))}))),
                   "is i64, read as i32"));
   EXPECT_TRUE(Has(only_error(kernel(block({ArrayStore::make(0, {kI}, const_f64(1))}))),
                   "store of 'a' (f32) as f64"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", IntConst::make(ScalarType::U8, 256))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", IntConst::make(ScalarType::u8, 256))}))),
                   "not wrapped"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", FloatConst::make(ScalarType::F32, 0.1))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", FloatConst::make(ScalarType::f32, 0.1))}))),
                   "not exactly a float"));
   EXPECT_TRUE(
       Has(only_error(kernel(block({let("y", MathCall::make(MathFn::Sin, {const_i32(1)}))}))),
@@ -89,21 +89,21 @@ TEST(IrVerifier, TypeMismatches) {
 }
 
 TEST(IrVerifier, ParamKindsAndIndexCounts) {
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", Param::make(ScalarType::F32, 0))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", Param::make(ScalarType::f32, 0))}))),
                   "used as a scalar"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::I64, 1, {kI}))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::i64, 1, {kI}))}))),
                   "through scalar 'n'"));
   EXPECT_TRUE(
-      Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::F32, 0, {kI, kI}))}))),
+      Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::f32, 0, {kI, kI}))}))),
           "with 2 indices, needs 1"));
   EXPECT_TRUE(Has(only_error(kernel(block({let("y", ArrayShape::make(0, 1))}))), "out of range"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::F32, 7, {kI}))}))),
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", ArrayLoad::make(ScalarType::f32, 7, {kI}))}))),
                   "does not exist"));
 }
 
 TEST(IrVerifier, KernelShape) {
   FunctionBuilder fb("k");
-  fb.array_param("a", ScalarType::F32);
+  fb.array_param("a", ScalarType::f32);
   Function no_loop = fb.build_raw(block({let("x", const_i32(1))}));
   EXPECT_TRUE(Has(only_error(no_loop), "must end with its one ParallelFor"));
 
@@ -135,9 +135,9 @@ TEST(IrVerifier, LoopsAndLabels) {
   EXPECT_TRUE(
       Has(only_error(kernel(block({labeled("r", block({labeled("r", block({}))}))}))), "shadows"));
   EXPECT_TRUE(
-      Has(only_error(kernel(block({local_array("t", ScalarType::F64, {100000})}))), "larger than"));
-  EXPECT_TRUE(Has(only_error(kernel(block({let("y", var(ScalarType::F32, "t")),
-                                           local_array("t", ScalarType::F32, {2})}))),
+      Has(only_error(kernel(block({local_array("t", ScalarType::f64, {100000})}))), "larger than"));
+  EXPECT_TRUE(Has(only_error(kernel(block({let("y", var(ScalarType::f32, "t")),
+                                           local_array("t", ScalarType::f32, {2})}))),
                   "undefined local 't'"));
 }
 

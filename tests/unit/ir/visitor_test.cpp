@@ -11,16 +11,16 @@ namespace {
 
 Function sample() {
   FunctionBuilder fb("k");
-  ArrayRef a = fb.array_param("a", ScalarType::I32);
-  Expr n = fb.scalar_param("n", ScalarType::I32);
-  Expr i = var(ScalarType::I32, "i");
-  Expr k = var(ScalarType::I32, "k");
+  ArrayRef a = fb.array_param("a", ScalarType::i32);
+  Expr n = fb.scalar_param("n", ScalarType::i32);
+  Expr i = var(ScalarType::i32, "i");
+  Expr k = var(ScalarType::i32, "k");
   Stmt body = block({
       let("acc", const_i32(0)),
       for_range("k", const_i32(0), n, const_i32(1),
                 block({if_then(gt(k, const_i32(3)), block({break_stmt()})),
-                       assign("acc", add(var(ScalarType::I32, "acc"), k))})),
-      store(a, {i}, var(ScalarType::I32, "acc")),
+                       assign("acc", add(var(ScalarType::i32, "acc"), k))})),
+      store(a, {i}, var(ScalarType::i32, "acc")),
   });
   return fb.build({range_dim("i", n)}, body);
 }

@@ -75,6 +75,20 @@ TEST_P(ArrayOnDevice, FillValueMustFitTheDtype) {
   EXPECT_EQ(a.to_vector<std::int8_t>(), (std::vector<std::int8_t>{0, 0}));  // nothing written
 }
 
+// ScalarType is shared with the kernel IR, whose comparisons have type boolean; no array holds it.
+TEST_P(ArrayOnDevice, NoArrayHoldsBool) {
+  const DType b{ScalarType::boolean};
+  auto msg = error_of<TypeError>([&] { zeros({2}, b, dev_); });
+  EXPECT_NE(msg.find("tack.empty: no array holds bool elements"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use u8"), std::string::npos) << msg;
+  error_of<TypeError>([&] { full({2}, Scalar::from_bool(true), b, dev_); });
+  error_of<TypeError>([&] { vec(3, b); });
+  std::byte one[1];
+  error_of<TypeError>([&] { convert_scalar(Scalar::from_bool(true), ScalarType::boolean, one); });
+  Array a = zeros({4}, u8, dev_);
+  error_of<TypeError>([&] { array_from_ptr(a.address(), b, {4}, false, dev_); });
+}
+
 TEST_P(ArrayOnDevice, ItemReadsWithPythonBounds) {
   std::vector<float> data(18);
   std::iota(data.begin(), data.end(), 0.0f);

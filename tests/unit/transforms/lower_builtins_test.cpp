@@ -50,7 +50,7 @@ def k(x, n, out):
         g = float(3)
         h = int(e)
 )",
-                      {f32s, arr(ST::I16), f32s}),
+                      {f32s, arr(ST::i16), f32s}),
             "let a: i64 = i64(x[i])\n"
             "let b: i16 = n[i]\n"
             "let c: f32 = f32(n[i])\n"
@@ -151,7 +151,7 @@ def k(hist, grid, bins):
         old = tack.atomic_max(grid, (i, bins[i]), 2.5)
         tack.atomic_min(grid, (0, 0), old)
 )",
-                      {i32s, arr(ST::F64, 2), i64s}),
+                      {i32s, arr(ST::f64, 2), i64s}),
             "eval atomic_add(hist[bins[i]], 1:i32)\n"
             "let old: f64 = atomic_max(grid[i, bins[i]], 2.5:f64)\n"
             "eval atomic_min(grid[0:i32, 0:i32], old)\n");
@@ -220,7 +220,7 @@ def k(p, v, dt):
             p[i, c] += v[i][c] * dt
         p[i, 0] = p[i][1]
 )",
-                    {arr(ST::F32, 1, 3), arr(ST::F32, 1, 3), num(ST::F32)}),
+                    {arr(ST::f32, 1, 3), arr(ST::f32, 1, 3), num(ST::f32)}),
             "kernel k(p: array<vec3<f32>, 1>, v: array<vec3<f32>, 1>, dt: f32) "
             "default_float=f32 {\n"
             "  parallel for i: i64 in range(0:i64, p.shape[0], 1:i64) {\n"
@@ -239,7 +239,7 @@ def k(f, x):
     for i in range(len(x)):
         tack.atomic_add(f, (0, 2), x[i])
 )",
-                      {arr(ST::F32, 1, 4), f32s}),
+                      {arr(ST::f32, 1, 4), f32s}),
             "eval atomic_add(f[0:i32, 2:i32], x[i])\n");
 }
 

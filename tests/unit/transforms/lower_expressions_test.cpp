@@ -32,7 +32,7 @@ def k(a, x, y, n):
     for i in range(half):
         y[i] = a * x[i] + y[i]
 )",
-                    {num(ST::F32), f32s, f32s, num(ST::I32)}),
+                    {num(ST::f32), f32s, f32s, num(ST::i32)}),
             "kernel k(a: f32, x: array<f32, 1>, y: array<f32, 1>, n: i32) default_float=f32 {\n"
             "  let half: i32 = (n // 2:i32)\n"
             "  parallel for i: i32 in range(0:i32, half, 1:i32) {\n"
@@ -54,7 +54,7 @@ def k(x, out, m):
         e = 18446744073709551615
         f = -1
 )";
-  EXPECT_EQ(loop_body(src, {f32s, f32s, num(ST::I64)}),
+  EXPECT_EQ(loop_body(src, {f32s, f32s, num(ST::i64)}),
             "out[i] = ((x[i] * 2.0:f32) + 0.5:f32)\n"
             "let a: i64 = (i + 1:i64)\n"
             "let b: i32 = 1:i32\n"
@@ -63,7 +63,7 @@ def k(x, out, m):
             "let e: u64 = 18446744073709551615:u64\n"
             "let f: i32 = -1:i32\n");
   // An f64 array makes the default float f64: lone float literals follow.
-  EXPECT_EQ(loop_body(src, {f64s, f32s, num(ST::I64)}),
+  EXPECT_EQ(loop_body(src, {f64s, f32s, num(ST::i64)}),
             "out[i] = f32(((x[i] * 2.0:f64) + 0.5:f64))\n"
             "let a: i64 = (i + 1:i64)\n"
             "let b: i32 = 1:i32\n"
@@ -99,11 +99,11 @@ def k(a, b, out):
   EXPECT_EQ(typed(f32s, f64s), "f64");
   EXPECT_EQ(typed(i64s, f32s), "f32");
   EXPECT_EQ(typed(i32s, i64s), "i64");
-  EXPECT_EQ(typed(arr(ST::I8), arr(ST::U8)), "i16");
-  EXPECT_EQ(typed(arr(ST::U32), i32s), "i64");
-  EXPECT_EQ(typed(arr(ST::U16), arr(ST::U64)), "u64");
-  EXPECT_EQ(typed(arr(ST::U8), arr(ST::I32)), "i32");
-  EXPECT_EQ(loop_body(src, {arr(ST::U32), i32s, f32s}), "let v: i64 = (i64(a[i]) + i64(b[i]))\n");
+  EXPECT_EQ(typed(arr(ST::i8), arr(ST::u8)), "i16");
+  EXPECT_EQ(typed(arr(ST::u32), i32s), "i64");
+  EXPECT_EQ(typed(arr(ST::u16), arr(ST::u64)), "u64");
+  EXPECT_EQ(typed(arr(ST::u8), arr(ST::i32)), "i32");
+  EXPECT_EQ(loop_body(src, {arr(ST::u32), i32s, f32s}), "let v: i64 = (i64(a[i]) + i64(b[i]))\n");
 }
 
 TEST(LowerExpressions, TrueDivisionOfIntegersIsTheDefaultFloat) {
@@ -191,7 +191,7 @@ def k(h, out):
     for i in range(len(out)):
         out[i] = ((h[i] ^ 0x811c) & 0xff) | (h[i] << 3) | (h[i] >> 1) | ~h[i]
 )",
-                      {arr(ST::U32), arr(ST::U32)}),
+                      {arr(ST::u32), arr(ST::u32)}),
             "out[i] = (((((h[i] ^ 33052:u32) & 255:u32) | (h[i] << 3:u32)) | (h[i] >> 1:u32)) | "
             "(~h[i]))\n");
 }
@@ -205,7 +205,7 @@ def k(x, n):
         if 0 <= i < n:
             x[i] = 1
 )",
-                      {f32s, num(ST::I64)}),
+                      {f32s, num(ST::i64)}),
             "if ((0:i64 <= i) and (i < n)) {\n"
             "  x[i] = 1.0:f32\n"
             "}\n");
@@ -272,7 +272,7 @@ def k(b, x):
         j = +x[i]
         x[i] = b[i]
 )",
-                      {arr(ST::Bool), f32s}),
+                      {arr(ST::boolean), f32s}),
             "let e: bool = (b[i] == true)\n"
             "let f: bool = (i32(b[i]) < i32(true))\n"
             "let g: bool = (f32(b[i]) == x[i])\n"
@@ -288,7 +288,7 @@ def k(x):
     for i in range(len(x)):
         big = x[i] < 300
 )",
-                      {arr(ST::U8)}),
+                      {arr(ST::u8)}),
             "let big: bool = (i32(x[i]) < 300:i32)\n");
 }
 
@@ -322,7 +322,7 @@ def k(x, idx, out):
     for i in range(len(out)):
         out[i] = x[idx[i]] + x[2] + x[tack.u8(1)]
 )",
-                      {f32s, arr(ST::U16), f32s}),
+                      {f32s, arr(ST::u16), f32s}),
             "out[i] = ((x[idx[i]] + x[2:i32]) + x[1:u8])\n");
 }
 
@@ -333,7 +333,7 @@ def k(a, out):
     for i in range(len(out)):
         out[i] = a.shape[0] + a.shape[1] + a.shape[-1] + len(a)
 )",
-                      {arr(ST::F32, 2), i64s}),
+                      {arr(ST::f32, 2), i64s}),
             "out[i] = (((a.shape[0] + a.shape[1]) + a.shape[1]) + a.shape[0])\n");
 }
 

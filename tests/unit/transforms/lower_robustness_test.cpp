@@ -170,15 +170,15 @@ std::vector<std::pair<size_t, size_t>> token_spans(const std::string& s) {
 
 TEST(LowerRobustness, MutantsGiveVerifiedIrOrUserErrors) {
   const std::vector<std::vector<ArgType>> signatures[] = {
-      {{f32s, f32s, num(ST::I32)},
-       {f64s, i32s, num(ST::I64)},
-       {arr(ST::U8), arr(ST::Bool), num(ST::F32)}},
-      {{arr(ST::F32, 2), arr(ST::F32, 2), arr(ST::F32, 2)},
-       {arr(ST::I32, 2), arr(ST::F64, 2), arr(ST::I64, 2)},
-       {arr(ST::F32, 1, 3), arr(ST::F32, 2), arr(ST::U64, 2)}},
-      {{f32s, i32s, num(ST::F32)},
-       {arr(ST::I64), i64s, num(ST::I32)},
-       {f64s, arr(ST::U32), num(ST::F64)}},
+      {{f32s, f32s, num(ST::i32)},
+       {f64s, i32s, num(ST::i64)},
+       {arr(ST::u8), arr(ST::boolean), num(ST::f32)}},
+      {{arr(ST::f32, 2), arr(ST::f32, 2), arr(ST::f32, 2)},
+       {arr(ST::i32, 2), arr(ST::f64, 2), arr(ST::i64, 2)},
+       {arr(ST::f32, 1, 3), arr(ST::f32, 2), arr(ST::u64, 2)}},
+      {{f32s, i32s, num(ST::f32)},
+       {arr(ST::i64), i64s, num(ST::i32)},
+       {f64s, arr(ST::u32), num(ST::f64)}},
   };
   Rng rng{0x9E3779B97F4A7C15ull};
   int compiled = 0, refused = 0;

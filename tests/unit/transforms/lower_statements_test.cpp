@@ -47,7 +47,7 @@ def k(x, n, b):
         x[i] = 3
         n[i] = 2.5
 )",
-                      {f64s, i32s, arr(ST::Bool)}),
+                      {f64s, i32s, arr(ST::boolean)}),
             "n[i] = i32((x[i] * 2.0:f64))\n"
             "b[i] = bool(x[i])\n"
             "x[i] = 3.0:f64\n"
@@ -67,7 +67,7 @@ def k(x, m, out):
         k += 1
         out[i] = acc + k
 )",
-                      {f32s, arr(ST::I8), f32s}),
+                      {f32s, arr(ST::i8), f32s}),
             "let acc: f32 = 0.0:f32\n"
             "acc = (acc + x[i])\n"
             "acc = f32(m[i])\n"
@@ -143,7 +143,7 @@ def k(x, n):
             s += 3
         x[i] = s
 )",
-                      {f32s, num(ST::I32)}),
+                      {f32s, num(ST::i32)}),
             "let s: f32 = 0.0:f32\n"
             "for j: i32 in range(0:i32, n, 1:i32) {\n"
             "  s = (s + 1.0:f32)\n"
@@ -167,7 +167,7 @@ def k(x, n):
         for j in range(5000000000):
             pass
 )",
-                      {f32s, num(ST::I32)}),
+                      {f32s, num(ST::i32)}),
             "for j: i64 in range(i64(n), x.shape[0], 1:i64) {\n"
             "}\n"
             "for j_1: i64 in range(0:i64, 5000000000:i64, 1:i64) {\n"
@@ -247,7 +247,7 @@ def k(a, out):
     for i, j in tack.ndrange(a.shape[0], a.shape[1]):
         out[j, i] = a[i, j]
 )",
-                    {arr(ST::F32, 2), arr(ST::F32, 2)}),
+                    {arr(ST::f32, 2), arr(ST::f32, 2)}),
             "kernel k(a: array<f32, 2>, out: array<f32, 2>) default_float=f32 {\n"
             "  parallel for i: i64 in range(0:i64, a.shape[0], 1:i64), j: i64 in range(0:i64, "
             "a.shape[1], 1:i64) {\n"
@@ -260,7 +260,7 @@ def k(v, n):
     for i, j, l in tack.ndrange(n, (1, 9), (0, 10, 2)):
         v[i, j, l] = i + j + l
 )",
-                    {arr(ST::I32, 3), num(ST::I32)}),
+                    {arr(ST::i32, 3), num(ST::i32)}),
             "kernel k(v: array<i32, 3>, n: i32) default_float=f32 {\n"
             "  parallel for i: i32 in range(0:i32, n, 1:i32), j: i32 in range(1:i32, 9:i32, "
             "1:i32), l: i32 in range(0:i32, 10:i32, 2:i32) {\n"
@@ -276,7 +276,7 @@ def k(x, n):
     for i in range(1, n, 2):
         x[i] = 0
 )",
-                    {f32s, num(ST::I64)}),
+                    {f32s, num(ST::i64)}),
             "kernel k(x: array<f32, 1>, n: i64) default_float=f32 {\n"
             "  parallel for i: i64 in range(1:i64, n, 2:i64) {\n"
             "    x[i] = 0.0:f32\n"
@@ -293,7 +293,7 @@ def k(x, n):
     for i in range(n):
         x[i] = n
 )",
-                    {f32s, num(ST::I32)}),
+                    {f32s, num(ST::i32)}),
             "kernel k(x: array<f32, 1>, n: i32) default_float=f32 {\n"
             "  let n_1: i32 = n\n"
             "  n_1 = (n_1 - 1:i32)\n"
@@ -309,7 +309,7 @@ def k(x, s):
         s *= 2
         x[i] = s
 )",
-                      {f32s, num(ST::F32)}),
+                      {f32s, num(ST::f32)}),
             "let s_1: f32 = s\n"
             "s_1 = (s_1 * 2.0:f32)\n"
             "x[i] = s_1\n");
@@ -324,7 +324,7 @@ def k(x, scale):
     for i in range(n):
         x[i] = x[i] * inv
 )",
-                    {f64s, num(ST::F64)}),
+                    {f64s, num(ST::f64)}),
             "kernel k(x: array<f64, 1>, scale: f64) default_float=f64 {\n"
             "  let n: i64 = x.shape[0]\n"
             "  let inv: f64 = (1.0:f64 / scale)\n"

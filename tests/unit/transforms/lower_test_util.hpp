@@ -31,10 +31,10 @@ inline ArgType num(ScalarType t) {
   return a;
 }
 
-inline const ArgType f32s = arr(ScalarType::F32);
-inline const ArgType f64s = arr(ScalarType::F64);
-inline const ArgType i32s = arr(ScalarType::I32);
-inline const ArgType i64s = arr(ScalarType::I64);
+inline const ArgType f32s = arr(ScalarType::f32);
+inline const ArgType f64s = arr(ScalarType::f64);
+inline const ArgType i32s = arr(ScalarType::i32);
+inline const ArgType i64s = arr(ScalarType::i64);
 
 // The IR of kernel `kernel` of `source` for `signature`, verified.
 inline ir::Function lower(const std::string& source, const std::vector<ArgType>& signature,

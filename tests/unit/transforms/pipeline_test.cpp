@@ -19,26 +19,26 @@ def scale(x, s):
 )";
 
 TEST(Pipeline, BuildsVerifiedIr) {
-  ir::Function f = lower(kSource, {f32s, num(ScalarType::F32)}, "scale");
+  ir::Function f = lower(kSource, {f32s, num(ScalarType::f32)}, "scale");
   EXPECT_TRUE(ir::verify(f).empty());
   EXPECT_EQ(f.name, "scale");
-  EXPECT_EQ(f.default_float, ScalarType::F32);
+  EXPECT_EQ(f.default_float, ScalarType::f32);
   ASSERT_NE(f.parallel_for(), nullptr);
 }
 
 TEST(Pipeline, F64ArgumentsMakeTheDefaultFloatF64) {
-  EXPECT_EQ(lower(kSource, {f64s, num(ScalarType::F32)}, "scale").default_float, ScalarType::F64);
-  EXPECT_EQ(lower(kSource, {f32s, num(ScalarType::F64)}, "scale").default_float, ScalarType::F64);
+  EXPECT_EQ(lower(kSource, {f64s, num(ScalarType::f32)}, "scale").default_float, ScalarType::f64);
+  EXPECT_EQ(lower(kSource, {f32s, num(ScalarType::f64)}, "scale").default_float, ScalarType::f64);
 }
 
 TEST(Pipeline, UnknownKernelNameIsAValueError) {
-  EXPECT_THROW(lower(kSource, {f32s, num(ScalarType::F32)}, "nope"), ValueError);
+  EXPECT_THROW(lower(kSource, {f32s, num(ScalarType::f32)}, "nope"), ValueError);
 }
 
 TEST(Pipeline, PrintsTheIrAfterEachPassWhenAsked) {
   ::setenv("TACK_PRINT_IR", "1", 1);
   ::testing::internal::CaptureStderr();
-  lower(kSource, {f32s, num(ScalarType::F32)}, "scale");
+  lower(kSource, {f32s, num(ScalarType::f32)}, "scale");
   std::string err = ::testing::internal::GetCapturedStderr();
   ::unsetenv("TACK_PRINT_IR");
   EXPECT_NE(err.find("; Tack IR after lowering\nkernel scale(x: array<f32, 1>, s: f32)"),
@@ -46,14 +46,14 @@ TEST(Pipeline, PrintsTheIrAfterEachPassWhenAsked) {
       << err;
 
   ::testing::internal::CaptureStderr();
-  lower(kSource, {f32s, num(ScalarType::F32)}, "scale");
+  lower(kSource, {f32s, num(ScalarType::f32)}, "scale");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 TEST(Pipeline, TheSameModuleLowersForManySignatures) {
   frontend::Module m = frontend::parse_module(kSource);
-  for (ScalarType t : {ScalarType::I8, ScalarType::U16, ScalarType::I32, ScalarType::U64,
-                       ScalarType::F32, ScalarType::F64}) {
+  for (ScalarType t : {ScalarType::i8, ScalarType::u16, ScalarType::i32, ScalarType::u64,
+                       ScalarType::f32, ScalarType::f64}) {
     ir::Function f = compiler::build_ir(m, "scale", {arr(t), num(t)});
     EXPECT_EQ(f.params[0].type, t);
   }
@@ -68,7 +68,7 @@ def hist(values, bins, out):
 
 TEST(Pipeline, CompileKernelReturnsTheAnalysesTargetsNeed) {
   frontend::Module m = frontend::parse_module(kHistogram);
-  const std::vector<compiler::ArgType> sig = {f32s, arr(ScalarType::I32), f32s};
+  const std::vector<compiler::ArgType> sig = {f32s, arr(ScalarType::i32), f32s};
   const compiler::KernelIr k = compiler::compile_kernel(m, "hist", sig, {false, true});
   EXPECT_EQ(k.written, (std::vector<bool>{false, true, true}));
   ASSERT_EQ(k.atomics.size(), 1u);
@@ -89,7 +89,7 @@ TEST(Pipeline, PrintsEveryPassInOrderThePrivatizedIrIncluded) {
   frontend::Module m = frontend::parse_module(kHistogram);
   ::setenv("TACK_PRINT_IR", "1", 1);
   ::testing::internal::CaptureStderr();
-  compiler::compile_kernel(m, "hist", {f32s, arr(ScalarType::I32), f32s}, {false, true});
+  compiler::compile_kernel(m, "hist", {f32s, arr(ScalarType::i32), f32s}, {false, true});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::unsetenv("TACK_PRINT_IR");
   const auto lowering = err.find("; Tack IR after lowering\n");

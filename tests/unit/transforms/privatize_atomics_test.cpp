@@ -14,19 +14,19 @@ using namespace tack::ir;
 
 TEST(PrivatizeAtomics, RewritesEachOpAndEvaluatesIndicesOnce) {
   FunctionBuilder fb("k");
-  ArrayRef x = fb.array_param("x", ScalarType::I32);
-  ArrayRef bins = fb.array_param("bins", ScalarType::I32);
-  ArrayRef lo = fb.array_param("lo", ScalarType::I64);
-  ArrayRef hi = fb.array_param("hi", ScalarType::U8);
-  ArrayRef other = fb.array_param("other", ScalarType::I32);
-  Expr i = var(ScalarType::I64, "i");
-  Expr b = cast(ScalarType::I64, load(x, {i}));
+  ArrayRef x = fb.array_param("x", ScalarType::i32);
+  ArrayRef bins = fb.array_param("bins", ScalarType::i32);
+  ArrayRef lo = fb.array_param("lo", ScalarType::i64);
+  ArrayRef hi = fb.array_param("hi", ScalarType::u8);
+  ArrayRef other = fb.array_param("other", ScalarType::i32);
+  Expr i = var(ScalarType::i64, "i");
+  Expr b = cast(ScalarType::i64, load(x, {i}));
   Function f = fb.build(
       {range_dim("i", shape(x, 0))},
       block({let("tack_private_0", const_i32(5)),  // a name the fresh ones must avoid
-             eval(atomic(AtomicOp::Add, bins, {b}, var(ScalarType::I32, "tack_private_0"))),
-             eval(atomic(AtomicOp::Min, lo, {b}, cast(ScalarType::I64, load(x, {i})))),
-             eval(atomic(AtomicOp::Max, hi, {b}, int_const(ScalarType::U8, 7))),
+             eval(atomic(AtomicOp::Add, bins, {b}, var(ScalarType::i32, "tack_private_0"))),
+             eval(atomic(AtomicOp::Min, lo, {b}, cast(ScalarType::i64, load(x, {i})))),
+             eval(atomic(AtomicOp::Max, hi, {b}, int_const(ScalarType::u8, 7))),
              eval(atomic(AtomicOp::Add, other, {b}, const_i32(1)))}));
   auto targets = analysis::privatizable_atomic_targets(f);
   targets.pop_back();  // leave `other` atomic

@@ -27,8 +27,8 @@ void PrintTo(const BadKernel& c, std::ostream* os) {
   *os << c.name;
 }
 
-const ArgType kF32 = arr(ST::F32);
-const ArgType kI32 = num(ST::I32);
+const ArgType kF32 = arr(ST::f32);
+const ArgType kI32 = num(ST::i32);
 
 const BadKernel kBadKernels[] = {
     // ---- names, functions, attributes
@@ -126,7 +126,7 @@ def k(x, scale):
     for i in range(len(x)):
         x[i] = f(x[i])
 )",
-     {kF32, num(ST::F32)},
+     {kF32, num(ST::f32)},
      3,
      "belongs to the kernel",
      "f"},
@@ -214,7 +214,7 @@ def k(b, n):
     for i in range(n):
         c = b[i] + 1
 )",
-     {arr(ST::Bool), kI32},
+     {arr(ST::boolean), kI32},
      4,
      "'+' does not take bool operands"},
     {"BitwiseOnFloat",
@@ -232,7 +232,7 @@ def k(u, s, n):
     for i in range(n):
         u[i] = u[i] + s[i]
 )",
-     {arr(ST::U64), i64s, kI32},
+     {arr(ST::u64), i64s, kI32},
      4,
      "no type holds both"},
     {"LiteralDoesNotFitTheOperand",
@@ -241,7 +241,7 @@ def k(x, n):
     for i in range(n):
         x[i] = x[i] + 300
 )",
-     {arr(ST::U8), kI32},
+     {arr(ST::u8), kI32},
      4,
      "the constant 300 does not fit in u8"},
     {"LiteralDoesNotFitTheElement",
@@ -250,7 +250,7 @@ def k(x, n):
     for i in range(n):
         x[i] = 256
 )",
-     {arr(ST::U8), kI32},
+     {arr(ST::u8), kI32},
      4,
      "the constant 256 does not fit in u8, the element type"},
     {"DivisionByConstantZero",
@@ -365,7 +365,7 @@ def k(a, n):
     for i in range(n):
         a[i] = 1
 )",
-     {arr(ST::F32, 2), kI32},
+     {arr(ST::f32, 2), kI32},
      4,
      "'a' has rank 2 and takes 2 indices (a[i, j]), got 1"},
     {"TooManyIndices",
@@ -383,7 +383,7 @@ def k(p, n):
     for i in range(n):
         q = p[i]
 )",
-     {arr(ST::F32, 1, 3), kI32},
+     {arr(ST::f32, 1, 3), kI32},
      4,
      "vector values are not supported in kernels: index one component"},
     {"VectorComponentOutOfRange",
@@ -392,7 +392,7 @@ def k(p, n):
     for i in range(n):
         p[i, 3] = 0
 )",
-     {arr(ST::F32, 1, 3), kI32},
+     {arr(ST::f32, 1, 3), kI32},
      4,
      "out of range for the vector component of 'p' (width 3)"},
     {"IndexingAScalarParameter",
@@ -448,7 +448,7 @@ def k(h, n):
     for i in range(n):
         tack.atomic_add(h, i, 1)
 )",
-     {arr(ST::I32, 2), kI32},
+     {arr(ST::i32, 2), kI32},
      4,
      "takes 2 indices, as a tuple"},
     {"AtomicArity",
@@ -604,7 +604,7 @@ def k(u, s, n):
     for i in range(n):
         u[i] = f(u[i], s[i], i)
 )",
-     {arr(ST::U64), i64s, kI32},
+     {arr(ST::u64), i64s, kI32},
      5,
      "which have no common type",
      "f"},
@@ -700,7 +700,7 @@ def k(b, n):
     for i in range(n):
         c = b[i] + 1
 )",
-          {arr(ST::Bool), kI32});
+          {arr(ST::boolean), kI32});
     FAIL();
   } catch (const CompileError& e) {
     EXPECT_EQ(e.column(), 18) << e.what();

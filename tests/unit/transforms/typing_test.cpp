@@ -15,49 +15,49 @@ using ST = ir::ScalarType;
 using frontend::BinaryOp;
 
 TEST(Typing, PromotionTable) {
-  EXPECT_EQ(promote(ST::I32, ST::I32), ST::I32);
-  EXPECT_EQ(promote(ST::F32, ST::F64), ST::F64);
-  EXPECT_EQ(promote(ST::I64, ST::F32), ST::F32);
-  EXPECT_EQ(promote(ST::U8, ST::F64), ST::F64);
-  EXPECT_EQ(promote(ST::I8, ST::I64), ST::I64);
-  EXPECT_EQ(promote(ST::U16, ST::U32), ST::U32);
-  EXPECT_EQ(promote(ST::I8, ST::U8), ST::I16);
-  EXPECT_EQ(promote(ST::U16, ST::I16), ST::I32);
-  EXPECT_EQ(promote(ST::U32, ST::I8), ST::I64);
-  EXPECT_EQ(promote(ST::U8, ST::I32), ST::I32);
-  EXPECT_EQ(promote(ST::U64, ST::I64), std::nullopt);
-  EXPECT_EQ(promote(ST::I8, ST::U64), std::nullopt);
-  EXPECT_EQ(promote(ST::Bool, ST::I32), std::nullopt);
+  EXPECT_EQ(promote(ST::i32, ST::i32), ST::i32);
+  EXPECT_EQ(promote(ST::f32, ST::f64), ST::f64);
+  EXPECT_EQ(promote(ST::i64, ST::f32), ST::f32);
+  EXPECT_EQ(promote(ST::u8, ST::f64), ST::f64);
+  EXPECT_EQ(promote(ST::i8, ST::i64), ST::i64);
+  EXPECT_EQ(promote(ST::u16, ST::u32), ST::u32);
+  EXPECT_EQ(promote(ST::i8, ST::u8), ST::i16);
+  EXPECT_EQ(promote(ST::u16, ST::i16), ST::i32);
+  EXPECT_EQ(promote(ST::u32, ST::i8), ST::i64);
+  EXPECT_EQ(promote(ST::u8, ST::i32), ST::i32);
+  EXPECT_EQ(promote(ST::u64, ST::i64), std::nullopt);
+  EXPECT_EQ(promote(ST::i8, ST::u64), std::nullopt);
+  EXPECT_EQ(promote(ST::boolean, ST::i32), std::nullopt);
   // Symmetric for every pair.
-  for (int a = 0; a <= static_cast<int>(ST::F64); ++a) {
-    for (int b = 0; b <= static_cast<int>(ST::F64); ++b) {
+  for (int a = 0; a <= static_cast<int>(ST::f64); ++a) {
+    for (int b = 0; b <= static_cast<int>(ST::f64); ++b) {
       EXPECT_EQ(promote(ST(a), ST(b)), promote(ST(b), ST(a)));
     }
   }
 }
 
 TEST(Typing, MergeLetsBoolJoinAnyType) {
-  EXPECT_EQ(merge(ST::Bool, ST::Bool), ST::Bool);
-  EXPECT_EQ(merge(ST::Bool, ST::F32), ST::F32);
-  EXPECT_EQ(merge(ST::U8, ST::Bool), ST::U8);
-  EXPECT_EQ(merge(ST::I32, ST::I64), ST::I64);
-  EXPECT_EQ(merge(ST::U64, ST::I32), std::nullopt);
+  EXPECT_EQ(merge(ST::boolean, ST::boolean), ST::boolean);
+  EXPECT_EQ(merge(ST::boolean, ST::f32), ST::f32);
+  EXPECT_EQ(merge(ST::u8, ST::boolean), ST::u8);
+  EXPECT_EQ(merge(ST::i32, ST::i64), ST::i64);
+  EXPECT_EQ(merge(ST::u64, ST::i32), std::nullopt);
 }
 
 TEST(Typing, ImplicitConversionsOfLocals) {
-  EXPECT_TRUE(converts_implicitly(ST::I32, ST::I32));
-  EXPECT_TRUE(converts_implicitly(ST::Bool, ST::I8));
-  EXPECT_TRUE(converts_implicitly(ST::I64, ST::F32));
-  EXPECT_TRUE(converts_implicitly(ST::F32, ST::F64));
-  EXPECT_TRUE(converts_implicitly(ST::I8, ST::I64));
-  EXPECT_TRUE(converts_implicitly(ST::U8, ST::U16));
-  EXPECT_TRUE(converts_implicitly(ST::U32, ST::I64));
-  EXPECT_FALSE(converts_implicitly(ST::F64, ST::F32));
-  EXPECT_FALSE(converts_implicitly(ST::F32, ST::I64));
-  EXPECT_FALSE(converts_implicitly(ST::I64, ST::I32));
-  EXPECT_FALSE(converts_implicitly(ST::I8, ST::U64));
-  EXPECT_FALSE(converts_implicitly(ST::U32, ST::I32));
-  EXPECT_FALSE(converts_implicitly(ST::I32, ST::Bool));
+  EXPECT_TRUE(converts_implicitly(ST::i32, ST::i32));
+  EXPECT_TRUE(converts_implicitly(ST::boolean, ST::i8));
+  EXPECT_TRUE(converts_implicitly(ST::i64, ST::f32));
+  EXPECT_TRUE(converts_implicitly(ST::f32, ST::f64));
+  EXPECT_TRUE(converts_implicitly(ST::i8, ST::i64));
+  EXPECT_TRUE(converts_implicitly(ST::u8, ST::u16));
+  EXPECT_TRUE(converts_implicitly(ST::u32, ST::i64));
+  EXPECT_FALSE(converts_implicitly(ST::f64, ST::f32));
+  EXPECT_FALSE(converts_implicitly(ST::f32, ST::i64));
+  EXPECT_FALSE(converts_implicitly(ST::i64, ST::i32));
+  EXPECT_FALSE(converts_implicitly(ST::i8, ST::u64));
+  EXPECT_FALSE(converts_implicitly(ST::u32, ST::i32));
+  EXPECT_FALSE(converts_implicitly(ST::i32, ST::boolean));
 }
 
 Constant fold(BinaryOp op, Constant a, Constant b) {
@@ -116,26 +116,26 @@ TEST(Constants, WhatPythonWouldRaiseIsAnError) {
 }
 
 TEST(Constants, DefaultTypesAndFits) {
-  EXPECT_EQ(default_type(I(1), ST::F32), ST::I32);
-  EXPECT_EQ(default_type(I(-2147483649LL), ST::F32), ST::I64);
-  EXPECT_EQ(default_type(Constant::of_int(static_cast<Int128>(UINT64_MAX)), ST::F32), ST::U64);
-  EXPECT_EQ(default_type(F(1), ST::F64), ST::F64);
-  EXPECT_TRUE(fits(I(255), ST::U8));
-  EXPECT_FALSE(fits(I(256), ST::U8));
-  EXPECT_FALSE(fits(I(-1), ST::U32));
-  EXPECT_TRUE(fits(I(-128), ST::I8));
-  EXPECT_FALSE(fits(F(1), ST::I32));
+  EXPECT_EQ(default_type(I(1), ST::f32), ST::i32);
+  EXPECT_EQ(default_type(I(-2147483649LL), ST::f32), ST::i64);
+  EXPECT_EQ(default_type(Constant::of_int(static_cast<Int128>(UINT64_MAX)), ST::f32), ST::u64);
+  EXPECT_EQ(default_type(F(1), ST::f64), ST::f64);
+  EXPECT_TRUE(fits(I(255), ST::u8));
+  EXPECT_FALSE(fits(I(256), ST::u8));
+  EXPECT_FALSE(fits(I(-1), ST::u32));
+  EXPECT_TRUE(fits(I(-128), ST::i8));
+  EXPECT_FALSE(fits(F(1), ST::i32));
 }
 
 TEST(Constants, MakeConstantFollowsTheCastRules) {
-  EXPECT_EQ(ir::to_string(make_constant(I(300), ST::U8)), "44:u8");
-  EXPECT_EQ(ir::to_string(make_constant(F(-2.7), ST::I32)), "-2:i32");
-  EXPECT_EQ(ir::to_string(make_constant(F(1e30), ST::I32)), "2147483647:i32");
-  EXPECT_EQ(ir::to_string(make_constant(F(-1e30), ST::U8)), "0:u8");
-  EXPECT_EQ(ir::to_string(make_constant(F(1e30), ST::U64)), "18446744073709551615:u64");
-  EXPECT_EQ(ir::to_string(make_constant(F(NAN), ST::I64)), "0:i64");
-  EXPECT_EQ(ir::to_string(make_constant(F(0.1), ST::F32)), "0.1:f32");
-  EXPECT_EQ(ir::to_string(make_constant(I(2), ST::Bool)), "true");
+  EXPECT_EQ(ir::to_string(make_constant(I(300), ST::u8)), "44:u8");
+  EXPECT_EQ(ir::to_string(make_constant(F(-2.7), ST::i32)), "-2:i32");
+  EXPECT_EQ(ir::to_string(make_constant(F(1e30), ST::i32)), "2147483647:i32");
+  EXPECT_EQ(ir::to_string(make_constant(F(-1e30), ST::u8)), "0:u8");
+  EXPECT_EQ(ir::to_string(make_constant(F(1e30), ST::u64)), "18446744073709551615:u64");
+  EXPECT_EQ(ir::to_string(make_constant(F(NAN), ST::i64)), "0:i64");
+  EXPECT_EQ(ir::to_string(make_constant(F(0.1), ST::f32)), "0.1:f32");
+  EXPECT_EQ(ir::to_string(make_constant(I(2), ST::boolean)), "true");
 }
 
 TEST(Constants, RoundHalfEven) {
