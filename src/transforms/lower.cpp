@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "frontend/checks.hpp"
-#include "ir/visitor.hpp"
 #include "transforms/lowerer.hpp"
 #include "transforms/typing.hpp"
 
@@ -15,36 +14,6 @@ namespace {
 
 using frontend::SourceLoc;
 
-class MemoryUse final : public ir::Visitor {
- public:
-  bool reads = false, atomic = false, writes = false;
-
-  void visit(const ir::ArrayLoad& n) override {
-    reads = true;
-    Visitor::visit(n);
-  }
-  void visit(const ir::LocalArrayLoad& n) override {
-    reads = true;
-    Visitor::visit(n);
-  }
-  void visit(const ir::AtomicRMW& n) override {
-    reads = atomic = writes = true;
-    Visitor::visit(n);
-  }
-  void visit(const ir::ArrayStore& n) override {
-    writes = true;
-    Visitor::visit(n);
-  }
-  void visit(const ir::LocalArrayDecl& n) override {
-    writes = true;
-    Visitor::visit(n);
-  }
-  void visit(const ir::LocalArrayStore& n) override {
-    writes = true;
-    Visitor::visit(n);
-  }
-};
-
 std::string arg_list(const frontend::FunctionDef& f) {
   std::string s;
   for (const frontend::Param& p : f.params) s += (s.empty() ? "" : ", ") + p.name;
@@ -52,38 +21,6 @@ std::string arg_list(const frontend::FunctionDef& f) {
 }
 
 }  // namespace
-
-bool is_leaf(const ir::Expr& e) {
-  switch (e->kind) {
-    case ir::NodeKind::IntConst:
-    case ir::NodeKind::FloatConst:
-    case ir::NodeKind::BoolConst:
-    case ir::NodeKind::Var:
-    case ir::NodeKind::Param:
-    case ir::NodeKind::ArrayShape:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool reads_memory(const ir::Expr& e) {
-  MemoryUse m;
-  m.visit_expr(e);
-  return m.reads;
-}
-
-bool has_atomic(const ir::Expr& e) {
-  MemoryUse m;
-  m.visit_expr(e);
-  return m.atomic;
-}
-
-bool has_effects(const ir::Stmt& s) {
-  MemoryUse m;
-  m.visit_stmt(s);
-  return m.writes;
-}
 
 Lowerer::Lowerer(const frontend::Module& module, const frontend::FunctionDef& kernel,
                  const std::vector<compiler::ArgType>& signature)
@@ -224,7 +161,7 @@ ir::Function Lowerer::run() {
     size_t mark = prelude.size();
     lower_stmt(*s);
     for (size_t k = mark; k < prelude.size(); ++k) {
-      if (has_effects(prelude[k])) {
+      if (writes_memory(prelude[k])) {
         fail(s->loc,
              "this statement has an effect (a store, an atomic or a local array); "
              "statements before the parallel loop must be effect-free");
@@ -268,14 +205,14 @@ ir::Function Lowerer::run() {
     RangeBounds b = range_bounds(std::move(vals), dim_args[d]);
     const frontend::Identifier& target = loop->targets[d];
     dims.push_back(ir::ParallelDim{target.name, b.start, b.stop, b.step});
-    if (has_atomic(b.start) || has_atomic(b.stop) || has_atomic(b.step)) {
+    if (contains_atomic(b.start) || contains_atomic(b.stop) || contains_atomic(b.step)) {
       fail(loop->iter_loc,
            "the bounds of the parallel loop are evaluated once, before it, and "
            "must be effect-free: no atomics");
     }
   }
   for (size_t k = mark; k < prelude.size(); ++k) {
-    if (has_effects(prelude[k])) {
+    if (writes_memory(prelude[k])) {
       fail(loop->iter_loc,
            "the bounds of the parallel loop are evaluated once, before it, and "
            "must be effect-free: a device function called here stores to memory");

@@ -260,7 +260,7 @@ ir::Expr chain_rest(Lowerer& l, const frontend::Compare& c, size_t k, const Valu
   bool more = k + 1 < c.ops.size();
   // Used twice: a leaf is repeated, anything else is evaluated once into a temporary (repeating
   // a pure expression would be correct, but nested chains would grow exponentially).
-  if (more && next.expr && !is_leaf(next.expr)) next = Value::typed(l.spill(next.expr));
+  if (more && next.expr && !cheap_to_repeat(next.expr)) next = Value::typed(l.spill(next.expr));
   ir::Expr cmp = l.compare(c.ops[k], prev, next, c.op_locs[k]);
   if (!more) return cmp;
   std::vector<ir::Stmt> stmts;
@@ -279,7 +279,7 @@ Value lower_compare(Lowerer& l, const frontend::Compare& c) {
   if (c.ops.size() == 1) return Value::typed(l.compare(c.ops[0], seq[0], seq[1], c.op_locs[0]));
   // `a < b < c`: b is evaluated once, so a b that is not a leaf goes into a temporary (a first,
   // when it reads memory, to keep the order).
-  if (seq[1].expr && !is_leaf(seq[1].expr)) {
+  if (seq[1].expr && !cheap_to_repeat(seq[1].expr)) {
     if (seq[0].expr && reads_memory(seq[0].expr)) seq[0] = Value::typed(l.spill(seq[0].expr));
     seq[1] = Value::typed(l.spill(seq[1].expr));
   }

@@ -171,7 +171,7 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
         // A parameter the function never assigns reads a leaf argument (a constant, a local,
         // a parameter) directly; anything else is evaluated once into a local, which keeps the
         // evaluation order and keeps nested calls (sq(sq(sq(x)))) from repeating work.
-        if (!assigned.count(p.name) && is_leaf(e)) {
+        if (!assigned.count(p.name) && cheap_to_repeat(e)) {
           s.kind = SymbolKind::Value;
           s.value = e;
         } else {

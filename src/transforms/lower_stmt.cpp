@@ -264,10 +264,10 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
       // The IR evaluates indices before the value; only an atomic on either side can tell.
       bool index_atomic = false, index_reads = false;
       for (const ir::Expr& i : acc.indices) {
-        index_atomic = index_atomic || has_atomic(i);
+        index_atomic = index_atomic || contains_atomic(i);
         index_reads = index_reads || reads_memory(i);
       }
-      if ((index_atomic && reads_memory(v)) || (has_atomic(v) && index_reads)) v = spill(v);
+      if ((index_atomic && reads_memory(v)) || (contains_atomic(v) && index_reads)) v = spill(v);
       emit(store(acc, v));
       return;
     }
@@ -304,7 +304,7 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
         v = lower_expr(*e.value);
       }
       // Only atomics have an effect; a pure value is dropped.
-      if (v.expr && has_atomic(v.expr)) emit(ir::eval(v.expr));
+      if (v.expr && contains_atomic(v.expr)) emit(ir::eval(v.expr));
       return;
     }
     case StmtKind::If: {

@@ -24,6 +24,7 @@
 #include "compiler/signature.hpp"
 #include "frontend/ast.hpp"
 #include "ir/builder.hpp"
+#include "ir/effects.hpp"
 #include "ir/ir.hpp"
 #include "transforms/constants.hpp"
 #include "transforms/scope.hpp"
@@ -267,11 +268,11 @@ struct AssignedName {
 };
 void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out);
 
-// IR facts the lowering needs about expressions it built.
-bool is_leaf(const ir::Expr& e);       // a constant, local, parameter or shape: cheap to repeat
-bool reads_memory(const ir::Expr& e);  // loads or atomics below e
-bool has_atomic(const ir::Expr& e);    // atomics below e
-bool has_effects(const ir::Stmt& s);   // stores, atomics, local arrays below s
+// IR facts the lowering needs about expressions it built: ir/effects.hpp.
+using ir::cheap_to_repeat;
+using ir::contains_atomic;
+using ir::reads_memory;
+using ir::writes_memory;
 // Whether a block can complete normally (its last statement is not break/continue/return or an
 // if/else all of whose branches end so). Used for definite assignment and device functions.
 bool falls_through(const frontend::Block& block);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "codegen/c_style/c_style_emitter.hpp"
+#include "ir/effects.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "support/error.hpp"
@@ -37,11 +38,9 @@ std::string mangle(const std::string& name) {
 bool plain_c_is_exact(const std::vector<ir::Expr>& exprs, bool debug) {
   int loads = 0, atomics = 0;
   for (const ir::Expr& e : exprs) {
-    ir::for_each_expr(ir::ExprStmt::make(e), [&](const ir::ExprNode& n) {
-      loads += n.kind == ir::NodeKind::ArrayLoad ||
-               (debug && n.kind == ir::NodeKind::LocalArrayLoad);  // checked in debug mode too
-      atomics += n.kind == ir::NodeKind::AtomicRMW;
-    });
+    const ir::Effects f = ir::effects_of(e);
+    loads += f.array_loads + (debug ? f.local_loads : 0);  // checked in debug mode too
+    atomics += f.atomics;
   }
   return !(debug && loads + atomics > 0) && !(atomics >= 1 && loads + atomics >= 2);
 }
@@ -349,11 +348,8 @@ void Emitter::array_store(const ArrayStore& s) {
 bool Emitter::has_memory(const Expr& e) {
   auto it = memory_cache_.find(e.get());
   if (it != memory_cache_.end()) return it->second;
-  bool found = false;
-  for_each_expr(ExprStmt::make(e), [&](const ExprNode& n) {
-    found = found || n.kind == NodeKind::ArrayLoad || n.kind == NodeKind::AtomicRMW ||
-            (debug_ && n.kind == NodeKind::LocalArrayLoad);
-  });
+  const Effects f = effects_of(e);
+  const bool found = f.array_loads + f.atomics + (debug_ ? f.local_loads : 0) > 0;
   memory_cache_[e.get()] = found;
   return found;
 }

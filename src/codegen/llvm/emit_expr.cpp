@@ -4,29 +4,10 @@
 #include <llvm/IR/Instructions.h>
 
 #include "codegen/llvm/kernel_emitter.hpp"
+#include "ir/effects.hpp"
 #include "support/error.hpp"
 
 namespace tack::codegen::detail {
-
-namespace {
-
-// Expressions that can be evaluated whether or not they are needed (no loads of arrays, no
-// atomics, no control flow): a Select of two such arms may be a plain `select`.
-bool speculatable(const ir::Expr& e) {
-  switch (e->kind) {
-    case ir::NodeKind::IntConst:
-    case ir::NodeKind::FloatConst:
-    case ir::NodeKind::BoolConst:
-    case ir::NodeKind::Var:
-    case ir::NodeKind::Param:
-    case ir::NodeKind::ArrayShape:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 void KernelEmitter::visit(const ir::IntConst& n) {
   unsigned width = static_cast<unsigned>(ir::bits(n.type));
@@ -127,7 +108,7 @@ void KernelEmitter::visit(const ir::Unary& n) {
 // cond ? t : f evaluating one arm; arms that are safe to evaluate anyway become a `select`.
 void KernelEmitter::visit(const ir::Select& n) {
   llvm::Value* c = emit(n.cond);
-  if (speculatable(n.t) && speculatable(n.f)) {
+  if (ir::cheap_to_repeat(n.t) && ir::cheap_to_repeat(n.f)) {
     llvm::Value* t = emit(n.t);
     llvm::Value* f = emit(n.f);
     value_ = b_.CreateSelect(c, t, f);
