@@ -42,7 +42,7 @@ struct Variant {
   VariantKey key;
   compiler::KernelIr kernel;
   ParamFacts facts;
-  std::unique_ptr<CompiledKernel> code;
+  std::unique_ptr<VariantCode> code;
 };
 
 class KernelImpl {

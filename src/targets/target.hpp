@@ -31,9 +31,9 @@ struct ParamFacts {
 };
 
 // One variant compiled for one device: made by Target::compile, held by the variant.
-class CompiledKernel {
+class VariantCode {
  public:
-  virtual ~CompiledKernel() = default;
+  virtual ~VariantCode() = default;
   // Runs, or queues, the launch on arguments dispatch has checked (one device, writable
   // arrays, atomic alignment). The written arrays' versions are dispatch's to bump. Returns the
   // debug-mode status (`failed` set when an access was out of bounds); all zero otherwise.
@@ -52,9 +52,9 @@ class Target {
   virtual compiler::PipelineOptions pipeline_options(bool debug) const { return {debug, false}; }
   // The variant's code for `device` (a device of this target's kind). It may compile at once or
   // at the first launch; `kernel` and `facts` outlive the result (both belong to the variant).
-  virtual std::unique_ptr<CompiledKernel> compile(const std::shared_ptr<Backend>& device,
-                                                  const compiler::KernelIr& kernel,
-                                                  const ParamFacts& facts, bool debug) const = 0;
+  virtual std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
+                                               const compiler::KernelIr& kernel,
+                                               const ParamFacts& facts, bool debug) const = 0;
 };
 
 // The target of `device`'s kind; nullptr when Tack cannot launch kernels there.

@@ -89,9 +89,9 @@ struct Calls {
   std::atomic<int> compiles{0}, launches{0}, inspects{0};
 };
 
-class FakeKernel final : public detail::CompiledKernel {
+class FakeCode final : public detail::VariantCode {
  public:
-  FakeKernel(std::unique_ptr<detail::CompiledKernel> inner, Calls& calls)
+  FakeCode(std::unique_ptr<detail::VariantCode> inner, Calls& calls)
       : inner_(std::move(inner)), calls_(calls) {}
   codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override {
     ++calls_.launches;
@@ -104,21 +104,21 @@ class FakeKernel final : public detail::CompiledKernel {
   std::size_t code_count() const override { return inner_->code_count(); }
 
  private:
-  std::unique_ptr<detail::CompiledKernel> inner_;
+  std::unique_ptr<detail::VariantCode> inner_;
   Calls& calls_;
 };
 
 class FakeTarget final : public detail::Target {
  public:
   explicit FakeTarget(Calls& calls) : calls_(calls) {}
-  std::unique_ptr<detail::CompiledKernel> compile(const std::shared_ptr<Backend>& device,
-                                                  const compiler::KernelIr& kernel,
-                                                  const detail::ParamFacts& facts,
-                                                  bool debug) const override {
+  std::unique_ptr<detail::VariantCode> compile(const std::shared_ptr<Backend>& device,
+                                               const compiler::KernelIr& kernel,
+                                               const detail::ParamFacts& facts,
+                                               bool debug) const override {
     ++calls_.compiles;
     EXPECT_EQ(device->kind(), "fake");
-    return std::make_unique<FakeKernel>(detail::cpu_target().compile(device, kernel, facts, debug),
-                                        calls_);
+    return std::make_unique<FakeCode>(detail::cpu_target().compile(device, kernel, facts, debug),
+                                      calls_);
   }
 
  private:

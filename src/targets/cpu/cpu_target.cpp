@@ -88,9 +88,9 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   return code;
 }
 
-class CpuKernel final : public CompiledKernel {
+class CpuCode final : public VariantCode {
  public:
-  CpuKernel(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug) {
+  CpuCode(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug) {
     codegen::ArgLayout layout = codegen::arg_layout(k.ir);
     slot_of_ = std::move(layout.first_slot);
     slot_count_ = layout.slot_count;
@@ -126,7 +126,7 @@ class CpuKernel final : public CompiledKernel {
   std::atomic<double> ns_per_iteration_{-1.0};
 };
 
-const CompiledCode& CpuKernel::code_for(bool disjoint, bool privatized) {
+const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
   auto& code = privatized ? private_code_[disjoint] : code_[disjoint];
   if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
   std::lock_guard compile_lock(compile_mutex_);
@@ -138,7 +138,7 @@ const CompiledCode& CpuKernel::code_for(bool disjoint, bool privatized) {
   return *storage;
 }
 
-codegen::TackDebugStatus CpuKernel::launch(const KernelArg* args, std::size_t n) {
+codegen::TackDebugStatus CpuCode::launch(const KernelArg* args, std::size_t n) {
   const bool disjoint_arrays = disjoint(args, n);
   const CompiledCode& code = code_for(disjoint_arrays, false);
   std::uint64_t small[64];
@@ -206,10 +206,10 @@ codegen::TackDebugStatus CpuKernel::launch(const KernelArg* args, std::size_t n)
 class CpuTarget final : public Target {
  public:
   compiler::PipelineOptions pipeline_options(bool debug) const override { return {debug, true}; }
-  std::unique_ptr<CompiledKernel> compile(const std::shared_ptr<Backend>&,
-                                          const compiler::KernelIr& kernel, const ParamFacts&,
-                                          bool debug) const override {
-    return std::make_unique<CpuKernel>(kernel, debug);
+  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&,
+                                       const compiler::KernelIr& kernel, const ParamFacts&,
+                                       bool debug) const override {
+    return std::make_unique<CpuCode>(kernel, debug);
   }
 };
 

@@ -42,10 +42,10 @@ struct OpenClCode {
   std::size_t local_size = 0;   // work-group size, 0: the driver's choice (work_group_size)
 };
 
-class OpenClVariantKernel final : public CompiledKernel {
+class OpenClVariantCode final : public VariantCode {
  public:
-  OpenClVariantKernel(std::shared_ptr<OpenClBackend> backend, const compiler::KernelIr& k,
-                      const ParamFacts& facts, bool debug)
+  OpenClVariantCode(std::shared_ptr<OpenClBackend> backend, const compiler::KernelIr& k,
+                    const ParamFacts& facts, bool debug)
       : backend_(std::move(backend)), k_(k), facts_(facts), debug_(debug) {}
 
   codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override;
@@ -65,7 +65,7 @@ class OpenClVariantKernel final : public CompiledKernel {
   std::atomic<const OpenClCode*> code_{nullptr};
 };
 
-std::string OpenClVariantKernel::source(codegen::CFeatures* needs) const {
+std::string OpenClVariantCode::source(codegen::CFeatures* needs) const {
   codegen::CStylePrinter::Options options;
   options.debug = debug_;
   // A CPU device runs each work item as a loop on one core: contiguous runs per work item.
@@ -77,7 +77,7 @@ std::string OpenClVariantKernel::source(codegen::CFeatures* needs) const {
 // The program, built on first use (one build at a time per variant). CompileError when the
 // driver rejects the source; RuntimeError when the variant needs what the device lacks (f64,
 // 64-bit atomics).
-const OpenClCode& OpenClVariantKernel::code() {
+const OpenClCode& OpenClVariantCode::code() {
   if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
   std::lock_guard lock(compile_mutex_);
   if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
@@ -93,7 +93,7 @@ const OpenClCode& OpenClVariantKernel::code() {
   return *storage_;
 }
 
-codegen::TackDebugStatus OpenClVariantKernel::launch(const KernelArg* args, std::size_t n) {
+codegen::TackDebugStatus OpenClVariantCode::launch(const KernelArg* args, std::size_t n) {
   const OpenClCode& c = code();
   // One argument list per thread, reused: after the launch it is emptied, so it never keeps
   // an array's buffer (and so its memory) alive past the call.
@@ -125,7 +125,7 @@ codegen::TackDebugStatus OpenClVariantKernel::launch(const KernelArg* args, std:
   return s;
 }
 
-std::string OpenClVariantKernel::inspect(const KernelArg*, std::size_t, bool optimized) {
+std::string OpenClVariantCode::inspect(const KernelArg*, std::size_t, bool optimized) {
   std::string text = source();
   if (!optimized) return text;
   return "// tack.inspect(mode=\"optimized\") on device '" + backend_->name() +
@@ -136,12 +136,12 @@ std::string OpenClVariantKernel::inspect(const KernelArg*, std::size_t, bool opt
 
 class OpenClTarget final : public Target {
  public:
-  std::unique_ptr<CompiledKernel> compile(const std::shared_ptr<Backend>& device,
-                                          const compiler::KernelIr& kernel, const ParamFacts& facts,
-                                          bool debug) const override {
+  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
+                                       const compiler::KernelIr& kernel, const ParamFacts& facts,
+                                       bool debug) const override {
     auto backend = std::dynamic_pointer_cast<OpenClBackend>(device);
     TACK_INTERNAL_ASSERT(backend != nullptr, "the OpenCL target given a device that is not OpenCL");
-    return std::make_unique<OpenClVariantKernel>(std::move(backend), kernel, facts, debug);
+    return std::make_unique<OpenClVariantCode>(std::move(backend), kernel, facts, debug);
   }
 };
 
