@@ -147,8 +147,13 @@ ir::Function Lowerer::run() {
       copy.kind = SymbolKind::Local;
       copy.ir_name = fresh(a.name);
       copy.prelude = prelude;
+      copy.carried = !prelude;
+      copy.assigned = prelude;
+      copy.carried_loc = a.loc;
       emit(ir::let(copy.ir_name, p->value));
-      frame().scopes.declare(new_symbol(std::move(copy)));
+      Symbol* declared = new_symbol(std::move(copy));
+      frame().scopes.declare(declared);
+      if (!prelude) frame().tracked.push_back(declared);
     }
   };
 

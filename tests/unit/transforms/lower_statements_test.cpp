@@ -301,16 +301,19 @@ def k(x, n):
             "    x[i] = f32(n_1)\n"
             "  }\n"
             "}\n");
-  // Assigned only inside: a private copy per iteration.
+  // Assigned only inside: a private copy per iteration, assigned before any read in it (a read
+  // before would need another iteration's value: type_errors_test).
   EXPECT_EQ(loop_body(R"(
 @tack.kernel
 def k(x, s):
     for i in range(len(x)):
+        s = x[i] * 2
         s *= 2
         x[i] = s
 )",
                       {f32s, num(ST::f32)}),
             "let s_1: f32 = s\n"
+            "s_1 = (x[i] * 2.0:f32)\n"
             "s_1 = (s_1 * 2.0:f32)\n"
             "x[i] = s_1\n");
 }
