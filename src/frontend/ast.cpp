@@ -102,6 +102,16 @@ const FunctionDef* Module::find(std::string_view name) const {
   return nullptr;
 }
 
+bool assigns_names_only(const Expr& target) {
+  if (target.is<Name>()) return true;
+  const auto* t = target.as<Tuple>();
+  if (!t) return false;
+  for (const ExprPtr& e : t->elements) {
+    if (!assigns_names_only(*e)) return false;
+  }
+  return true;
+}
+
 std::string dotted_name(const Expr& callee) {
   if (const auto* n = callee.as<Name>()) return n->id;
   if (const auto* a = callee.as<Attribute>()) {

@@ -254,7 +254,8 @@ struct Stmt {
   static constexpr StmtKind kKind = StmtKind::Node; \
   explicit Node(SourceLoc l) : Stmt(kKind, l) {}
 
-// target = value; target is a Name or a Subscript (the parser refuses anything else).
+// target = value; target is a Name, a Subscript, or a Tuple of targets (unpacking; the parser
+// refuses anything else).
 struct Assign final : Stmt {
   TACK_FRONTEND_STMT_HEAD(Assign)
   ExprPtr target;
@@ -521,6 +522,10 @@ void for_each_block(const Stmt& s, F&& f) {
 // "tack.atomic_add" for the callee of tack.atomic_add(...), "f" for f, "" for anything that is
 // not a chain of names and attributes (f(x)(y) has callee f(x): "").
 std::string dotted_name(const Expr& callee);
+
+// Whether an assignment target stores only into names (a Name, or a Tuple of such targets): no
+// array element is written.
+bool assigns_names_only(const Expr& target);
 
 // ---------------------------------------------------------------------------------------------
 // Printing

@@ -126,7 +126,7 @@ class StructureChecker {
       case StmtKind::Assign:
       case StmtKind::AugAssign: {
         const Expr& target = s.is<Assign>() ? *s.as<Assign>()->target : *s.as<AugAssign>()->target;
-        if (!target.is<Name>()) {
+        if (!assigns_names_only(target)) {
           fail(kernel_, s.loc,
                "a store to an array before the parallel loop is not allowed" + why +
                    "; move it into the loop");
@@ -198,7 +198,7 @@ class StructureChecker {
     if (!inserted) return it->second == Purity::Pure;
     bool pure = true;
     auto visit_stmt = [&](const Stmt& s, int) {
-      if (const auto* a = s.as<Assign>(); a && !a->target->is<Name>()) pure = false;
+      if (const auto* a = s.as<Assign>(); a && !assigns_names_only(*a->target)) pure = false;
       if (const auto* a = s.as<AugAssign>(); a && !a->target->is<Name>()) pure = false;
     };
     walk_stmts(fn.body, visit_stmt);

@@ -303,7 +303,7 @@ StmtPtr Parser::parse_expression_statement() {
   ExprPtr first = parse_expression_list();
   const Token& t = peek();
   if (t.kind == TokenKind::Assign) {
-    check_target(*first);
+    check_target(*first, /*unpacking=*/true);
     advance();
     auto assign = std::make_unique<Assign>(loc);
     assign->target = std::move(first);
@@ -314,7 +314,7 @@ StmtPtr Parser::parse_expression_statement() {
     return assign;
   }
   if (is_augmented_assign(t.kind)) {
-    check_target(*first);
+    check_target(*first, /*unpacking=*/false);
     auto aug = std::make_unique<AugAssign>(loc);
     aug->op = augmented_op(t.kind);
     aug->op_loc = t.loc;
@@ -335,14 +335,19 @@ StmtPtr Parser::parse_expression_statement() {
   return stmt;
 }
 
-void Parser::check_target(const Expr& target) {
+void Parser::check_target(const Expr& target, bool unpacking) {
   switch (target.kind) {
     case ExprKind::Name:
     case ExprKind::Subscript:
       return;
     case ExprKind::Tuple:
-      unsupported(target.loc, "assigning to several targets at once (a, b = ...) is",
-                  "assign each name separately");
+      if (!unpacking) {
+        fail(target.loc,
+             "an augmented assignment (+= ...) takes one target, not a tuple; write one "
+             "augmented assignment per target");
+      }
+      for (const ExprPtr& e : target.as<Tuple>()->elements) check_target(*e, true);
+      return;
     case ExprKind::Attribute:
       unsupported(target.loc, "assigning to an attribute is");
     default:

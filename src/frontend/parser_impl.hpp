@@ -125,7 +125,8 @@ class Parser {
 
   StmtPtr parse_expression_statement();
 
-  void check_target(const Expr& target);
+  // `target` may be assigned: a name, a subscript, or (unpacking) a tuple of targets.
+  void check_target(const Expr& target, bool unpacking);
 
   StmtPtr parse_if();
 

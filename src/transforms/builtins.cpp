@@ -326,8 +326,11 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
   switch (b.kind) {
     case Kind::Len: {
       Value v = lower_expr(*c.args[0]);
+      if (v.is_tuple()) {
+        return Value::literal(Constant::of_int(static_cast<Int128>(v.tuple.size())));
+      }
       if (!v.array)
-        fail(c.args[0]->loc, "len() takes an array; this is " +
+        fail(c.args[0]->loc, "len() takes an array or a tuple; this is " +
                                  (v.is_none() ? std::string("no value")
                                               : "a number (" + type_name(type_of(v)) + ")"));
       if (v.array->kind == SymbolKind::LocalArray) {

@@ -64,11 +64,6 @@ std::string quoted(frontend::BinaryOp op) {
   return "'" + std::string(frontend::spelling(op)) + "'";
 }
 
-std::string describe(const Lowerer& l, const Value& v) {
-  if (v.is_weak()) return "the constant " + v.weak->text();
-  return type_name(v.expr->type);
-}
-
 // The name is not a symbol of the current function: say what it is instead.
 [[noreturn]] void name_error(const Lowerer& l, const std::string& id, SourceLoc loc) {
   if (id == "tack" || id == "math") {
@@ -99,6 +94,17 @@ std::string describe(const Lowerer& l, const Value& v) {
   l.fail(loc, "unknown name '" + id + "'");
 }
 
+// Whether the base of a subscript is a tuple rather than an array: a tuple local, or an
+// expression (a call, a parenthesized tuple, a subscript of one) that is not a name.
+bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
+  if (const auto* n = base.as<frontend::Name>()) {
+    const Symbol* s = l.frame().scopes.lookup(n->id);
+    return s && s->kind == SymbolKind::Tuple;
+  }
+  if (const auto* sub = base.as<frontend::Subscript>()) return indexes_a_tuple(l, *sub->value);
+  return base.is<frontend::Call>() || base.is<frontend::Tuple>();
+}
+
 Value lower_name(Lowerer& l, const frontend::Name& n) {
   Symbol* s = l.frame().scopes.lookup(n.id);
   if (!s) name_error(l, n.id, n.loc);
@@ -119,8 +125,8 @@ Value lower_name(Lowerer& l, const frontend::Name& n) {
                           "cannot carry from one iteration to the next or back to the caller. "
                           "To accumulate, use tack.atomic_add on a one-element array; to start "
                           "from the argument in each iteration, leave '" +
-                          n.id + "' unassigned and assign a new local (my_" + n.id + " = " +
-                          n.id + " * 2)");
+                          n.id + "' unassigned and assign a new local (my_" + n.id + " = " + n.id +
+                          " * 2)");
       }
       if (!s->assigned) {
         l.fail(n.loc, "'" + n.id +
@@ -131,6 +137,15 @@ Value lower_name(Lowerer& l, const frontend::Name& n) {
                           "here; assign it a value before that statement");
       }
       return Value::typed(ir::var(s->type, s->ir_name));
+    case SymbolKind::Tuple:
+      if (!s->assigned) {
+        l.fail(n.loc, "'" + n.id +
+                          "' may be used before it is assigned: it is first assigned on line " +
+                          std::to_string(s->loc.line) +
+                          ", inside an if or a loop that does not assign it on every path to "
+                          "here; assign it a value before that statement");
+      }
+      return l.read_tuple(*s);
     case SymbolKind::Value:
       return Value::typed(s->value);
     case SymbolKind::ArrayParam:
@@ -192,7 +207,7 @@ Value lower_shape(Lowerer& l, const frontend::Subscript& s, const frontend::Attr
   if (!k.is_weak() || k.weak->is_float) {
     l.fail(s.indices[0]->loc, "the index of '" + arr->name +
                                   ".shape' must be an integer constant (" + range + "), got " +
-                                  describe(l, k));
+                                  l.describe(k));
   }
   Int128 d = k.weak->i;
   if (d < 0) d += rank;
@@ -249,7 +264,7 @@ Value lower_logical(Lowerer& l, const frontend::Logical& lg) {
   auto need_bool = [&](const Value& v, const frontend::Expr& e) {
     if (!v.expr || !ir::is_bool(v.expr->type)) {
       l.fail(e.loc, "this operand of '" + std::string(frontend::spelling(lg.op)) + "' is " +
-                        describe(l, v) + "; Tack accepts only bool operands" + kAndOrValue);
+                        l.describe(v) + "; Tack accepts only bool operands" + kAndOrValue);
     }
   };
   Value a = l.scalar(*lg.lhs);
@@ -349,6 +364,13 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
       const auto& s = *e.as<Subscript>();
       const auto* at = s.value->as<Attribute>();
       if (at && at->attr == "shape") return lower_shape(*this, s, *at);
+      if (indexes_a_tuple(*this, *s.value)) {
+        Value base = lower_expr(*s.value);
+        if (!base.is_tuple()) {
+          fail(s.value->loc, "only arrays and tuples can be indexed; this is " + describe(base));
+        }
+        return tuple_item(base, s);
+      }
       Sequence seq(*this);
       Access acc = lower_access(s, seq);
       return Value::typed(load(acc));
@@ -371,10 +393,7 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
     case ExprKind::Conditional:
       return lower_conditional(*this, *e.as<Conditional>());
     case ExprKind::Tuple:
-      fail(e.loc,
-           "a tuple is only allowed as the index of an atomic (tack.atomic_add(a, (i, j), "
-           "v)), as an array index (a[(i, j)]) or as a (start, stop) range of "
-           "tack.ndrange");
+      return lower_tuple(*e.as<Tuple>());
   }
   return Value{};
 }
@@ -386,6 +405,11 @@ Value Lowerer::scalar(const frontend::Expr& e) {
                     v.array->name + "[i])");
   }
   if (v.is_none()) fail(e.loc, "this call returns no value; a number is needed here");
+  if (v.is_tuple()) {
+    fail(e.loc, describe(v) +
+                    " is not a number; a number is needed here: index it (t[0]) or "
+                    "unpack it (a, b = t)");
+  }
   return v;
 }
 
@@ -410,6 +434,11 @@ ir::Expr Lowerer::to_bool(const Value& v, SourceLoc loc) {
                   v.array->name + "[i] != 0)");
   }
   if (v.is_none()) fail(loc, "this call returns no value; it cannot be tested");
+  if (v.is_tuple()) {
+    fail(loc, describe(v) +
+                  " is always true in Python; test an element (t[0] != 0) or compare the "
+                  "elements one by one");
+  }
   if (v.is_weak()) return ir::const_bool(truth(*v.weak));
   if (ir::is_bool(v.expr->type)) return v.expr;
   return ir::ne(v.expr, ir::make_const(v.expr->type, 0));
@@ -499,8 +528,8 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
   bool b_bool = !b.is_weak() && ir::is_bool(b.expr->type);
   if (a_bool || b_bool) {
     if (bitwise && a_bool && b_bool) return Value::typed(ir::binary(ir_op(op), a.expr, b.expr));
-    fail(loc, quoted(op) + " does not take bool operands (here " + describe(*this, a) + " and " +
-                  describe(*this, b) + "); convert the bool first (int(b)), or use " +
+    fail(loc, quoted(op) + " does not take bool operands (here " + describe(a) + " and " +
+                  describe(b) + "); convert the bool first (int(b)), or use " +
                   "'and'/'or'/'not' for logic");
   }
   ir::ScalarType t;
@@ -548,8 +577,7 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
       break;
     default:
       if ((bitwise || shift) && tack::is_float(t)) {
-        fail(loc, quoted(op) + " takes integers, got " + describe(*this, a) + " and " +
-                      describe(*this, b));
+        fail(loc, quoted(op) + " takes integers, got " + describe(a) + " and " + describe(b));
       }
       if (shift && b.is_weak() && b.weak->i < 0) fail(loc, "negative shift count");
   }
@@ -662,6 +690,12 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq) {
   if (!n) fail(base->loc, "only arrays can be indexed, by their name (a[i])");
   const Symbol* arr = frame().scopes.lookup(n->id);
   if (!arr) name_error(*this, n->id, n->loc);
+  if (arr->kind == SymbolKind::Tuple) {
+    fail(n->loc, "'" + n->id +
+                     "' is a tuple, and tuples cannot be changed element by element; assign "
+                     "the whole tuple (" +
+                     n->id + " = (a, b))");
+  }
   if (!arr->is_array()) {
     fail(n->loc, "'" + n->id + "' is a number (" + type_name(arr->type) +
                      "), not an array; it cannot be indexed");

@@ -41,9 +41,42 @@ std::string describe_args(const Lowerer& l, const std::vector<Value>& args) {
     s += v.array ? (v.array->kind == SymbolKind::LocalArray
                         ? "local array of " + type_name(v.array->type)
                         : ir::to_string(v.array->array))
-                 : type_name(l.type_of(v));
+                 : l.describe(v);
   }
   return s;
+}
+
+// The scalars of a value, in order (a tuple's elements depth first; a scalar is itself).
+void flatten(const Value& v, std::vector<const Value*>& out) {
+  if (!v.is_tuple()) {
+    out.push_back(&v);
+    return;
+  }
+  for (const Value& e : v.tuple) flatten(e, out);
+}
+
+// "_" for a scalar, "(_, (_, _))" for a tuple: returns must agree on it.
+std::string shape_of(const Value& v) {
+  if (!v.is_tuple()) return "_";
+  std::string s = "(";
+  for (size_t k = 0; k < v.tuple.size(); ++k) s += (k ? ", " : "") + shape_of(v.tuple[k]);
+  return s + ")";
+}
+
+// A value shaped like `shape` whose scalars are `leaves`, taken from `next` on.
+Value rebuild(const Value& shape, const std::vector<Value>& leaves, size_t& next) {
+  if (!shape.is_tuple()) return leaves[next++];
+  std::vector<Value> out;
+  for (const Value& e : shape.tuple) out.push_back(rebuild(e, leaves, next));
+  return Value::of_tuple(std::move(out));
+}
+
+// Weak literals of a returned value take their default types (the function's result is typed).
+Value typed_value(const Lowerer& l, const Value& v) {
+  if (!v.is_tuple()) return Value::typed(l.typed(v));
+  std::vector<Value> out;
+  for (const Value& e : v.tuple) out.push_back(typed_value(l, e));
+  return Value::of_tuple(std::move(out));
 }
 
 std::string lines_of(const std::vector<Frame::Return>& returns) {
@@ -59,19 +92,19 @@ Value inline_body(Lowerer& l, const frontend::FunctionDef& f) {
   // A function that is one `return expr` is an expression: no block, no result local.
   if (f.body.size() == 1 && f.body[0]->is<frontend::Return>()) {
     const auto& r = *f.body[0]->as<frontend::Return>();
-    if (r.value && !r.value->is<frontend::Tuple>()) {
+    if (r.value) {
       Value v = l.lower_expr(*r.value);
       if (v.array) {
-        l.fail(r.value->loc,
-               "a device function returns a number, not an array ('" + v.array->name + "')");
+        l.fail(r.value->loc, "a device function returns a number or a tuple, not an array ('" +
+                                 v.array->name + "')");
       }
       if (v.is_none()) l.fail(r.value->loc, "this call returns no value; it cannot be returned");
-      return Value::typed(l.typed(v));
+      return typed_value(l, v);
     }
   }
   Frame& fr = l.frame();
   fr.label = l.fresh(f.name + "_body");
-  fr.result_name = l.fresh(f.name + "_result");
+  fr.result_base = f.name + "_result";
   if (!f.body.empty() && f.body.back()->is<frontend::Return>()) {
     fr.final_return = f.body.back().get();
   }
@@ -101,25 +134,49 @@ Value inline_body(Lowerer& l, const frontend::FunctionDef& f) {
                          " but can also reach its end without a return; add a return at the "
                          "end");
   }
-  Value acc = *fr.returns[0].value;
-  for (size_t k = 1; k < fr.returns.size(); ++k) {
-    ir::ScalarType t =
-        l.merge_types(acc, *fr.returns[k].value, fr.returns[k].stmt->loc,
-                      "the values '" + f.name + "' returns (lines " + lines_of(fr.returns) + ")");
-    acc = Value::typed(ir::make_const(t, 0));
-  }
-  ir::ScalarType rt = l.type_of(acc);
-  ReplaceStmts replace;
+  const Value& shape = *fr.returns[0].value;
   for (const Frame::Return& r : fr.returns) {
-    const Value& v = *r.value;
-    if (!v.is_weak() && v.expr->type == rt) continue;
-    replace.replace[r.placeholder.get()] =
-        ir::assign(fr.result_name, l.coerce(v, rt, r.stmt->loc, "the other returned values"));
+    if (shape_of(*r.value) != shape_of(shape)) {
+      l.fail(r.stmt->loc, "'" + f.name + "' returns " + l.describe(shape) + " on line " +
+                              std::to_string(fr.returns[0].stmt->loc.line) + " but " +
+                              l.describe(*r.value) +
+                              " here; every return of a function must give the same number "
+                              "of values");
+    }
+  }
+  std::vector<std::vector<const Value*>> scalars(fr.returns.size());
+  for (size_t r = 0; r < fr.returns.size(); ++r) flatten(*fr.returns[r].value, scalars[r]);
+  const size_t count = scalars[0].size();
+  std::vector<ir::ScalarType> types(count);
+  for (size_t k = 0; k < count; ++k) {
+    Value acc = *scalars[0][k];
+    for (size_t r = 1; r < fr.returns.size(); ++r) {
+      ir::ScalarType t =
+          l.merge_types(acc, *scalars[r][k], fr.returns[r].stmt->loc,
+                        "the values '" + f.name + "' returns (lines " + lines_of(fr.returns) + ")");
+      acc = Value::typed(ir::make_const(t, 0));
+    }
+    types[k] = l.type_of(acc);
+  }
+  ReplaceStmts replace;
+  for (size_t r = 0; r < fr.returns.size(); ++r) {
+    for (size_t k = 0; k < count; ++k) {
+      const Value& v = *scalars[r][k];
+      if (!v.is_weak() && v.expr->type == types[k]) continue;
+      replace.replace[fr.returns[r].placeholders[k].get()] =
+          ir::assign(fr.result_names[k],
+                     l.coerce(v, types[k], fr.returns[r].stmt->loc, "the other returned values"));
+    }
   }
   if (!replace.replace.empty()) block = replace.mutate_stmt(block);
-  l.emit(ir::let(fr.result_name, ir::make_const(rt, 0)));
+  std::vector<Value> results;
+  for (size_t k = 0; k < count; ++k) {
+    l.emit(ir::let(fr.result_names[k], ir::make_const(types[k], 0)));
+    results.push_back(Value::typed(ir::var(types[k], fr.result_names[k])));
+  }
   l.emit(fr.used_label ? ir::labeled(fr.label, block) : block);
-  return Value::typed(ir::var(rt, fr.result_name));
+  size_t next = 0;
+  return rebuild(shape, results, next);
 }
 
 }  // namespace
@@ -162,6 +219,10 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
     for (size_t k = 0; k < f.params.size(); ++k) {
       const frontend::Param& p = f.params[k];
       const Value& a = seq[k];
+      if (a.is_tuple()) {  // a tuple local of the function, its elements the argument's values
+        fr.scopes.declare(make_tuple(p.name, p.loc, a, /*init=*/true, nullptr));
+        continue;
+      }
       Symbol s;
       if (a.array) {
         s = *a.array;  // the caller's array, under the parameter's name
@@ -205,23 +266,24 @@ void Lowerer::lower_return(const frontend::Return& r) {
   if (frames_.size() == 1) fail(r.loc, "'return' is not allowed in a kernel");
   Frame& fr = frame();
   if (r.value) {
-    if (r.value->is<frontend::Tuple>()) {
-      fail(r.value->loc,
-           "returning several values is not supported; a device function returns "
-           "one number");
-    }
     Value v = lower_expr(*r.value);
     if (v.array) {
       fail(r.value->loc,
-           "a device function returns a number, not an array ('" + v.array->name + "')");
+           "a device function returns a number or a tuple, not an array ('" + v.array->name + "')");
     }
     if (v.is_none()) fail(r.value->loc, "this call returns no value; it cannot be returned");
-    // The result's type is known once every return is lowered; inline_body retypes this.
-    ir::Stmt placeholder = ir::Assign::make(fr.result_name, typed(v));
-    emit(placeholder);
-    fr.returns.push_back({&r, v, placeholder});
+    // The result's types are known once every return is lowered; inline_body retypes these.
+    std::vector<const Value*> scalars;
+    flatten(v, scalars);
+    std::vector<ir::Stmt> placeholders;
+    for (size_t k = 0; k < scalars.size(); ++k) {
+      if (fr.result_names.size() <= k) fr.result_names.push_back(fresh(fr.result_base));
+      placeholders.push_back(ir::Assign::make(fr.result_names[k], typed(*scalars[k])));
+      emit(placeholders.back());
+    }
+    fr.returns.push_back({&r, v, std::move(placeholders)});
   } else {
-    fr.returns.push_back({&r, std::nullopt, nullptr});
+    fr.returns.push_back({&r, std::nullopt, {}});
   }
   if (&r != fr.final_return) {
     emit(ir::exit_block(fr.label));

@@ -1,6 +1,7 @@
 // Lowering of statements: assignments and their typing, if/elif/else, sequential for and while
 // loops, break/continue, expression statements; scoping and definite assignment of locals.
 #include <algorithm>
+#include <functional>
 
 #include "transforms/lowerer.hpp"
 #include "transforms/typing.hpp"
@@ -17,7 +18,11 @@ bool is_zeros_call(const frontend::Expr& e) {
 
 void collect(const frontend::Stmt& s, std::vector<AssignedName>& out,
              std::vector<std::string>& loop_vars) {
-  auto add = [&](const frontend::Expr& target) {
+  std::function<void(const frontend::Expr&)> add = [&](const frontend::Expr& target) {
+    if (const auto* t = target.as<frontend::Tuple>()) {
+      for (const frontend::ExprPtr& e : t->elements) add(*e);
+      return;
+    }
     const auto* n = target.as<frontend::Name>();
     if (!n) return;
     if (std::find(loop_vars.begin(), loop_vars.end(), n->id) != loop_vars.end()) return;
@@ -135,7 +140,11 @@ void Lowerer::lower_stmts(const frontend::Block& block) {
     lower_stmt(*s);
     std::vector<ir::Stmt> lets;
     for (Symbol* h : hoisted) {
-      if (h->typed) lets.push_back(ir::let(h->ir_name, ir::make_const(h->type, 0)));
+      if (h->kind == SymbolKind::Tuple) {
+        lets.insert(lets.end(), h->hoisted_lets.begin(), h->hoisted_lets.end());
+      } else if (h->typed) {
+        lets.push_back(ir::let(h->ir_name, ir::make_const(h->type, 0)));
+      }
     }
     out_->insert(out_->begin() + static_cast<std::ptrdiff_t>(mark), lets.begin(), lets.end());
   }
@@ -163,6 +172,10 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
     if (name == "tack" || name == "math") {
       fail(loc, "'" + name + "' is the name of a module; choose another name for the local");
     }
+    if (v.is_tuple()) {
+      frame().scopes.declare(make_tuple(name, loc, v, /*init=*/true, nullptr));
+      return;
+    }
     Symbol sym;
     sym.kind = SymbolKind::Local;
     sym.name = name;
@@ -189,6 +202,7 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
       // Parameters that are assigned were made locals before lowering; nothing else is a Value.
       fail(loc, "cannot assign to '" + name + "'");
     case SymbolKind::Local:
+    case SymbolKind::Tuple:
       break;
   }
   if (s->prelude && !in_prelude_) {
@@ -198,6 +212,32 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
                   "local instead (e.g. my_" +
                   name + " = " + name + ")");
   }
+  if (s->kind == SymbolKind::Local && !s->typed && v.is_tuple()) {
+    // A local first assigned inside an if or a loop, to a tuple: it becomes a tuple local whose
+    // element locals lower_stmts declares (zero) before that statement.
+    Symbol* t = make_tuple(name, loc, v, /*init=*/false, &s->hoisted_lets);
+    s->kind = SymbolKind::Tuple;
+    s->typed = true;
+    s->loc = loc;
+    s->elements = t->elements;
+  }
+  if (s->kind == SymbolKind::Tuple) {
+    assign_tuple(*s, name, v, value_loc);
+  } else {
+    if (v.is_tuple()) {
+      fail(value_loc, "'" + name + "' holds a number (" + type_name(s->type) +
+                          ", from its first assignment on line " + std::to_string(s->loc.line) +
+                          "); it cannot be assigned " + describe(v) +
+                          "; unpack it (a, b = ...) or use a new name");
+    }
+    assign_scalar(*s, name, loc, v, value_loc);
+  }
+  s->assigned = true;
+}
+
+void Lowerer::assign_scalar(Symbol& sym, const std::string& name, SourceLoc loc, const Value& v,
+                            SourceLoc value_loc) {
+  Symbol* s = &sym;
   if (!s->typed) {
     s->typed = true;
     s->type = type_of(v);
@@ -230,7 +270,6 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
     value = ir::cast(s->type, v.expr);
   }
   emit(ir::assign(s->ir_name, value));
-  s->assigned = true;
 }
 
 namespace {
@@ -245,6 +284,10 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
   switch (s.kind) {
     case StmtKind::Assign: {
       const auto& a = static_cast<const Assign&>(s);
+      if (a.target->is<frontend::Tuple>()) {
+        unpack(*a.target, *a.value);
+        return;
+      }
       if (const auto* n = a.target->as<Name>()) {
         if (is_zeros_call(*a.value)) {
           declare_local_array(n->id, n->loc, *a.value->as<Call>());
@@ -304,7 +347,11 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
         v = lower_expr(*e.value);
       }
       // Only atomics have an effect; a pure value is dropped.
-      if (v.expr && contains_atomic(v.expr)) emit(ir::eval(v.expr));
+      std::function<void(const Value&)> keep_effects = [&](const Value& x) {
+        for (const Value& e : x.tuple) keep_effects(e);
+        if (x.expr && contains_atomic(x.expr)) emit(ir::eval(x.expr));
+      };
+      keep_effects(v);
       return;
     }
     case StmtKind::If: {

@@ -31,18 +31,23 @@
 
 namespace tack::transforms::lowering {
 
-// A lowered expression: typed IR, a weakly typed literal value, an array, or nothing (a call of
-// a device function that returns no value).
+// A lowered expression: typed IR, a weakly typed literal value, an array, a tuple of values, or
+// nothing (a call of a device function that returns no value).
 struct Value {
-  ir::Expr expr;                  // typed IR; null for weak literals, arrays and "no value"
+  ir::Expr expr;                  // typed IR; null for weak literals, arrays, tuples, "no value"
   std::optional<Constant> weak;   // a literal value whose type is not fixed yet
   const Symbol* array = nullptr;  // the expression names an array
+  std::vector<Value> tuple;       // the elements of a tuple value (never empty for a tuple)
 
-  static Value typed(ir::Expr e) { return Value{std::move(e), std::nullopt, nullptr}; }
-  static Value literal(Constant c) { return Value{nullptr, c, nullptr}; }
-  static Value of_array(const Symbol* s) { return Value{nullptr, std::nullopt, s}; }
+  static Value typed(ir::Expr e) { return Value{std::move(e), std::nullopt, nullptr, {}}; }
+  static Value literal(Constant c) { return Value{nullptr, c, nullptr, {}}; }
+  static Value of_array(const Symbol* s) { return Value{nullptr, std::nullopt, s, {}}; }
+  static Value of_tuple(std::vector<Value> elements) {
+    return Value{nullptr, std::nullopt, nullptr, std::move(elements)};
+  }
   bool is_weak() const { return weak.has_value(); }
-  bool is_none() const { return !expr && !weak && !array; }
+  bool is_tuple() const { return !tuple.empty(); }
+  bool is_none() const { return !expr && !weak && !array && tuple.empty(); }
 };
 
 // An element of an array parameter or local array, its indices lowered.
@@ -65,13 +70,16 @@ struct Frame {
 
   // Device functions only.
   std::string label;        // the LabeledBlock that `return` leaves
-  std::string result_name;  // the local that holds the returned value
+  std::string result_base;  // the locals that hold the returned value: one per scalar of it
+  std::vector<std::string> result_names;
   bool used_label = false;
   const frontend::Stmt* final_return = nullptr;  // a last top-level `return` needs no exit
   struct Return {
     const frontend::Return* stmt;
     std::optional<Value> value;
-    ir::Stmt placeholder;  // the Assign emitted for it, retyped once every return is known
+    // The Assigns emitted for it, one per scalar of the value (a tuple has several), retyped
+    // once every return is known.
+    std::vector<ir::Stmt> placeholders;
   };
   std::vector<Return> returns;
 };
@@ -112,6 +120,31 @@ class Lowerer {
   // `name = value` for a local: declares it on first assignment, else converts and assigns.
   void assign_name(const std::string& name, frontend::SourceLoc loc, const Value& v,
                    frontend::SourceLoc value_loc);
+
+  // `symbol = v` for a scalar local (not a tuple): converts v by the locals' rules.
+  void assign_scalar(Symbol& s, const std::string& name, frontend::SourceLoc loc, const Value& v,
+                     frontend::SourceLoc value_loc);
+
+  // ------------------------------------------------------------ lower_tuple.cpp
+  // `(a, b, ...)` as a value: elements left to right, numbers, bools or tuples.
+  Value lower_tuple(const frontend::Tuple& t);
+  // The current value of a tuple local.
+  Value read_tuple(const Symbol& s) const;
+  // t[k] for a tuple value and an integer constant k (negative counts from the end).
+  Value tuple_item(const Value& tuple, const frontend::Subscript& s);
+  // A tuple symbol shaped like `v`, elements typed as v's; lets of v's values when `init`,
+  // else of zeros into `lets` (a hoisted local, assigned later). Not declared in any scope.
+  Symbol* make_tuple(const std::string& name, frontend::SourceLoc loc, const Value& v, bool init,
+                     std::vector<ir::Stmt>* lets);
+  // Assigns every element of the tuple local `s` from `v` (same shape), after saving v.
+  void assign_tuple(Symbol& s, const std::string& name, const Value& v,
+                    frontend::SourceLoc value_loc);
+  // `a, b = value`: the value evaluated completely, then the targets left to right.
+  void unpack(const frontend::Expr& target, const frontend::Expr& value);
+  // The value with each element that is not a constant saved in a fresh local.
+  Value settle(const Value& v);
+  // "a tuple of 2 elements (i32, f32)" or the type name, for messages.
+  std::string describe(const Value& v) const;
 
   // Definite assignment of hoisted locals, saved and merged around branches and loops.
   using Snapshot = std::vector<std::pair<Symbol*, bool>>;

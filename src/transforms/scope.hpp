@@ -21,6 +21,7 @@ enum class SymbolKind : uint8_t {
                // (a Param node) or a device-function parameter bound to its argument
   ArrayParam,  // a kernel array parameter, or a device-function parameter bound to one
   LocalArray,  // a tack.zeros local array, or a device-function parameter bound to one
+  Tuple,       // a tuple local: `elements` are scalar locals or tuples (docs/design/tuples.md)
 };
 
 struct Symbol {
@@ -43,10 +44,12 @@ struct Symbol {
   bool carried = false;
   frontend::SourceLoc carried_loc;
 
-  ir::Expr value;             // Value: the expression it stands for
-  int param = -1;             // ArrayParam: index into the kernel's parameters
-  ir::ArrayType array;        // ArrayParam
-  std::vector<int64_t> dims;  // LocalArray
+  ir::Expr value;                      // Value: the expression it stands for
+  int param = -1;                      // ArrayParam: index into the kernel's parameters
+  ir::ArrayType array;                 // ArrayParam
+  std::vector<int64_t> dims;           // LocalArray
+  std::vector<Symbol*> elements;       // Tuple: always typed and assigned; the tuple's flags count
+  std::vector<ir::Stmt> hoisted_lets;  // Tuple first assigned inside an if/loop: its elements
 
   bool is_array() const { return kind == SymbolKind::ArrayParam || kind == SymbolKind::LocalArray; }
 };

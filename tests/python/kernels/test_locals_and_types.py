@@ -220,3 +220,14 @@ def test_a_local_never_silently_narrows():
     except tack.CompileError:
         return
     assert out.numpy().tolist() == [1000, -1000]
+
+
+def test_a_scalar_parameter_accumulated_in_the_loop_is_refused():
+    # The sum would be silently dropped (each iteration has its own copy of `total`).
+    @tack.kernel
+    def tu_bad_total(x, total):
+        for i in range(len(x)):
+            total += x[i]
+
+    with pytest.raises(tack.CompileError, match="use tack.atomic_add on a one-element array"):
+        tu_bad_total(zeros(4, np.float32), 0.0)

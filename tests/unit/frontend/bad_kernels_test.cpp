@@ -224,8 +224,10 @@ def k(a, n):
 
     // ---- assignments
     {"ChainedAssignment", "@tack.kernel\ndef k(a):\n    x = y = 1\n", 3, "chained assignments"},
-    {"TupleAssignment", "@tack.kernel\ndef k(a):\n    x, y = 1, 2\n", 3,
-     "assigning to several targets at once"},
+    {"TupleAugmentedAssignment", "@tack.kernel\ndef k(a):\n    x, y += 1, 2\n", 3,
+     "an augmented assignment (+= ...) takes one target, not a tuple"},
+    {"TupleTargetWithACall", "@tack.kernel\ndef k(a):\n    x, f(a) = 1, 2\n", 3,
+     "cannot assign to a function call"},
     {"AttributeAssignment", "@tack.kernel\ndef k(a):\n    a.shape = 1\n", 3,
      "assigning to an attribute"},
     {"AnnotatedAssignment", "@tack.kernel\ndef k(a):\n    x: tack.f32 = 1.0\n", 3,

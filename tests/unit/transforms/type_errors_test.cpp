@@ -616,15 +616,124 @@ def k(x, c):
      {kF32, i32s},
      3,
      "must be effect-free"},
-    {"TupleAsAValue",
+    // ---- tuples (docs/design/tuples.md)
+    {"TupleInArithmetic",
      R"(@tack.kernel
 def k(x, n):
     for i in range(n):
-        y = (1, 2)
+        t = (1, 2.0)
+        x[i] = t + 1
+)",
+     {kF32, kI32},
+     5,
+     "a tuple of 2 elements (i32, f32) is not a number; a number is needed here"},
+    {"TupleStoredIntoOneElement",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        x[i] = (1, 2)
 )",
      {kF32, kI32},
      4,
-     "a tuple is only allowed"},
+     "is not a number"},
+    {"UnpackTooManyValues",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        a, b = 1, 2, 3
+)",
+     {kF32, kI32},
+     4,
+     "cannot unpack a tuple of 3 elements (i32, i32, i32) into 2 targets; too many values"},
+    {"UnpackANumber",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        a, b = x[i]
+)",
+     {kF32, kI32},
+     4,
+     "cannot unpack f32 into 2 targets"},
+    {"TupleIndexNotAConstant",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (1, 2)
+        x[i] = t[i]
+)",
+     {kF32, kI32},
+     5,
+     "a tuple's index must be an integer constant from -2 to 1"},
+    {"TupleIndexOutOfRange",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (1, 2)
+        x[i] = t[2]
+)",
+     {kF32, kI32},
+     5,
+     "tuple index 2 is out of range for a tuple of 2 elements"},
+    {"TupleElementAssignment",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (1, 2)
+        t[0] = 3
+)",
+     {kF32, kI32},
+     5,
+     "tuples cannot be changed element by element"},
+    {"TupleLocalKeepsItsLength",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (1, 2)
+        t = (1, 2, 3)
+)",
+     {kF32, kI32},
+     5,
+     "a tuple local keeps its length"},
+    {"TupleElementLosesPrecision",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (1, 2)
+        t = (x[i], 2)
+)",
+     {kF32, kI32},
+     5,
+     "'t[0]' is i32"},
+    {"NumberLocalAssignedATuple",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        a = 1
+        a = (1, 2)
+)",
+     {kF32, kI32},
+     5,
+     "'a' holds a number (i32"},
+    {"TupleAsACondition",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (0, 0)
+        if t:
+            x[i] = 1
+)",
+     {kF32, kI32},
+     5,
+     "is always true in Python"},
+    {"TupleHoldsAnArray",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        t = (x, 1)
+)",
+     {kF32, kI32},
+     4,
+     "a tuple holds numbers, bools and tuples, not arrays ('x')"},
     // ---- device functions
     {"ReturnTypesHaveNoCommonType",
      R"(@tack.func
@@ -682,7 +791,24 @@ def k(x, n):
 )",
      {kF32, kI32},
      3,
-     "returns a number, not an array",
+     "returns a number or a tuple, not an array",
+     "f"},
+    {"ReturnsOfDifferentLengths",
+     R"(@tack.func
+def f(a):
+    if a > 0:
+        return a, a
+    return a
+
+@tack.kernel
+def k(x, n):
+    for i in range(n):
+        y = f(i)
+)",
+     {kF32, kI32},
+     5,
+     "'f' returns a tuple of 2 elements (i32, i32) on line 4 but i32 here; every return of a "
+     "function must give the same number of values",
      "f"},
     {"TypeErrorInsideAFunctionNamesTheCall",
      R"(@tack.func
