@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tack/array.hpp"
+#include "tack/constant.hpp"
 
 namespace tack {
 
@@ -78,8 +79,11 @@ struct SourcePiece {
 // A kernel whose source comes in pieces, the kernel's function first, then the device
 // functions it calls, each from its own file (Python's @tack.kernel gathers them so). A
 // CompileError names the line of the piece's own file (CompileError::file), and the file too
-// when it is not the kernel's.
-Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name);
+// when it is not the kernel's. `constants` binds names the functions read but do not define
+// (docs/language.md, "Constants"); a different value needs a new kernel (Python's @tack.kernel
+// makes one when a global it reads changes).
+Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name,
+              std::vector<NamedConstant> constants = {});
 
 // Debug mode: every array index is checked against the array's own shape; an out-of-bounds
 // access is skipped and the call raises IndexError. Also on with TACK_DEBUG=1.

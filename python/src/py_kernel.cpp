@@ -39,6 +39,26 @@ struct ArgList {
   }
 };
 
+// A constant as tack/_kernel.py encodes it: ("number", v), ("typed", v, dtype name),
+// ("tuple", [encoded, ...]) or ("unsupported", what).
+ConstantValue decode_constant(nb::handle h) {
+  const nb::tuple t = nb::cast<nb::tuple>(h);
+  const std::string kind = nb::cast<std::string>(t[0]);
+  if (kind == "number") return ConstantValue::number(nb::cast<Scalar>(t[1]));
+  if (kind == "typed") {
+    const std::string dtype = nb::cast<std::string>(t[2]);
+    return ConstantValue::typed(nb::cast<Scalar>(t[1]), dtype == "bool"
+                                                            ? ScalarType::boolean
+                                                            : scalar_type_for_argument(dtype));
+  }
+  if (kind == "tuple") {
+    std::vector<ConstantValue> elements;
+    for (nb::handle e : nb::cast<nb::list>(t[1])) elements.push_back(decode_constant(e));
+    return ConstantValue::tuple(std::move(elements));
+  }
+  return ConstantValue::unsupported(nb::cast<std::string>(t[1]));
+}
+
 }  // namespace
 
 void init_kernel(nb::module_& m) {
@@ -66,15 +86,22 @@ void init_kernel(nb::module_& m) {
   m.def(
       "_kernel_from_pieces",
       [](const std::vector<std::tuple<std::string, int, std::string>>& pieces,
-         const std::string& name) {
+         const std::string& name, const nb::list& constants) {
         std::vector<SourcePiece> list;
         for (const auto& [text, first_line, file] : pieces)
           list.push_back({text, first_line, file});
-        return kernel(list, name);
+        std::vector<NamedConstant> named;
+        for (nb::handle c : constants) {
+          const nb::tuple t = nb::cast<nb::tuple>(c);
+          named.push_back(NamedConstant{nb::cast<std::string>(t[0]), nb::cast<std::string>(t[1]),
+                                        decode_constant(t[2])});
+        }
+        return kernel(list, name, std::move(named));
       },
-      nb::arg("pieces"), nb::arg("name"),
+      nb::arg("pieces"), nb::arg("name"), nb::arg("constants") = nb::list(),
       "a kernel from pieces of source (text, first line, file), the kernel's first: "
-      "CompileErrors name the piece's file and line");
+      "CompileErrors name the piece's file and line; constants: (function, name, encoded "
+      "value) for the names the functions read from their module or closure");
   m.def("set_debug", &set_debug, nb::arg("on"),
         "debug mode: check every index against its array's shape; IndexError on the first "
         "out-of-bounds access (skipped)");

@@ -46,10 +46,12 @@ from tack._tack import (
 
 from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
 from tack._kernel import (
+    Constant,
     Kernel,
     atomic_add,
     atomic_max,
     atomic_min,
+    constant,
     func,
     inspect,
     kernel,
@@ -80,6 +82,8 @@ _atexit.register(_on_exit)
 
 __all__ = [
     "CompiledKernel",
+    "Constant",
+    "constant",
     "Kernel",
     "atomic_add",
     "atomic_max",

@@ -3,9 +3,12 @@
 The decorators hand the functions' source text to the C++ parser; nothing of the kernel runs in
 Python. A kernel's device functions are the @tack.func objects its source (and theirs) names,
 found by name in the defining module's globals."""
+import functools as _functools
 import inspect as _inspect
+import operator as _operator
 import re as _re
 import textwrap as _textwrap
+import types as _types
 
 from tack import _tack
 
@@ -33,6 +36,179 @@ def _namespace(fn):
         except ValueError:  # a cell not yet filled
             pass
     return names
+
+
+class Constant:
+    """tack.constant(value, dtype): a compile-time constant of a fixed dtype, for a module global
+    or closure variable a kernel reads (a plain int or float is weakly typed, like a literal)."""
+
+    __slots__ = ("value", "dtype")
+
+    def __init__(self, value, dtype):
+        if isinstance(value, Constant):
+            value = value.value
+        if not isinstance(value, (bool, int, float)) and not _is_numpy_scalar(value):
+            raise TypeError(f"tack.constant takes an int, float or bool, got "
+                            f"{type(value).__name__}; pass other data as a kernel argument")
+        self.value = value.item() if _is_numpy_scalar(value) else value
+        self.dtype = _dtype_name(dtype)
+        if isinstance(self.value, float) and self.dtype not in ("f32", "f64", "float32",
+                                                                "float64", "bool"):
+            raise ValueError(f"tack.constant({self.value!r}, {self.dtype}): a float constant "
+                             "needs a float dtype; convert the value first (int(v))")
+
+    def __repr__(self):
+        return f"tack.constant({self.value!r}, {self.dtype})"
+
+    def __eq__(self, other):
+        return (isinstance(other, Constant) and type(self.value) is type(other.value)
+                and self.value == other.value and self.dtype == other.dtype)
+
+    def __hash__(self):
+        return hash((self.value, self.dtype))
+
+
+def constant(value, dtype):
+    """A typed compile-time constant (see Constant)."""
+    return Constant(value, dtype)
+
+
+def _is_numpy_scalar(v):
+    return type(v).__module__ == "numpy" and hasattr(v, "dtype") and getattr(v, "ndim", 1) == 0
+
+
+def _dtype_name(dtype):
+    if dtype is bool or dtype == "bool":
+        return "bool"
+    if isinstance(dtype, _tack.DType):
+        return dtype.name
+    name = getattr(dtype, "__name__", None) or getattr(dtype, "name", None) or str(dtype)
+    return {"bool_": "bool"}.get(name, name)
+
+
+# What a kernel can read from its module or closure (docs/language.md, "Constants").
+_INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
+_TEN_DTYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                         "uint64", "float32", "float64"))
+
+
+def _encode(value):
+    """A module global or closure value as _tack._kernel_from_pieces takes it, or None for a
+    name that is not a value a kernel reads (a module, a device function, a Python function)."""
+    if isinstance(value, (Func, Kernel, _types.ModuleType, type)) or callable(value):
+        return None
+    if isinstance(value, bool):
+        return ("number", value)
+    if isinstance(value, int):
+        if _INT64_MIN <= value <= _UINT64_MAX:
+            return ("number", value)
+        return ("unsupported", f"an int of more than 64 bits ({value})")
+    if isinstance(value, float):
+        return ("number", value)
+    if isinstance(value, Constant):
+        return ("typed", value.value, value.dtype)
+    if _is_numpy_scalar(value):
+        name = value.dtype.name
+        if name == "bool":
+            return ("number", bool(value))
+        if name not in _TEN_DTYPES:
+            return ("unsupported", f"a numpy.{name} scalar")
+        return ("typed", value.item(), name)
+    if isinstance(value, tuple):
+        parts = [_encode(v) for v in value]
+        if value and all(p is not None and p[0] != "unsupported" for p in parts):
+            return ("tuple", parts)
+    kind = type(value)
+    return ("unsupported", f"a {kind.__module__}.{kind.__qualname__}"
+            if kind.__module__ != "builtins" else f"a {kind.__qualname__}")
+
+
+class _Watch:
+    """The module globals and closure variables a kernel's functions read, re-read at each
+    call: a changed value makes a new compiled kernel (the values are part of its identity)."""
+
+    __slots__ = ("entries", "values", "types", "_get", "_single")
+
+    def __init__(self, entries):
+        self.entries = entries  # (function name, name, namespace dict or cell)
+        self._get = None
+        self._single = False
+        if all(w is entries[0][2] for _, _, w in entries) and isinstance(entries[0][2], dict):
+            # The common case, one module's globals: one C-level lookup of every name.
+            names = [n for _, n, _ in entries]
+            self._get = _functools.partial(_operator.itemgetter(*names), entries[0][2])
+            self._single = len(names) == 1
+        self.values = self.read()
+        self.types = tuple(map(type, self.values))
+
+    def read(self):
+        if self._get is not None:
+            try:
+                values = self._get()
+                return (values,) if self._single else values
+            except KeyError:  # a global was deleted
+                pass
+        out = []
+        for _, name, where in self.entries:
+            if isinstance(where, dict):
+                out.append(where.get(name, _MISSING))
+            else:
+                try:
+                    out.append(where.cell_contents)
+                except ValueError:
+                    out.append(_MISSING)
+        return tuple(out)
+
+    def changed(self):
+        if self._single:  # one global: the same object as last time is the usual case
+            try:
+                if self._get() is self.values[0]:
+                    return False
+            except KeyError:
+                pass
+        values = self.read()
+        # Equal values of other types (1, 1.0, True) compile differently: compare the types too.
+        types = tuple(map(type, values))
+        same = values == self.values and types == self.types
+        self.values, self.types = values, types
+        return not same
+
+    def constants(self):
+        out = []
+        for (fn, name, _), value in zip(self.entries, self.values):
+            if value is _MISSING:
+                continue
+            encoded = _encode(value)
+            if encoded is not None:
+                out.append((fn, name, encoded))
+        return out
+
+
+_MISSING = object()
+
+
+def _watched_names(fn, name):
+    """(function name, name, where) for each module global or closure variable `fn`'s code
+    reads that holds a value (a closure cell: or nothing yet), not a module or a function."""
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    out = []
+    for n in dict.fromkeys(code.co_names + code.co_freevars):
+        if n in cells:
+            where = cells[n]
+            try:
+                value = where.cell_contents
+            except ValueError:  # not filled yet: watched, it may be by the first call
+                value = _MISSING
+        elif n in fn.__globals__:  # co_names also holds attribute names (a.shape): skip those
+            where = fn.__globals__
+            value = where[n]
+        else:
+            continue
+        # Modules, device functions and other callables are names, not values: not watched.
+        if value is _MISSING or _encode(value) is not None:
+            out.append((name, n, where))
+    return out
 
 
 class Func:
@@ -77,11 +253,13 @@ class Kernel:
     decorated, as Python resolves names: a @tack.func defined below the kernel, or in an
     enclosing function, is found."""
 
-    __slots__ = ("_fn", "_k", "__name__", "__wrapped__", "__dict__")
+    __slots__ = ("_fn", "_k", "_watch", "_by_values", "__name__", "__wrapped__", "__dict__")
 
     def __init__(self, fn):
         self._fn = fn
         self._k = None
+        self._watch = None  # the globals and closure variables read, once built
+        self._by_values = {}  # compiled kernels by the values they were built with
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -92,16 +270,40 @@ class Kernel:
         fn = self._fn
         source, first_line, file = _source_of(fn)
         funcs = _device_functions(source, _namespace(fn), {fn.__name__})
-        # C++ lays the pieces out and moves a CompileError to its piece's file and line.
-        self._k = _tack._kernel_from_pieces(
-            [(source, first_line, file)] + [(f.source, f.first_line, f.file) for f in funcs],
-            fn.__name__)
+        entries = _watched_names(fn, fn.__name__)
+        for f in funcs:
+            entries += _watched_names(f.__wrapped__, f.__name__)
+        watch = _Watch(entries) if entries else None
+        self._pieces = ([(source, first_line, file)] +
+                        [(f.source, f.first_line, f.file) for f in funcs])
+        self._watch = watch
+        self._k = self._compiled_for_values()
         return self._k
+
+    def _compiled_for_values(self):
+        # C++ lays the pieces out and moves a CompileError to its piece's file and line.
+        watch = self._watch
+        if watch is None:
+            return _tack._kernel_from_pieces(self._pieces, self.__name__)
+        key = (watch.values, watch.types)
+        try:
+            k = self._by_values.get(key)
+        except TypeError:  # an unhashable value (a list): it is refused when used
+            k = None
+        if k is None:
+            k = _tack._kernel_from_pieces(self._pieces, self.__name__, watch.constants())
+            try:
+                self._by_values[key] = k
+            except TypeError:
+                pass
+        return k
 
     def __call__(self, *args):
         k = self._k
         if k is None:
             k = self._build()
+        elif self._watch is not None and self._watch.changed():
+            k = self._k = self._compiled_for_values()
         return k(*args)
 
     @property

@@ -44,8 +44,10 @@ Kernel kernel(std::string_view source, std::string_view name, int first_line) {
       std::make_shared<detail::KernelImpl>(std::string(source), std::string(name), first_line));
 }
 
-Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name) {
-  return Kernel(std::make_shared<detail::KernelImpl>(pieces, std::string(name)));
+Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name,
+              std::vector<NamedConstant> constants) {
+  return Kernel(
+      std::make_shared<detail::KernelImpl>(pieces, std::string(name), std::move(constants)));
 }
 
 void set_debug(bool on) {

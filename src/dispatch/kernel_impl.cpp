@@ -99,9 +99,13 @@ KernelImpl::Layout KernelImpl::lay_out(const std::vector<SourcePiece>& pieces) {
   return out;
 }
 
-KernelImpl::KernelImpl(const std::vector<SourcePiece>& pieces, std::string name)
+KernelImpl::KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
+                       std::vector<NamedConstant> constants)
     : KernelImpl(lay_out(pieces), pieces.empty() ? std::string() : pieces.front().file,
-                 std::move(name)) {}
+                 std::move(name)) {
+  // Constants are read when a variant is lowered (parsing and the structure checks need none).
+  module_.constants = std::move(constants);
+}
 
 KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name)
     : source_(std::move(layout.text)),

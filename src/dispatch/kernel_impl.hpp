@@ -50,7 +50,8 @@ class KernelImpl {
   KernelImpl(std::string source, std::string name, int first_line);
   // Source in pieces (tack::kernel of SourcePieces): CompileErrors are moved to their piece's
   // file and line.
-  KernelImpl(const std::vector<SourcePiece>& pieces, std::string name);
+  KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
+             std::vector<NamedConstant> constants = {});
 
   void call(const KernelArg* args, std::size_t count);
   const std::string& name() const { return name_; }

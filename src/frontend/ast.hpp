@@ -22,6 +22,7 @@
 #include "frontend/source.hpp"
 #include "frontend/token.hpp"
 #include "support/error.hpp"
+#include "tack/constant.hpp"
 
 namespace tack::frontend {
 
@@ -371,6 +372,17 @@ struct Module {
 
   SourceText source;
   std::vector<FunctionDef> functions;  // distinct names
+  // Names the host binds for a function that reads but does not define them (Python globals
+  // and closure variables): compile-time constants, looked up after the function's own names.
+  std::vector<NamedConstant> constants;
+
+  // The constant `name` as `function` sees it, or null.
+  const ConstantValue* find_constant(std::string_view function, std::string_view name) const {
+    for (const NamedConstant& c : constants) {
+      if (c.function == function && c.name == name) return &c.value;
+    }
+    return nullptr;
+  }
 
   // The function named `name`, or null.
   const FunctionDef* find(std::string_view name) const;

@@ -99,7 +99,8 @@ std::string quoted(frontend::BinaryOp op) {
 bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
   if (const auto* n = base.as<frontend::Name>()) {
     const Symbol* s = l.frame().scopes.lookup(n->id);
-    return s && s->kind == SymbolKind::Tuple;
+    if (s) return s->kind == SymbolKind::Tuple;
+    return l.module_.find_constant(l.frame().fn->name, n->id) != nullptr;  // a host constant
   }
   if (const auto* sub = base.as<frontend::Subscript>()) return indexes_a_tuple(l, *sub->value);
   return base.is<frontend::Call>() || base.is<frontend::Tuple>();
@@ -107,7 +108,16 @@ bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
 
 Value lower_name(Lowerer& l, const frontend::Name& n) {
   Symbol* s = l.frame().scopes.lookup(n.id);
-  if (!s) name_error(l, n.id, n.loc);
+  if (!s) {
+    // Not the function's own: a host constant, unless Python would make it a local (assigned
+    // anywhere in the function) or it went out of scope here.
+    const frontend::FunctionDef& fn = *l.frame().fn;
+    const ConstantValue* c = l.module_.find_constant(fn.name, n.id);
+    if (c && !l.frame().scopes.expired(n.id) && !l.assigned_in(fn).count(n.id)) {
+      return l.constant_value(*c, n.id, n.loc);
+    }
+    name_error(l, n.id, n.loc);
+  }
   switch (s->kind) {
     case SymbolKind::Local:
       if (!s->typed) {

@@ -13,16 +13,6 @@ namespace {
 
 using frontend::SourceLoc;
 
-const std::set<std::string>& assigned_in(Lowerer& l, const frontend::FunctionDef& f) {
-  auto it = l.assigned_in_.find(&f);
-  if (it != l.assigned_in_.end()) return it->second;
-  std::vector<AssignedName> names;
-  for (const frontend::StmtPtr& s : f.body) assigned_names(*s, names);
-  std::set<std::string>& set = l.assigned_in_[&f];
-  for (const AssignedName& a : names) set.insert(a.name);
-  return set;
-}
-
 // Replaces the placeholder Assigns of `return` once the result type is known.
 class ReplaceStmts final : public ir::Mutator {
  public:
@@ -181,6 +171,16 @@ Value inline_body(Lowerer& l, const frontend::FunctionDef& f) {
 
 }  // namespace
 
+const std::set<std::string>& Lowerer::assigned_in(const frontend::FunctionDef& f) {
+  auto it = assigned_in_.find(&f);
+  if (it != assigned_in_.end()) return it->second;
+  std::vector<AssignedName> names;
+  for (const frontend::StmtPtr& s : f.body) assigned_names(*s, names);
+  std::set<std::string>& set = assigned_in_[&f];
+  for (const AssignedName& a : names) set.insert(a.name);
+  return set;
+}
+
 Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call& c, bool discard) {
   if (c.args.size() != f.params.size()) {
     std::string params;
@@ -215,7 +215,7 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
   fr.scopes.push();
   Value result;
   try {
-    const std::set<std::string>& assigned = assigned_in(*this, f);
+    const std::set<std::string>& assigned = assigned_in(f);
     for (size_t k = 0; k < f.params.size(); ++k) {
       const frontend::Param& p = f.params[k];
       const Value& a = seq[k];

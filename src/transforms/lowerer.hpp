@@ -143,6 +143,10 @@ class Lowerer {
   void unpack(const frontend::Expr& target, const frontend::Expr& value);
   // The value with each element that is not a constant saved in a fresh local.
   Value settle(const Value& v);
+  // A host constant (docs/language.md, "Constants") as a value: numbers weakly typed like
+  // literals, typed constants typed, tuples as tuples; an unsupported object is the error at
+  // `loc` naming `name`.
+  Value constant_value(const ConstantValue& c, const std::string& name, frontend::SourceLoc loc);
   // "a tuple of 2 elements (i32, f32)" or the type name, for messages.
   std::string describe(const Value& v) const;
 
@@ -206,6 +210,8 @@ class Lowerer {
   bool is_reserved_name(const std::string& name) const;
 
   // ------------------------------------------------------------ lower_func.cpp
+  // The names a function assigns anywhere (its locals, as Python decides them).
+  const std::set<std::string>& assigned_in(const frontend::FunctionDef& f);
   Value inline_call(const frontend::FunctionDef& fn, const frontend::Call& call, bool discard);
   void lower_return(const frontend::Return& r);
 

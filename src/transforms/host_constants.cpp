@@ -1,0 +1,61 @@
+// Host constants (docs/language.md, "Constants"): names a function reads but does not define,
+// bound by the host (Python's module globals and closure variables) when the kernel is made.
+#include "transforms/lowerer.hpp"
+#include "transforms/typing.hpp"
+
+namespace tack::transforms::lowering {
+
+Value Lowerer::constant_value(const ConstantValue& c, const std::string& name,
+                              frontend::SourceLoc loc) {
+  auto as_constant = [&](const Scalar& v) {
+    switch (v.kind) {
+      case Scalar::Kind::Int:
+      case Scalar::Kind::Bool:
+        return Constant::of_int(static_cast<Int128>(v.i));
+      case Scalar::Kind::UInt:
+        return Constant::of_int(static_cast<Int128>(v.u));
+      case Scalar::Kind::Float:
+        break;
+    }
+    return Constant::of_float(v.f);
+  };
+  switch (c.kind) {
+    case ConstantValue::Kind::Number:
+      if (c.value.kind == Scalar::Kind::Bool) return Value::typed(ir::const_bool(c.value.i != 0));
+      return Value::literal(as_constant(c.value));
+    case ConstantValue::Kind::Typed: {
+      const ir::ScalarType t = c.dtype;
+      if (ir::is_bool(t)) {
+        return Value::typed(ir::const_bool(c.value.kind == Scalar::Kind::Float
+                                               ? c.value.f != 0.0
+                                               : c.value.i != 0 || c.value.u != 0));
+      }
+      const Constant k = as_constant(c.value);
+      if (ir::is_int(t) && (k.is_float || !fits(k, t))) {
+        fail(loc, "the constant '" + name + "' is " + k.text() + " of dtype " + type_name(t) +
+                      ", which " + (k.is_float ? "is not an integer" : "does not fit") +
+                      "; give it a value of its dtype, or a wider dtype");
+      }
+      return Value::typed(make_constant(k, t));
+    }
+    case ConstantValue::Kind::Tuple: {
+      std::vector<Value> elements;
+      for (const ConstantValue& e : c.elements) elements.push_back(constant_value(e, name, loc));
+      if (elements.empty()) {
+        fail(loc, "the constant '" + name +
+                      "' is an empty tuple; a kernel's tuples have at least "
+                      "one element");
+      }
+      return Value::of_tuple(std::move(elements));
+    }
+    case ConstantValue::Kind::Unsupported:
+      break;
+  }
+  fail(loc, "'" + name + "' is " + c.what +
+                " outside the kernel; a kernel reads only int, float and bool values (and "
+                "tuples of them, or tack.constant(v, dtype)) from its module and closure, as "
+                "constants: pass '" +
+                name + "' as an argument instead");
+}
+
+}  // namespace tack::transforms::lowering

@@ -1,0 +1,134 @@
+"""Python constants (docs/language.md, "Constants"): module globals and closure variables of
+int, float and bool (and tuples of them), tack.constant(v, dtype) and NumPy scalars are
+compile-time constants; a changed value compiles anew; a name the function assigns is its
+local; anything else named in a kernel is a CompileError saying to pass it as an argument."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import arr, zeros
+
+C_SCALE = 3
+C_OFFSET = 0.5
+C_PAIR = (2, (1.5, True))
+C_TYPED = tack.constant(7, tack.u8)
+C_F64 = tack.constant(0.1, tack.f64)
+C_NP = np.float32(0.25)
+C_ARRAY = np.ones(3)
+C_HUGE = 1 << 70
+
+
+@tack.func
+def c_helper(v):
+    return v * C_SCALE + C_PAIR[1][0]
+
+
+@tack.kernel
+def c_uses_globals(x):
+    for i in range(len(x)):
+        a, (b, flag) = C_PAIR
+        x[i] = (c_helper(x[i]) + C_OFFSET + a * b + C_TYPED) if flag else 0.0
+
+
+def test_globals_are_constants_and_a_change_recompiles():
+    global C_SCALE
+    x = zeros(4, np.float32)
+    c_uses_globals(x)
+    np.testing.assert_array_equal(x.numpy(), np.full(4, 0 * 3 + 1.5 + 0.5 + 3 + 7, np.float32))
+    saved = C_SCALE
+    try:
+        C_SCALE = 10
+        c_uses_globals(x)
+        np.testing.assert_array_equal(x.numpy(), np.full(4, 12 * 10 + 1.5 + 0.5 + 3 + 7))
+        C_SCALE = 10.0  # equal, but a float: its own compilation (same result here)
+        c_uses_globals(x)
+        np.testing.assert_array_equal(x.numpy(), np.full(4, 132 * 10 + 12, np.float32))
+    finally:
+        C_SCALE = saved
+
+
+@tack.kernel
+def c_typed(x, out):
+    for i in range(len(x)):
+        out[i] = x[i] * C_F64 + C_NP
+
+
+def test_typed_and_numpy_scalar_constants_keep_their_dtype():
+    x = np.array([3.0, 1.0], np.float32)
+    out = zeros(2, np.float64)
+    c_typed(arr(x), out)
+    # x * f64 0.1 is f64; + the f32 0.25 in f64
+    np.testing.assert_array_equal(out.numpy(), x.astype(np.float64) * 0.1 + np.float64(0.25))
+    assert "f64" in tack.inspect(c_typed, arr(x), out)
+
+
+def make_closure_kernel(scale, shift):
+    @tack.kernel
+    def c_closure(x):
+        for i in range(len(x)):
+            x[i] = x[i] * scale + shift
+    return c_closure
+
+
+def test_closure_variables_are_constants():
+    k1, k2 = make_closure_kernel(2, 1.0), make_closure_kernel(-1, 0.5)
+    a, b = arr(np.arange(4, dtype=np.float32)), arr(np.arange(4, dtype=np.float32))
+    k1(a)
+    k2(b)
+    np.testing.assert_array_equal(a.numpy(), np.arange(4) * 2 + 1.0)
+    np.testing.assert_array_equal(b.numpy(), np.arange(4) * -1 + 0.5)
+
+
+@tack.kernel
+def c_shadowed(x):
+    for i in range(len(x)):
+        C_OFFSET = 4.0  # assigned in the function: Python makes it a local
+        x[i] = C_OFFSET
+
+
+def test_a_name_the_function_assigns_is_its_local():
+    x = zeros(2, np.float32)
+    c_shadowed(x)
+    np.testing.assert_array_equal(x.numpy(), [4.0, 4.0])
+
+
+def test_an_array_global_is_refused_with_what_to_do():
+    @tack.kernel
+    def c_reads_array(x):
+        for i in range(len(x)):
+            x[i] = C_ARRAY[0]
+
+    with pytest.raises(tack.CompileError,
+                       match=r"'C_ARRAY' is a numpy.ndarray outside the kernel.*pass 'C_ARRAY' "
+                             r"as an argument"):
+        c_reads_array(zeros(2, np.float32))
+
+
+def test_an_int_beyond_64_bits_is_refused():
+    @tack.kernel
+    def c_reads_huge(x):
+        for i in range(len(x)):
+            x[i] = C_HUGE
+
+    with pytest.raises(tack.CompileError, match="an int of more than 64 bits"):
+        c_reads_huge(zeros(2, np.float32))
+
+
+def test_a_typed_constant_must_fit_its_dtype():
+    big = tack.constant(300, tack.u8)
+
+    @tack.kernel
+    def c_reads_big(x):
+        for i in range(len(x)):
+            x[i] = big
+
+    with pytest.raises(tack.CompileError, match="300 of dtype u8, which does not fit"):
+        c_reads_big(zeros(2, np.float32))
+
+
+def test_tack_constant_checks_its_arguments():
+    with pytest.raises(TypeError, match="tack.constant takes an int, float or bool"):
+        tack.constant("3", tack.f32)
+    with pytest.raises(ValueError, match="a float constant needs a float dtype"):
+        tack.constant(2.5, tack.i32)
+    assert repr(tack.constant(3, tack.f32)) == "tack.constant(3, f32)"
