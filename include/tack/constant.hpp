@@ -1,5 +1,7 @@
-// Compile-time constants a kernel's functions read by name: the host's bindings of names a
-// function uses but does not define (Python's module globals and closure variables).
+// Names the host binds for a kernel's functions: compile-time constants (names a function reads
+// but does not define: Python's module globals and closure variables) and aliases of device
+// functions (a function called by another name, or through a module: `f = tack.func(g)`,
+// `mylib.helper(x)`).
 #pragma once
 
 #include <string>
@@ -39,6 +41,13 @@ struct NamedConstant {
   std::string function;
   std::string name;
   ConstantValue value;
+};
+
+// `name` (a bare or dotted name) called from `function` is the device function `target`.
+struct FunctionAlias {
+  std::string function;
+  std::string name;
+  std::string target;
 };
 
 }  // namespace tack

@@ -75,15 +75,18 @@ struct SourcePiece {
   std::string text;
   int first_line = 1;
   std::string file;
+  // Its functions are device functions whatever their decorators (Python's tack.func(g)).
+  bool device_function = false;
 };
 // A kernel whose source comes in pieces, the kernel's function first, then the device
 // functions it calls, each from its own file (Python's @tack.kernel gathers them so). A
 // CompileError names the line of the piece's own file (CompileError::file), and the file too
 // when it is not the kernel's. `constants` binds names the functions read but do not define
 // (docs/language.md, "Constants"); a different value needs a new kernel (Python's @tack.kernel
-// makes one when a global it reads changes).
+// makes one when a global it reads changes). `aliases` names device functions called by
+// another name or through a module.
 Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name,
-              std::vector<NamedConstant> constants = {});
+              std::vector<NamedConstant> constants = {}, std::vector<FunctionAlias> aliases = {});
 
 // Debug mode: every array index is checked against the array's own shape; an out-of-bounds
 // access is skipped and the call raises IndexError. Also on with TACK_DEBUG=1.

@@ -85,23 +85,29 @@ void init_kernel(nb::module_& m) {
       nb::arg("source"), nb::arg("name") = "", nb::arg("first_line") = 1);
   m.def(
       "_kernel_from_pieces",
-      [](const std::vector<std::tuple<std::string, int, std::string>>& pieces,
-         const std::string& name, const nb::list& constants) {
+      [](const std::vector<std::tuple<std::string, int, std::string, bool>>& pieces,
+         const std::string& name, const nb::list& constants,
+         const std::vector<std::tuple<std::string, std::string, std::string>>& aliases) {
         std::vector<SourcePiece> list;
-        for (const auto& [text, first_line, file] : pieces)
-          list.push_back({text, first_line, file});
+        for (const auto& [text, first_line, file, device_function] : pieces)
+          list.push_back({text, first_line, file, device_function});
         std::vector<NamedConstant> named;
         for (nb::handle c : constants) {
           const nb::tuple t = nb::cast<nb::tuple>(c);
           named.push_back(NamedConstant{nb::cast<std::string>(t[0]), nb::cast<std::string>(t[1]),
                                         decode_constant(t[2])});
         }
-        return kernel(list, name, std::move(named));
+        std::vector<FunctionAlias> alias_list;
+        for (const auto& [function, called, target] : aliases)
+          alias_list.push_back({function, called, target});
+        return kernel(list, name, std::move(named), std::move(alias_list));
       },
       nb::arg("pieces"), nb::arg("name"), nb::arg("constants") = nb::list(),
-      "a kernel from pieces of source (text, first line, file), the kernel's first: "
-      "CompileErrors name the piece's file and line; constants: (function, name, encoded "
-      "value) for the names the functions read from their module or closure");
+      nb::arg("aliases") = std::vector<std::tuple<std::string, std::string, std::string>>(),
+      "a kernel from pieces of source (text, first line, file, is a device function), the "
+      "kernel's first: CompileErrors name the piece's file and line; constants: (function, "
+      "name, encoded value) for the names the functions read from their module or closure; "
+      "aliases: (function, name as called, device function) for calls by another name");
   m.def("set_debug", &set_debug, nb::arg("on"),
         "debug mode: check every index against its array's shape; IndexError on the first "
         "out-of-bounds access (skipped)");

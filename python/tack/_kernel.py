@@ -230,19 +230,44 @@ class Func:
 
 
 def func(fn):
-    """Marks a device function, callable by name from kernels."""
+    """Marks a device function, callable from kernels by its name, by any name bound to it
+    (`clamp = tack.func(my_clamp)`) or through a module (`mylib.clamp(x)`)."""
+    if isinstance(fn, Func):
+        return fn
     return Func(fn)
 
 
-def _device_functions(source, globals_, seen):
-    """The @tack.func objects `source` names, and theirs, transitively."""
+_DOTTED = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _resolve(namespace, dotted):
+    """The object `dotted` ("f", "mylib.f", "pkg.mod.f") names in `namespace`, or None."""
+    parts = [p.strip() for p in dotted.split(".")]
+    obj = namespace.get(parts[0])
+    for attr in parts[1:]:
+        if obj is None:
+            return None
+        obj = getattr(obj, attr, None)
+    return obj
+
+
+def _device_functions(caller, source, namespace, seen, aliases):
+    """The @tack.func objects `source` (the function `caller`) reaches by name, alias or module
+    attribute, and theirs, transitively; `aliases` gains (caller, name as called, def name) for
+    each call by another name than the function's own."""
     found = []
-    for name in dict.fromkeys(_NAME.findall(source)):
-        obj = globals_.get(name)
-        if isinstance(obj, Func) and obj.__name__ not in seen:
+    names = list(dict.fromkeys(_NAME.findall(source)))
+    names += [d.replace(" ", "") for d in dict.fromkeys(_DOTTED.findall(source))]
+    for name in names:
+        obj = _resolve(namespace, name)
+        if not isinstance(obj, Func):
+            continue
+        if name != obj.__name__:
+            aliases.append((caller, name, obj.__name__))
+        if obj.__name__ not in seen:
             seen.add(obj.__name__)
             found.append(obj)
-            found.extend(_device_functions(obj.source, obj.globals, seen))
+            found.extend(_device_functions(obj.__name__, obj.source, obj.globals, seen, aliases))
     return found
 
 
@@ -269,13 +294,16 @@ class Kernel:
     def _build(self):
         fn = self._fn
         source, first_line, file = _source_of(fn)
-        funcs = _device_functions(source, _namespace(fn), {fn.__name__})
+        aliases = []
+        funcs = _device_functions(fn.__name__, source, _namespace(fn), {fn.__name__}, aliases)
+        self._aliases = aliases
         entries = _watched_names(fn, fn.__name__)
         for f in funcs:
             entries += _watched_names(f.__wrapped__, f.__name__)
         watch = _Watch(entries) if entries else None
-        self._pieces = ([(source, first_line, file)] +
-                        [(f.source, f.first_line, f.file) for f in funcs])
+        # A Func's piece is a device function even without its decorator (tack.func(g)).
+        self._pieces = ([(source, first_line, file, False)] +
+                        [(f.source, f.first_line, f.file, True) for f in funcs])
         self._watch = watch
         self._k = self._compiled_for_values()
         return self._k
@@ -284,14 +312,15 @@ class Kernel:
         # C++ lays the pieces out and moves a CompileError to its piece's file and line.
         watch = self._watch
         if watch is None:
-            return _tack._kernel_from_pieces(self._pieces, self.__name__)
+            return _tack._kernel_from_pieces(self._pieces, self.__name__, [], self._aliases)
         key = (watch.values, watch.types)
         try:
             k = self._by_values.get(key)
         except TypeError:  # an unhashable value (a list): it is refused when used
             k = None
         if k is None:
-            k = _tack._kernel_from_pieces(self._pieces, self.__name__, watch.constants())
+            k = _tack._kernel_from_pieces(self._pieces, self.__name__, watch.constants(),
+                                          self._aliases)
             try:
                 self._by_values[key] = k
             except TypeError:

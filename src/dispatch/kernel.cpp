@@ -45,9 +45,9 @@ Kernel kernel(std::string_view source, std::string_view name, int first_line) {
 }
 
 Kernel kernel(const std::vector<SourcePiece>& pieces, std::string_view name,
-              std::vector<NamedConstant> constants) {
-  return Kernel(
-      std::make_shared<detail::KernelImpl>(pieces, std::string(name), std::move(constants)));
+              std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases) {
+  return Kernel(std::make_shared<detail::KernelImpl>(pieces, std::string(name),
+                                                     std::move(constants), std::move(aliases)));
 }
 
 void set_debug(bool on) {

@@ -85,7 +85,7 @@ KernelImpl::Layout KernelImpl::lay_out(const std::vector<SourcePiece>& pieces) {
         const int count = line_count(q.text);
         out.text += q.text;
         if (!q.text.empty() && q.text.back() != '\n') out.text += '\n';
-        out.segments.push_back({line, count, q.file, q.first_line});
+        out.segments.push_back({line, count, q.file, q.first_line, q.device_function});
         line += count;
       }
       return out;
@@ -93,25 +93,33 @@ KernelImpl::Layout KernelImpl::lay_out(const std::vector<SourcePiece>& pieces) {
     const int count = line_count(p->text);
     out.text += std::string(static_cast<std::size_t>(p->first_line - line), '\n') + p->text;
     if (!p->text.empty() && p->text.back() != '\n') out.text += '\n';
-    out.segments.push_back({p->first_line, count, p->file, p->first_line});
+    out.segments.push_back({p->first_line, count, p->file, p->first_line, p->device_function});
     line = p->first_line + count;
   }
   return out;
 }
 
 KernelImpl::KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
-                       std::vector<NamedConstant> constants)
+                       std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases)
     : KernelImpl(lay_out(pieces), pieces.empty() ? std::string() : pieces.front().file,
-                 std::move(name)) {
-  // Constants are read when a variant is lowered (parsing and the structure checks need none).
-  module_.constants = std::move(constants);
-}
+                 std::move(name), std::move(constants), std::move(aliases)) {}
 
-KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name)
+KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name,
+                       std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases)
     : source_(std::move(layout.text)),
       segments_(std::move(layout.segments)),
       kernel_file_(std::move(kernel_file)),
       module_(parse(1)) {
+  // The host's bindings, before the structure checks (which follow calls through aliases).
+  module_.constants = std::move(constants);
+  module_.aliases = std::move(aliases);
+  for (frontend::FunctionDef& f : module_.functions) {
+    for (const Segment& s : segments_) {
+      if (s.device_function && f.loc.line >= s.start && f.loc.line < s.start + s.count) {
+        f.kind = frontend::FunctionKind::Func;
+      }
+    }
+  }
   try {
     init(1, name);
   } catch (const CompileError& e) {

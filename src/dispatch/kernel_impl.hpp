@@ -51,7 +51,7 @@ class KernelImpl {
   // Source in pieces (tack::kernel of SourcePieces): CompileErrors are moved to their piece's
   // file and line.
   KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
-             std::vector<NamedConstant> constants = {});
+             std::vector<NamedConstant> constants = {}, std::vector<FunctionAlias> aliases = {});
 
   void call(const KernelArg* args, std::size_t count);
   const std::string& name() const { return name_; }
@@ -70,13 +70,15 @@ class KernelImpl {
     int start, count;
     std::string file;
     int first_line;
+    bool device_function = false;  // SourcePiece::device_function
   };
   struct Layout {
     std::string text;
     std::vector<Segment> segments;
   };
   static Layout lay_out(const std::vector<SourcePiece>& pieces);
-  KernelImpl(Layout layout, std::string kernel_file, std::string name);
+  KernelImpl(Layout layout, std::string kernel_file, std::string name,
+             std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases);
   frontend::Module parse(int first_line) const;
   void init(int first_line, const std::string& name);
   // `e` at its piece's file and line (as it is for a source in one piece).

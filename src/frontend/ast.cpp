@@ -102,6 +102,14 @@ const FunctionDef* Module::find(std::string_view name) const {
   return nullptr;
 }
 
+const FunctionDef* Module::find_callee(std::string_view caller, std::string_view called) const {
+  for (const FunctionAlias& a : aliases) {
+    if (a.function == caller && a.name == called) return find(a.target);
+  }
+  if (called.find('.') != std::string_view::npos) return nullptr;  // tack.x, math.x: builtins
+  return find(called);
+}
+
 bool assigns_names_only(const Expr& target) {
   if (target.is<Name>()) return true;
   const auto* t = target.as<Tuple>();

@@ -375,6 +375,8 @@ struct Module {
   // Names the host binds for a function that reads but does not define them (Python globals
   // and closure variables): compile-time constants, looked up after the function's own names.
   std::vector<NamedConstant> constants;
+  // Device functions `caller` calls by another name (an alias, a module attribute).
+  std::vector<FunctionAlias> aliases;
 
   // The constant `name` as `function` sees it, or null.
   const ConstantValue* find_constant(std::string_view function, std::string_view name) const {
@@ -386,6 +388,9 @@ struct Module {
 
   // The function named `name`, or null.
   const FunctionDef* find(std::string_view name) const;
+  // The function a call of `called` (as written: "f", "mylib.f") in `caller` reaches: an alias
+  // of the caller's, else the function of that bare name; null for anything else.
+  const FunctionDef* find_callee(std::string_view caller, std::string_view called) const;
 
   // Throws the CompileError for `loc` inside `function` (null: "<module>"), quoting the line.
   [[noreturn]] void fail(const FunctionDef* function, SourceLoc loc, std::string message) const {

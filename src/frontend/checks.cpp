@@ -145,7 +145,7 @@ class StructureChecker {
       const Call* call = e.as<Call>();
       if (call == nullptr) return;
       const std::string name = dotted_name(*call->func);
-      if (!is_pure_call(name)) {
+      if (!is_pure_call(kernel_, name)) {
         fail(kernel_, call->loc,
              "the call to '" + (name.empty() ? std::string("<expression>") : name) +
                  "' may have effects and is not allowed before the parallel loop" + why);
@@ -179,14 +179,15 @@ class StructureChecker {
     }
   }
 
-  const FunctionDef* module_function(const std::string& name) const {
-    // Only bare names call module functions; tack.x and math.x are builtins.
-    if (name.empty() || name.find('.') != std::string::npos) return nullptr;
-    return module_.find(name);
+  // The module function a call of `name` in `caller` reaches (a bare name, or an alias the host
+  // bound); tack.x and math.x are builtins.
+  const FunctionDef* module_function(const FunctionDef& caller, const std::string& name) const {
+    if (name.empty()) return nullptr;
+    return module_.find_callee(caller.name, name);
   }
 
-  bool is_pure_call(const std::string& name) {
-    if (const FunctionDef* fn = module_function(name)) return is_pure_function(*fn);
+  bool is_pure_call(const FunctionDef& caller, const std::string& name) {
+    if (const FunctionDef* fn = module_function(caller, name)) return is_pure_function(*fn);
     return is_pure_builtin(name);
   }
 
@@ -204,7 +205,7 @@ class StructureChecker {
     walk_stmts(fn.body, visit_stmt);
     for (const CallSite& site : list_calls(fn)) {
       if (!pure) break;
-      if (!is_pure_call(site.callee)) pure = false;
+      if (!is_pure_call(fn, site.callee)) pure = false;
     }
     purity_[&fn] = pure ? Purity::Pure : Purity::Impure;
     return pure;
@@ -231,7 +232,7 @@ class StructureChecker {
         continue;
       }
       const CallSite& site = top.calls[top.next++];
-      const FunctionDef* callee = module_function(site.callee);
+      const FunctionDef* callee = module_function(*top.fn, site.callee);
       if (callee == nullptr) continue;
       const FunctionDef& caller = *top.fn;
       const auto state = on_stack.find(callee);

@@ -284,7 +284,7 @@ std::optional<ScalarType> dtype_of(const Lowerer& l, const frontend::Expr& e) {
 
 bool Lowerer::is_reserved_name(const std::string& name) const {
   return name == "tack" || name == "math" || name == "range" || name == "print" ||
-         table().count(name) > 0 || module_.find(name) != nullptr;
+         table().count(name) > 0 || module_.find_callee(frames_.back()->fn->name, name) != nullptr;
 }
 
 Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
@@ -302,18 +302,16 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
                           "(...)' is not supported: arrays and numbers have no methods "
                           "in kernels");
   }
-  if (head == name) {
-    if (const frontend::FunctionDef* f = module_.find(name)) {
-      if (f->kind == frontend::FunctionKind::Func) return inline_call(*f, c, discard);
-      if (f->kind == frontend::FunctionKind::Kernel) {
-        fail(c.func->loc, "'" + name +
-                              "' is a @tack.kernel and cannot be called from device "
-                              "code; make it a @tack.func to call it");
-      }
+  if (const frontend::FunctionDef* f = module_.find_callee(frame().fn->name, name)) {
+    if (f->kind == frontend::FunctionKind::Func) return inline_call(*f, c, discard);
+    if (f->kind == frontend::FunctionKind::Kernel) {
       fail(c.func->loc, "'" + name +
-                            "' is not a device function; decorate it with @tack.func "
-                            "to call it from a kernel");
+                            "' is a @tack.kernel and cannot be called from device "
+                            "code; make it a @tack.func to call it");
     }
+    fail(c.func->loc, "'" + name +
+                          "' is not a device function; decorate it with @tack.func "
+                          "to call it from a kernel");
   }
   auto it = table().find(name);
   if (it == table().end()) unknown_function(*this, name, c.func->loc);

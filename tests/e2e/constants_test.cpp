@@ -1,7 +1,7 @@
 // Host constants through the C++ front door (tack::kernel with NamedConstants; Python's
 // @tack.kernel binds module globals and closure variables the same way): numbers weakly typed
-// like literals, typed constants, tuples, per-function bindings, and the refusals. On every
-// device.
+// like literals, typed constants, tuples, per-function bindings, the refusals, and device
+// functions reached through aliases. On every device.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -110,6 +110,26 @@ def k(x):
   Array x = zeros({2}, f32, dev_);
   k(x);
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{5.0f, 5.0f}));
+}
+
+TEST_P(ConstantsOnDevice, AliasesReachDeviceFunctionsByAnotherName) {
+  // `helpers.triple(x)` and `t(x)` both call the undecorated `triple`, a device function by its
+  // piece's flag (Python's tack.func(g)); the alias also holds in the frontend's checks (a
+  // call before the parallel loop must be pure).
+  Kernel k =
+      kernel({{R"(
+def k(x):
+    n = t(2)
+    for i in range(len(x)):
+        x[i] = helpers.triple(x[i]) + n
+)",
+               1, "k.py"},
+              {"def triple(v):\n    return v * 3\n", 10, "helpers.py", /*device_function=*/true}},
+             "k", {}, {{"k", "helpers.triple", "triple"}, {"k", "t", "triple"}});
+  std::vector<float> x = {1.0f, 2.0f};
+  Array a = arr(x);
+  k(a);
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{9.0f, 12.0f}));
 }
 
 }  // namespace
