@@ -109,6 +109,8 @@ const std::map<std::string, Builtin>& table() {
     m["tack.atomic_min"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Min};
     m["tack.atomic_max"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Max};
     m["tack.zeros"] = {Kind::Zeros, 1, 2};
+    m["tack.local_array"] = {Kind::Zeros, 2, 2};
+    m["tack.local_array_like"] = {Kind::Zeros, 2, 2};
     return m;
   }();
   return t;
@@ -339,9 +341,10 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     case Kind::Atomic:
       return lower_atomic(*this, name, b.atomic, c);
     case Kind::Zeros:
-      fail(c.loc,
-           "tack.zeros(...) creates a local array; it must be the whole right-hand side "
-           "of an assignment to a new name: buf = tack.zeros(16, tack.f32)");
+      fail(c.loc, name +
+                      "(...) creates a local array; it must be the whole right-hand side "
+                      "of an assignment to a new name: buf = " +
+                      name + "(...)");
     default:
       break;
   }
@@ -447,19 +450,29 @@ void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
   if (name == "tack" || name == "math") {
     fail(loc, "'" + name + "' is the name of a module; choose another name for the local array");
   }
+  // tack.zeros(shape[, dtype]), tack.local_array(dtype, shape), tack.local_array_like(a, shape):
+  // one zero-filled local array, its dtype given, the default float, or the array a's.
+  const std::string callee = frontend::dotted_name(*call.func);
+  const bool zeros = callee == "tack.zeros";
+  const bool like = callee == "tack.local_array_like";
   size_t n = call.args.size();
-  if (n < 1 || n > 2) {
-    fail(call.loc, "tack.zeros() takes a shape and a dtype (tack.zeros((4, 4), tack.f32)), got " +
-                       std::to_string(n) + " arguments");
+  if (zeros ? (n < 1 || n > 2) : n != 2) {
+    fail(call.loc, zeros ? "tack.zeros() takes a shape and a dtype (tack.zeros((4, 4), "
+                           "tack.f32)), got " +
+                               std::to_string(n) + " arguments"
+                         : callee + "() takes " + (like ? "an array" : "a dtype") +
+                               " and a shape (" + callee + (like ? "(x, 8)" : "(tack.f32, 8)") +
+                               "), got " + std::to_string(n) + " arguments");
   }
+  const frontend::Expr& shape_arg = zeros ? *call.args[0] : *call.args[1];
   std::vector<const frontend::Expr*> extents;
-  if (const auto* t = call.args[0]->as<frontend::Tuple>()) {
+  if (const auto* t = shape_arg.as<frontend::Tuple>()) {
     for (const frontend::ExprPtr& e : t->elements) extents.push_back(e.get());
   } else {
-    extents.push_back(call.args[0].get());
+    extents.push_back(&shape_arg);
   }
   if (extents.size() > 3) {
-    fail(call.args[0]->loc,
+    fail(shape_arg.loc,
          "a local array has 1 to 3 dimensions, got " + std::to_string(extents.size()));
   }
   std::vector<int64_t> dims;
@@ -467,20 +480,23 @@ void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
     Value v = scalar(*e);
     if (!v.is_weak() || v.weak->is_float || v.weak->i <= 0 || v.weak->i > (Int128{1} << 40)) {
       fail(e->loc,
-           "the shape of a local array must be positive integer constants "
-           "(tack.zeros((4, 4), tack.f32)), got " +
+           "the shape of a local array must be positive integer constants (literals, "
+           "module constants, or arithmetic on them: tack.zeros((4, 4), tack.f32)), got " +
                (v.is_weak() ? "the constant " + v.weak->text()
                             : "a value computed at run time (" + type_name(v.expr->type) + ")"));
     }
     dims.push_back(static_cast<int64_t>(v.weak->i));
   }
   ScalarType elem = default_float();
-  if (n == 2) {
-    auto t = dtype_of(*this, *call.args[1]);
+  if (like) {
+    elem = array_of(*call.args[0], callee + "()")->type;
+  } else if (n == 2) {
+    const frontend::Expr& dtype_arg = zeros ? *call.args[1] : *call.args[0];
+    auto t = dtype_of(*this, dtype_arg);
     if (!t) {
-      fail(call.args[1]->loc,
-           "the dtype of tack.zeros must be a Tack dtype such as tack.f32, "
-           "tack.int32, tack.float64, float, int or bool");
+      fail(dtype_arg.loc, "the dtype of " + callee +
+                              " must be a Tack dtype such as tack.f32, "
+                              "tack.int32, tack.float64, float, int or bool");
     }
     elem = *t;
   }

@@ -11,9 +11,12 @@ namespace {
 
 using frontend::SourceLoc;
 
+// tack.zeros(...), tack.local_array(...), tack.local_array_like(...): a local array.
 bool is_zeros_call(const frontend::Expr& e) {
   const auto* c = e.as<frontend::Call>();
-  return c && frontend::dotted_name(*c->func) == "tack.zeros";
+  if (!c) return false;
+  const std::string name = frontend::dotted_name(*c->func);
+  return name == "tack.zeros" || name == "tack.local_array" || name == "tack.local_array_like";
 }
 
 void collect(const frontend::Stmt& s, std::vector<AssignedName>& out,

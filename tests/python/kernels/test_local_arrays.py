@@ -193,3 +193,47 @@ def test_largest_local_arrays_work_on_the_workers():
     out = zeros(200_000, np.float32)
     la_big(arr(x), out)
     np.testing.assert_array_equal(out.numpy(), x)
+
+
+LA_PAIR = 2  # a module constant: local array shapes may use it
+
+
+@tack.kernel
+def la_original_names(data, out):
+    for i in range(data.shape[0]):
+        tmp = tack.local_array(tack.i32, LA_PAIR)
+        copy = tack.local_array_like(data, (LA_PAIR, LA_PAIR * 2))
+        tmp[0] = tack.i32(data[i])
+        tmp[1] = tmp[0] * 2
+        copy[1, 3] = tmp[1]
+        out[i] = copy[1, 3] + copy[0, 0]  # zero-filled, as tack.zeros
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_local_array_and_local_array_like(dtype):
+    x = np.arange(-5, 6).astype(dtype)
+    out = zeros(11, dtype)
+    la_original_names(arr(x), out)
+    np.testing.assert_array_equal(out.numpy(), (x.astype(np.int32) * 2).astype(dtype))
+
+
+def test_local_array_like_needs_an_array():
+    @tack.kernel
+    def la_like_number(x, n):
+        for i in range(len(x)):
+            b = tack.local_array_like(n, 4)
+            x[i] = b[0]
+
+    with pytest.raises(tack.CompileError, match=r"tack.local_array_like\(\) needs an array"):
+        la_like_number(zeros(2, np.float32), 3)
+
+
+def test_local_array_shape_must_be_a_constant():
+    @tack.kernel
+    def la_runtime_shape(x):
+        for i in range(len(x)):
+            b = tack.local_array(tack.f32, len(x))
+            x[i] = b[0]
+
+    with pytest.raises(tack.CompileError, match="must be positive integer constants"):
+        la_runtime_shape(zeros(2, np.float32))
