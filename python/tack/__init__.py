@@ -59,6 +59,8 @@ from tack._kernel import (
     ndrange,
 )
 
+from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "tack.math")
+
 __version__ = "0.1.0"
 
 import atexit as _atexit
@@ -81,6 +83,7 @@ def _on_exit():
 _atexit.register(_on_exit)
 
 __all__ = [
+    "math",
     "CompiledKernel",
     "Constant",
     "constant",

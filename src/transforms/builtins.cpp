@@ -32,6 +32,13 @@ enum class Kind : uint8_t {
   Cast,
   Atomic,
   Zeros,
+  // tack.math (docs/language.md, "tack.math"), on scalars.
+  Fract,
+  Mix,
+  Saturate,
+  Step,
+  Smoothstep,
+  Sign,
 };
 
 struct Builtin {
@@ -91,7 +98,13 @@ const std::map<std::string, Builtin>& table() {
     m["tack.round"] = {Kind::FloatFn, 1, 1, MathFn::Round};
     m["math.pow"] = {Kind::FloatPow, 2, 2};
     m["tack.rsqrt"] = {Kind::Rsqrt, 1, 1};
-    m["tack.clamp"] = {Kind::Clamp, 3, 3};
+    m["tack.clamp"] = m["tack.math.clamp"] = {Kind::Clamp, 3, 3};
+    m["tack.math.fract"] = {Kind::Fract, 1, 1};
+    m["tack.math.mix"] = {Kind::Mix, 3, 3};
+    m["tack.math.saturate"] = {Kind::Saturate, 1, 1};
+    m["tack.math.step"] = {Kind::Step, 2, 2};
+    m["tack.math.smoothstep"] = {Kind::Smoothstep, 3, 3};
+    m["tack.math.sign"] = {Kind::Sign, 1, 1};
     const std::pair<const char*, ScalarType> casts[] = {
         {"bool", ScalarType::boolean}, {"bool_", ScalarType::boolean}, {"i8", ScalarType::i8},
         {"int8", ScalarType::i8},      {"i16", ScalarType::i16},       {"int16", ScalarType::i16},
@@ -431,6 +444,60 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     case Kind::Cast:
       if (v.is_weak()) return Value::typed(make_constant(*v.weak, b.type));
       return Value::typed(ir::cast(b.type, v.expr));
+    case Kind::Fract:
+    case Kind::Mix:
+    case Kind::Saturate:
+    case Kind::Step:
+    case Kind::Smoothstep: {
+      // Float functions: the arguments' common type, an integer one giving the default float;
+      // each argument used more than once is evaluated once (spilled unless a leaf).
+      refuse_bool("convert it first: float(...)");
+      ScalarType t = merged_number_type(*this, args, exprs, name);
+      if (!tack::is_float(t)) t = default_float();
+      std::vector<ir::Expr> a;
+      for (size_t k = 0; k < args.size(); ++k) {
+        ir::Expr e = coerce(args[k], t, exprs[k]->loc, "the other arguments");
+        a.push_back(cheap_to_repeat(e) ? e : spill(e));
+      }
+      const ir::Expr zero = ir::make_const(t, 0), one = ir::make_const(t, 1);
+      auto clamp01 = [&](const ir::Expr& x) {
+        return ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, zero}), one});
+      };
+      switch (b.kind) {
+        case Kind::Fract:  // x - floor(x): in [0, 1) (1.0 itself for tiny negative x in f32)
+          return Value::typed(ir::sub(a[0], ir::call(MathFn::Floor, {a[0]})));
+        case Kind::Mix:  // a * (1 - t) + b * t: exactly a at t = 0 and b at t = 1
+          return Value::typed(ir::add(ir::mul(a[0], ir::sub(one, a[2])), ir::mul(a[1], a[2])));
+        case Kind::Saturate:
+          return Value::typed(clamp01(a[0]));
+        case Kind::Step:  // step(edge, x): 0 below the edge, 1 from it on
+          return Value::typed(ir::select(ir::lt(a[1], a[0]), zero, one));
+        default: {  // smoothstep(e0, e1, x): 3s^2 - 2s^3 of s = clamp((x - e0) / (e1 - e0))
+          const ir::Expr s = spill(clamp01(ir::truediv(ir::sub(a[2], a[0]), ir::sub(a[1], a[0]))));
+          return Value::typed(ir::mul(
+              ir::mul(s, s), ir::sub(ir::make_const(t, 3), ir::mul(ir::make_const(t, 2), s))));
+        }
+      }
+    }
+    case Kind::Sign: {
+      // NumPy's sign: -1, 0 or 1 in x's type; NaN stays NaN, -0.0 gives 0.
+      refuse_bool("convert it first: int(...)");
+      if (v.is_weak()) {
+        const double x = v.weak->as_double();
+        if (v.weak->is_float) {
+          return Value::literal(Constant::of_float(x > 0 ? 1.0 : x < 0 ? -1.0 : x == x ? 0.0 : x));
+        }
+        return Value::literal(Constant::of_int(x > 0 ? 1 : x < 0 ? -1 : 0));
+      }
+      const ir::Expr x = cheap_to_repeat(v.expr) ? v.expr : spill(v.expr);
+      const ScalarType t = x->type;
+      ir::Expr rest = ir::make_const(t, 0);
+      if (tack::is_float(t)) rest = ir::select(ir::eq(x, x), rest, x);
+      if (ir::is_signed_int(t) || tack::is_float(t)) {
+        rest = ir::select(ir::lt(x, ir::make_const(t, 0)), ir::make_const(t, -1), rest);
+      }
+      return Value::typed(ir::select(ir::gt(x, ir::make_const(t, 0)), ir::make_const(t, 1), rest));
+    }
     case Kind::Len:
     case Kind::Atomic:
     case Kind::Zeros:
