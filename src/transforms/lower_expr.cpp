@@ -106,6 +106,14 @@ bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
   return base.is<frontend::Call>() || base.is<frontend::Tuple>();
 }
 
+[[noreturn]] void fail_maybe_unassigned(const Lowerer& l, const frontend::Name& n,
+                                        const Symbol& s) {
+  l.fail(n.loc, "'" + n.id + "' may be used before it is assigned: it is first assigned on line " +
+                    std::to_string(s.loc.line) +
+                    ", inside an if or a loop that does not assign it on every path to here; "
+                    "assign it a value before that statement");
+}
+
 Value lower_name(Lowerer& l, const frontend::Name& n) {
   Symbol* s = l.frame().scopes.lookup(n.id);
   if (!s) {
@@ -138,23 +146,10 @@ Value lower_name(Lowerer& l, const frontend::Name& n) {
                           n.id + "' unassigned and assign a new local (my_" + n.id + " = " + n.id +
                           " * 2)");
       }
-      if (!s->assigned) {
-        l.fail(n.loc, "'" + n.id +
-                          "' may be used before it is assigned: it is first assigned "
-                          "on line " +
-                          std::to_string(s->loc.line) +
-                          ", inside an if or a loop that does not assign it on every path to "
-                          "here; assign it a value before that statement");
-      }
+      if (!s->assigned) fail_maybe_unassigned(l, n, *s);
       return Value::typed(ir::var(s->type, s->ir_name));
     case SymbolKind::Tuple:
-      if (!s->assigned) {
-        l.fail(n.loc, "'" + n.id +
-                          "' may be used before it is assigned: it is first assigned on line " +
-                          std::to_string(s->loc.line) +
-                          ", inside an if or a loop that does not assign it on every path to "
-                          "here; assign it a value before that statement");
-      }
+      if (!s->assigned) fail_maybe_unassigned(l, n, *s);
       return l.read_tuple(*s);
     case SymbolKind::Value:
       return Value::typed(s->value);
