@@ -565,9 +565,19 @@ std::string Emitter::lin(const Expr& e) {
       line("if (" + local_bounds_check(n.name, ops) + ") " + t + " = " + compose(*e, ops) + ";");
       return t;
     }
-    default:
+    case NodeKind::IntConst:  // leaves read no memory: has_memory returned above
+    case NodeKind::FloatConst:
+    case NodeKind::BoolConst:
+    case NodeKind::Var:
+    case NodeKind::Param:
+    case NodeKind::ArrayShape:
       return inl(e);
+#define TACK_IR_STMT(Name) case NodeKind::Name:
+#include "ir/nodes.def"
+      break;
   }
+  TACK_INTERNAL_ASSERT(false, "C-style printer: a statement where an expression belongs");
+  return "";
 }
 
 // One operation over already printed operands; each operand appears once in the result, so
@@ -683,10 +693,23 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
       for (const std::string& i : ops) ref += "[" + i + "]";
       return ref;
     }
-    default:
-      TACK_INTERNAL_ASSERT(false,
-                           "C-style printer: cannot compose " + std::string(kind_name(e.kind)));
+    // Leaves and the nodes lin and inl print themselves (their operands have an order to keep
+    // or a side to skip) are not composed.
+    case NodeKind::IntConst:
+    case NodeKind::FloatConst:
+    case NodeKind::BoolConst:
+    case NodeKind::Var:
+    case NodeKind::Param:
+    case NodeKind::ArrayLoad:
+    case NodeKind::ArrayShape:
+    case NodeKind::Logical:
+    case NodeKind::Select:
+    case NodeKind::AtomicRMW:
+#define TACK_IR_STMT(Name) case NodeKind::Name:
+#include "ir/nodes.def"
+      break;
   }
+  TACK_INTERNAL_ASSERT(false, "C-style printer: cannot compose " + std::string(kind_name(e.kind)));
   return "";
 }
 
