@@ -39,6 +39,15 @@ def add_one(x, y):
         y[i] = x[i] + 1.0
 
 
+ADD_ONE = 1.0  # a module constant (docs/language.md, "Constants"): re-read at every call
+
+
+@tack.kernel
+def add_constant(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + ADD_ONE
+
+
 @tack.kernel
 def triad(a, b, c, s):
     for i in range(a.shape[0]):
@@ -106,6 +115,9 @@ def main():
     nx16, ny16 = np.ones(16, np.float32), np.zeros(16, np.float32)
     report("launch 16 elements", best_of(lambda: add_one(x16, y16), number=20000),
            [("np.add(x, 1.0, out=y)", best_of(lambda: np.add(nx16, 1.0, out=ny16), number=20000))])
+    report("launch, one global constant", best_of(lambda: add_constant(x16, y16), number=20000),
+           [("np.add(x, 1.0, out=y)", best_of(lambda: np.add(nx16, 1.0, out=ny16), number=20000)),
+            ("the same kernel, literal", best_of(lambda: add_one(x16, y16), number=20000))])
 
     n = 64 << 20
     a, b, c = tack.full(n, 1.0), tack.full(n, 2.0), tack.zeros(n)

@@ -52,6 +52,9 @@ class Constant:
                             f"{type(value).__name__}; pass other data as a kernel argument")
         self.value = value.item() if _is_numpy_scalar(value) else value
         self.dtype = _dtype_name(dtype)
+        if self.dtype not in _CONSTANT_DTYPES:
+            raise TypeError(f"tack.constant needs a scalar dtype (tack.f32, tack.i64, 'float32', "
+                            f"np.uint8, bool, ...), got {dtype!r}")
         if isinstance(self.value, float) and self.dtype not in ("f32", "f64", "float32",
                                                                 "float64", "bool"):
             raise ValueError(f"tack.constant({self.value!r}, {self.dtype}): a float constant "
@@ -90,6 +93,8 @@ def _dtype_name(dtype):
 _INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
 _TEN_DTYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                          "uint64", "float32", "float64"))
+_CONSTANT_DTYPES = _TEN_DTYPES | {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32",
+                                  "f64", "bool"}
 
 
 def _encode(value):

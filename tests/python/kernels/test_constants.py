@@ -131,4 +131,8 @@ def test_tack_constant_checks_its_arguments():
         tack.constant("3", tack.f32)
     with pytest.raises(ValueError, match="a float constant needs a float dtype"):
         tack.constant(2.5, tack.i32)
+    with pytest.raises(TypeError, match="tack.constant needs a scalar dtype"):
+        tack.constant(3, "float16")
     assert repr(tack.constant(3, tack.f32)) == "tack.constant(3, f32)"
+    assert tack.constant(3, np.int16).dtype == "int16"
+    assert tack.constant(True, bool).dtype == "bool"
