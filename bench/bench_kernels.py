@@ -49,6 +49,13 @@ def add_constant(x, y):
 
 
 @tack.kernel
+def random_fill(u, key):
+    for i in range(u.shape[0]):
+        state = tack.random.seed(key, i)
+        state, u[i] = tack.random.uniform(state)
+
+
+@tack.kernel
 def triad(a, b, c, s):
     for i in range(a.shape[0]):
         c[i] = a[i] + s * b[i]
@@ -126,6 +133,14 @@ def main():
     if nb:
         refs.append(("numba", best_of(lambda: nb[0](na, nb_, nc, np.float32(3.0)))))
     report("triad 64 Mi f32", best_of(lambda: triad(a, b, c, 3.0)), refs)
+
+    gen = np.random.Generator(np.random.Philox(7))
+    refs = [("numpy Generator(Philox).random(out=)",
+             best_of(lambda: gen.random(out=nc, dtype=np.float32)))]
+    t = best_of(lambda: random_fill(c, 7))
+    report("tack.random.uniform 64 Mi f32", t, refs)
+    print(f"{'':28} tack {n * 4 / t / 1e9:.2f} GB/s on {tack.default_device().name}; numpy "
+          f"{n * 4 / refs[0][1] / 1e9:.2f} GB/s on one core")
 
     chunk = 1 << 16
     partial = tack.zeros((n + chunk - 1) // chunk)

@@ -60,6 +60,7 @@ from tack._kernel import (
 )
 
 from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "tack.math")
+from tack import random  # tack.random.uniform(state) ... in kernels, and its NumPy twin
 
 __version__ = "0.1.0"
 
@@ -84,6 +85,7 @@ _atexit.register(_on_exit)
 
 __all__ = [
     "math",
+    "random",
     "CompiledKernel",
     "Constant",
     "constant",

@@ -328,6 +328,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
                           "' is not a device function; decorate it with @tack.func "
                           "to call it from a kernel");
   }
+  if (name.rfind("tack.random.", 0) == 0) return lower_random(name, c);
   auto it = table().find(name);
   if (it == table().end()) unknown_function(*this, name, c.func->loc);
   const Builtin& b = it->second;

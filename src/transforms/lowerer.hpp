@@ -203,6 +203,8 @@ class Lowerer {
   // ------------------------------------------------------------ builtins.cpp
   // A call in an expression (discard: in an expression statement, the result is unused).
   Value lower_call(const frontend::Call& call, bool discard);
+  // tack.random.seed/uniform/normal/... (random.cpp, docs/design/random.md).
+  Value lower_random(const std::string& name, const frontend::Call& c);
   // `name = tack.zeros(shape, dtype)`.
   void declare_local_array(const std::string& name, frontend::SourceLoc loc,
                            const frontend::Call& call);
