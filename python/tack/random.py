@@ -63,6 +63,18 @@ def uniform(state, dtype=np.float32):
     return _advance(state), _unit(x0, x1, dtype)
 
 
+def uniform4(state, dtype=np.float32):
+    """(next state, four uniform floats): float32 from each word of one block; float64 from two
+    blocks (the draw counter advances by two)."""
+    x = philox(state)
+    if np.dtype(dtype) == np.float32:
+        return _advance(state), tuple(_unit(w, w, dtype) for w in x)
+    nxt = _advance(state)
+    y = philox(nxt)
+    return _advance(nxt), (_unit(x[0], x[1], dtype), _unit(x[2], x[3], dtype),
+                           _unit(y[0], y[1], dtype), _unit(y[2], y[3], dtype))
+
+
 def _unit(hi, lo, dtype):
     if np.dtype(dtype) == np.float32:
         return (hi >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)

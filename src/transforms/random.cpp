@@ -2,7 +2,10 @@
 // tuple of six u32: the key (k0, k1) and the counter (c0, c1, c2, c3); every draw computes one
 // Philox block of the state's key and counter and returns the state with the counter's high
 // half (c2, c3) advanced by one.
+#include <functional>
 #include <numbers>
+#include <tuple>
+#include <utility>
 
 #include "transforms/lowerer.hpp"
 #include "transforms/typing.hpp"
@@ -69,12 +72,12 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
     return Value::of_tuple(std::move(state));
   }
 
-  const bool known = fn == "philox" || fn == "bits" || fn == "uniform" || fn == "normal" ||
-                     fn == "direction2" || fn == "direction3";
+  const bool known = fn == "philox" || fn == "bits" || fn == "uniform" || fn == "uniform4" ||
+                     fn == "normal" || fn == "direction2" || fn == "direction3";
   if (!known) {
     fail(c.func->loc, "unknown function '" + name +
-                          "'; tack.random has seed, uniform, normal, direction2, direction3, "
-                          "bits and philox");
+                          "'; tack.random has seed, uniform, uniform4, normal, direction2, "
+                          "direction3, bits and philox");
   }
   arity(1);
   Value sv = lower_expr(*c.args[0]);
@@ -89,41 +92,54 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
     s.push_back(cheap_to_repeat(w.expr) ? w.expr : bind(w.expr));
   }
 
-  // One Philox-4x32-10 block of the state's key and counter.
-  ir::Expr k0 = s[0], k1 = s[1];
-  ir::Expr x0 = s[2], x1 = s[3], x2 = s[4], x3 = s[5];
-  for (int r = 0; r < kRounds; ++r) {
-    if (r > 0) {
-      k0 = bind(ir::add(k0, u32(kW0)));
-      k1 = bind(ir::add(k1, u32(kW1)));
+  // One Philox-4x32-10 block of the state's key and the counter (c0, c1, c2, c3).
+  auto block = [&](ir::Expr c2, ir::Expr c3) {
+    ir::Expr k0 = s[0], k1 = s[1];
+    ir::Expr x0 = s[2], x1 = s[3], x2 = std::move(c2), x3 = std::move(c3);
+    for (int r = 0; r < kRounds; ++r) {
+      if (r > 0) {
+        k0 = bind(ir::add(k0, u32(kW0)));
+        k1 = bind(ir::add(k1, u32(kW1)));
+      }
+      const ir::Expr p0 = bind(ir::mul(ir::cast(ST::u64, x0), u64(kM0)));
+      const ir::Expr p1 = bind(ir::mul(ir::cast(ST::u64, x2), u64(kM1)));
+      const ir::Expr hi0 = ir::cast(ST::u32, ir::shr(p0, u64(32)));
+      const ir::Expr hi1 = ir::cast(ST::u32, ir::shr(p1, u64(32)));
+      const ir::Expr n0 = bind(ir::bit_xor(ir::bit_xor(hi1, x1), k0));
+      const ir::Expr n1 = bind(ir::cast(ST::u32, p1));
+      const ir::Expr n2 = bind(ir::bit_xor(ir::bit_xor(hi0, x3), k1));
+      const ir::Expr n3 = bind(ir::cast(ST::u32, p0));
+      x0 = n0, x1 = n1, x2 = n2, x3 = n3;
     }
-    const ir::Expr p0 = bind(ir::mul(ir::cast(ST::u64, x0), u64(kM0)));
-    const ir::Expr p1 = bind(ir::mul(ir::cast(ST::u64, x2), u64(kM1)));
-    const ir::Expr hi0 = ir::cast(ST::u32, ir::shr(p0, u64(32)));
-    const ir::Expr hi1 = ir::cast(ST::u32, ir::shr(p1, u64(32)));
-    const ir::Expr n0 = bind(ir::bit_xor(ir::bit_xor(hi1, x1), k0));
-    const ir::Expr n1 = bind(ir::cast(ST::u32, p1));
-    const ir::Expr n2 = bind(ir::bit_xor(ir::bit_xor(hi0, x3), k1));
-    const ir::Expr n3 = bind(ir::cast(ST::u32, p0));
-    x0 = n0, x1 = n1, x2 = n2, x3 = n3;
-  }
+    return std::vector<ir::Expr>{x0, x1, x2, x3};
+  };
+  // The draw counter (c2, c3) plus one, carrying from c2 into c3.
+  auto advance = [&](const ir::Expr& c2, const ir::Expr& c3) {
+    const ir::Expr n2 = bind(ir::add(c2, u32(1)));
+    return std::pair{n2, bind(ir::add(c3, ir::select(ir::eq(n2, u32(0)), u32(1), u32(0))))};
+  };
+  const std::vector<ir::Expr> x = block(s[4], s[5]);
   if (fn == "philox") {
     return Value::of_tuple(
-        {Value::typed(x0), Value::typed(x1), Value::typed(x2), Value::typed(x3)});
+        {Value::typed(x[0]), Value::typed(x[1]), Value::typed(x[2]), Value::typed(x[3])});
   }
-
-  // The next state: the counter's high half plus one, carrying from c2 into c3.
-  const ir::Expr c2 = bind(ir::add(s[4], u32(1)));
-  const ir::Expr c3 = bind(ir::add(s[5], ir::select(ir::eq(c2, u32(0)), u32(1), u32(0))));
+  const ST t = default_float();
+  // uniform4 in f64 takes a second block, so its draw advances the counter by two.
+  auto [c2, c3] = advance(s[4], s[5]);
+  std::vector<ir::Expr> second;
+  if (fn == "uniform4" && t == ST::f64) {
+    second = block(c2, c3);
+    std::tie(c2, c3) = advance(c2, c3);
+  }
   std::vector<Value> next = {Value::typed(s[0]), Value::typed(s[1]), Value::typed(s[2]),
                              Value::typed(s[3]), Value::typed(c2),   Value::typed(c3)};
   auto result = [&](Value v) {
     return Value::of_tuple({Value::of_tuple(std::move(next)), std::move(v)});
   };
+  const ir::Expr x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
   if (fn == "bits") return result(Value::typed(x0));
 
   // Uniform floats in [0, 1) from the block's words: 24 bits for f32, 53 for f64.
-  const ST t = default_float();
   auto unit = [&](const ir::Expr& hi, const ir::Expr& lo) -> ir::Expr {
     if (t == ST::f32) {
       return ir::mul(ir::cast(ST::f32, ir::shr(hi, u32(8))), ir::float_const(ST::f32, 0x1p-24));
@@ -131,6 +147,18 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
     const ir::Expr w = ir::bit_or(ir::shl(ir::cast(ST::u64, hi), u64(32)), ir::cast(ST::u64, lo));
     return ir::mul(ir::cast(ST::f64, ir::shr(w, u64(11))), ir::float_const(ST::f64, 0x1p-53));
   };
+  if (fn == "uniform4") {  // every word of the block: four f32 (or two blocks' four f64)
+    std::vector<Value> four;
+    if (t == ST::f32) {
+      for (const ir::Expr& w : x) four.push_back(Value::typed(unit(w, w)));
+    } else {
+      for (const std::vector<ir::Expr>& b : {std::cref(x), std::cref(second)}) {
+        four.push_back(Value::typed(unit(b[0], b[1])));
+        four.push_back(Value::typed(unit(b[2], b[3])));
+      }
+    }
+    return result(Value::of_tuple(std::move(four)));
+  }
   const ir::Expr u = bind(unit(x0, x1));
   if (fn == "uniform") return result(Value::typed(u));
   const ir::Expr v = bind(unit(x2, x3));

@@ -88,6 +88,24 @@ sys.stdout.buffer.write(u.numpy().tobytes())
 """
 
 
+@tack.kernel
+def rn_four(u):
+    for i in range(u.shape[0]):
+        state = tack.random.seed(3, i)
+        state, (u[i, 0], u[i, 1], u[i, 2], u[i, 3]) = tack.random.uniform4(state)
+        state, u[i, 4] = tack.random.uniform(state)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_uniform4_uses_every_word_and_advances_the_counter(dtype):
+    n = 1000
+    u = zeros((n, 5), dtype)
+    rn_four(u)
+    state, four = tack.random.uniform4(tack.random.seed(3, np.arange(n)), dtype)
+    state, fifth = tack.random.uniform(state, dtype)
+    np.testing.assert_array_equal(u.numpy(), np.stack(four + (fifth,), axis=1))
+
+
 def test_the_same_stream_on_one_thread_and_many(tmp_path):
     # A stream depends on (key, counter) only: 64 iterations (one chunk, one thread) give the
     # first rows of 2**18 iterations fanned out over every worker; and a child process with
