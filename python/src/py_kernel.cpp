@@ -1,4 +1,6 @@
 // tack.Kernel: kernels from source, their launch (the Python warm path), debug mode, inspect.
+#include <optional>
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -59,9 +61,39 @@ ConstantValue decode_constant(nb::handle h) {
   return ConstantValue::unsupported(nb::cast<std::string>(t[1]));
 }
 
+// The base of Python's tack.Kernel (tack/_kernel.py): it keeps the built kernel so that a warm
+// call is one C++ call, with no Python frame. The subclass's _compile() builds (or rebuilds) and
+// returns the tack.CompiledKernel; when `watching`, its _watch.changed() says whether a module
+// constant the kernel reads changed since (then _compile() is called again). No Python object
+// is held here, so the garbage collector sees every reference (they live in the __dict__).
+struct KernelCall {
+  std::optional<Kernel> built;
+  bool watching = false;
+};
+
 }  // namespace
 
 void init_kernel(nb::module_& m) {
+  nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr())
+      .def(nb::init<>())
+      .def(
+          "__call__",
+          [](nb::handle self, nb::args args) {
+            KernelCall& call = nb::cast<KernelCall&>(self);
+            if (!call.built.has_value() ||
+                (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
+              call.built = nb::cast<Kernel>(self.attr("_compile")());
+            }
+            // A copy (one reference more): another thread may replace `built` (its first call,
+            // a changed constant) while this one runs without the GIL.
+            const Kernel k = *call.built;
+            ArgList list(args);
+            GilRelease release;
+            k.call(list.data, list.size);
+          },
+          "launches the kernel, compiling it first when it is new or a constant it reads changed")
+      .def_rw("_watching", &KernelCall::watching);
+
   // Named CompiledKernel in Python: tack.Kernel is the @tack.kernel object (tack/_kernel.py),
   // which holds one of these; one class per language is named Kernel.
   nb::class_<Kernel>(m, "CompiledKernel")

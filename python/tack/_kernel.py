@@ -276,16 +276,16 @@ def _device_functions(caller, source, namespace, seen, aliases):
     return found
 
 
-class Kernel:
+class Kernel(_tack._KernelCall):
     """A kernel: call it with arrays and numbers; each new argument signature compiles once.
 
     The device functions it calls are looked up when it is first called, not when it is
     decorated, as Python resolves names: a @tack.func defined below the kernel, or in an
-    enclosing function, is found."""
-
-    __slots__ = ("_fn", "_k", "_watch", "_by_values", "__name__", "__wrapped__", "__dict__")
+    enclosing function, is found. A call is the C++ base's __call__: it keeps the built kernel
+    and calls _compile() only for the first call and when a constant the kernel reads changed."""
 
     def __init__(self, fn):
+        super().__init__()
         self._fn = fn
         self._k = None
         self._watch = None  # the globals and closure variables read, once built
@@ -310,6 +310,7 @@ class Kernel:
         self._pieces = ([(source, first_line, file, False)] +
                         [(f.source, f.first_line, f.file, True) for f in funcs])
         self._watch = watch
+        self._watching = watch is not None
         self._k = self._compiled_for_values()
         return self._k
 
@@ -332,13 +333,13 @@ class Kernel:
                 pass
         return k
 
-    def __call__(self, *args):
-        k = self._k
-        if k is None:
-            k = self._build()
-        elif self._watch is not None and self._watch.changed():
-            k = self._k = self._compiled_for_values()
-        return k(*args)
+    def _compile(self):
+        """The C++ kernel for the next call (the base's __call__ asks): built at the first call,
+        else the compilation for the constants' new values (the watch has just read them)."""
+        if self._k is None:
+            return self._build()
+        self._k = self._compiled_for_values()
+        return self._k
 
     @property
     def compiled(self):
