@@ -338,7 +338,8 @@ class Kernel(_tack._KernelCall):
         else the compilation for the constants' new values (the watch has just read them)."""
         if self._k is None:
             return self._build()
-        self._k = self._compiled_for_values()
+        if self._watch is not None:  # else the kernel `compiled` already built is the one
+            self._k = self._compiled_for_values()
         return self._k
 
     @property

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,8 +44,6 @@ inline constexpr int bytes_in_memory(ScalarType t) {
 }
 // The IR's type names: tack::name ("bool", "i8", ..., "f64"), the kernel language's spelling.
 using tack::name;
-// A value type by its kernel-language name ("bool" too); nullopt otherwise.
-std::optional<ScalarType> value_type_from_name(std::string_view name);
 
 // The type of an array parameter: element type, rank (1 to 3: the dimensions of the array's
 // shape) and vector width. A `tack.vec(n, dtype)` array has vec_width = n > 0: each element of

@@ -233,14 +233,13 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
                           "); it cannot be assigned " + describe(v) +
                           "; unpack it (a, b = ...) or use a new name");
     }
-    assign_scalar(*s, name, loc, v, value_loc);
+    assign_scalar(s, name, loc, v, value_loc);
   }
   s->assigned = true;
 }
 
-void Lowerer::assign_scalar(Symbol& sym, const std::string& name, SourceLoc loc, const Value& v,
+void Lowerer::assign_scalar(Symbol* s, const std::string& name, SourceLoc loc, const Value& v,
                             SourceLoc value_loc) {
-  Symbol* s = &sym;
   if (!s->typed) {
     s->typed = true;
     s->type = type_of(v);

@@ -154,7 +154,7 @@ void Lowerer::assign_tuple(Symbol& s, const std::string& name, const Value& v,
         fail(value_loc,
              "'" + e.name + "' is " + type_name(e.type) + "; it cannot be assigned a tuple");
       }
-      assign_scalar(e, e.name, value_loc, saved.tuple[k], value_loc);
+      assign_scalar(&e, e.name, value_loc, saved.tuple[k], value_loc);
     }
   }
 }

@@ -122,7 +122,7 @@ class Lowerer {
                    frontend::SourceLoc value_loc);
 
   // `symbol = v` for a scalar local (not a tuple): converts v by the locals' rules.
-  void assign_scalar(Symbol& s, const std::string& name, frontend::SourceLoc loc, const Value& v,
+  void assign_scalar(Symbol* s, const std::string& name, frontend::SourceLoc loc, const Value& v,
                      frontend::SourceLoc value_loc);
 
   // ------------------------------------------------------------ lower_tuple.cpp

@@ -136,3 +136,19 @@ def test_tack_constant_checks_its_arguments():
     assert repr(tack.constant(3, tack.f32)) == "tack.constant(3, f32)"
     assert tack.constant(3, np.int16).dtype == "int16"
     assert tack.constant(True, bool).dtype == "bool"
+
+
+@tack.kernel
+def c_compiled_first(x):
+    for i in range(len(x)):
+        x[i] = x[i] + C_OFFSET
+
+
+def test_compiled_before_the_first_call_is_the_kernel_the_call_runs():
+    # `compiled` builds the kernel; the first call must run that one, not build another.
+    first = c_compiled_first.compiled
+    x = zeros(3, np.float32)
+    c_compiled_first(x)
+    assert c_compiled_first.compiled is first
+    assert first.variant_count == 1
+    np.testing.assert_array_equal(x.numpy(), [0.5, 0.5, 0.5])

@@ -49,3 +49,18 @@ def test_an_error_in_a_helper_names_its_own_file_and_line():
 
 def test_tack_func_of_a_func_is_itself():
     assert tack.func(double) is double
+
+
+@tack.kernel
+def fb_plain(x):
+    for i in range(len(x)):
+        x[i] = double(x[i])
+
+
+def test_a_kernel_without_constants_keeps_the_kernel_compiled_built():
+    first = fb_plain.compiled
+    x = arr(np.ones(2, np.float32))
+    fb_plain(x)
+    fb_plain(x)
+    assert fb_plain.compiled is first and first.variant_count == 1
+    np.testing.assert_array_equal(x.numpy(), [4.0, 4.0])
