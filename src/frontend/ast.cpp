@@ -69,6 +69,8 @@ std::string_view spelling(BinaryOp op) {
       return "<<";
     case BinaryOp::RShift:
       return ">>";
+    case BinaryOp::MatMul:
+      return "@";
   }
   return "?";
 }

@@ -85,7 +85,8 @@ enum class BinaryOp : std::uint8_t {
   BitOr,
   BitXor,
   LShift,
-  RShift
+  RShift,
+  MatMul  // '@': matrix products of vectors and matrices
 };
 enum class LogicalOp : std::uint8_t { And, Or };
 enum class CompareOp : std::uint8_t { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
@@ -219,6 +220,7 @@ struct Conditional final : Expr {
 struct Tuple final : Expr {
   TACK_FRONTEND_EXPR_HEAD(Tuple)
   std::vector<ExprPtr> elements;  // at least one
+  bool list = false;              // written [a, b, ...]: a vector (or, nested, a matrix) value
 };
 
 #undef TACK_FRONTEND_EXPR_HEAD

@@ -14,7 +14,7 @@ namespace detail {
 namespace {
 
 bool is_augmented_assign(TokenKind kind) {
-  return kind >= TokenKind::PlusAssign && kind <= TokenKind::RShiftAssign;
+  return kind >= TokenKind::PlusAssign && kind <= TokenKind::AtAssign;
 }
 
 BinaryOp augmented_op(TokenKind kind) {
@@ -41,6 +41,8 @@ BinaryOp augmented_op(TokenKind kind) {
       return BinaryOp::BitXor;
     case TokenKind::LShiftAssign:
       return BinaryOp::LShift;
+    case TokenKind::AtAssign:
+      return BinaryOp::MatMul;
     default:
       return BinaryOp::RShift;
   }
@@ -323,9 +325,6 @@ StmtPtr Parser::parse_expression_statement() {
     aug->value = parse_expression_list();
     return aug;
   }
-  if (t.kind == TokenKind::AtAssign) {
-    unsupported(t.loc, "the matrix-multiplication operator '@=' is");
-  }
   if (t.kind == TokenKind::Colon) {
     unsupported(t.loc, "annotated assignments (x: T = v) are",
                 "convert the value instead: x = tack.f32(v)");
@@ -349,7 +348,10 @@ void Parser::check_target(const Expr& target, bool unpacking) {
       for (const ExprPtr& e : target.as<Tuple>()->elements) check_target(*e, true);
       return;
     case ExprKind::Attribute:
-      unsupported(target.loc, "assigning to an attribute is");
+      // A vector local's component (v.x = ...); the lowering refuses other names' attributes.
+      if (target.as<Attribute>()->value->is<Name>()) return;
+      unsupported(target.loc, "assigning to an attribute is",
+                  "only a vector's components can be assigned (v.x = ...)");
     default:
       fail(target.loc, "cannot assign to " + std::string(target_description(target)));
   }

@@ -224,7 +224,8 @@ ExprPtr Parser::parse_term() {
         op = BinaryOp::Mod;
         return true;
       case TokenKind::At:
-        unsupported(t.loc, "the matrix-multiplication operator '@' is");
+        op = BinaryOp::MatMul;
+        return true;
       default:
         return false;
     }
@@ -373,7 +374,7 @@ ExprPtr Parser::parse_atom() {
     case TokenKind::String:
       unsupported(t.loc, "string literals are", "a string may only be a function's docstring");
     case TokenKind::LBracket:
-      unsupported(t.loc, "list literals and comprehensions are");
+      return parse_list();
     case TokenKind::LBrace:
       unsupported(t.loc, "dict and set literals are");
     case TokenKind::Ellipsis:
@@ -389,6 +390,25 @@ ExprPtr Parser::parse_atom() {
     default:
       fail(t.loc, "expected an expression, found " + describe(t));
   }
+}
+
+ExprPtr Parser::parse_list() {
+  const SourceLoc loc = advance().loc;  // '['
+  if (peek().kind == TokenKind::RBracket) {
+    unsupported(loc, "empty lists are", "a list literal is a vector: [x, y, z]");
+  }
+  auto list = std::make_unique<Tuple>(loc);
+  list->list = true;
+  list->elements.push_back(parse_expression());
+  if (peek().kind == TokenKind::KwFor) {
+    unsupported(peek().loc, "list comprehensions are",
+                "write the components out ([x, y, z]) or use a local array");
+  }
+  while (accept(TokenKind::Comma) && peek().kind != TokenKind::RBracket) {
+    list->elements.push_back(parse_expression());
+  }
+  expect(TokenKind::RBracket, "to close the list");
+  return finish(std::move(list));
 }
 
 ExprPtr Parser::parse_parenthesized() {

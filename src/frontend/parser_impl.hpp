@@ -181,6 +181,7 @@ class Parser {
   ExprPtr parse_atom();
 
   // (e) or a tuple (a, b[,])
+  ExprPtr parse_list();
   ExprPtr parse_parenthesized();
 
   Module module_;

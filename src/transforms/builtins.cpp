@@ -39,6 +39,17 @@ enum class Kind : uint8_t {
   Step,
   Smoothstep,
   Sign,
+  // Vectors and matrices (lower_vector.cpp).
+  VectorCtor,
+  MatrixCtor,
+  Any,
+  All,
+  Select,
+  Length,
+  Distance,
+  Normalize,
+  Dot,
+  Cross,
 };
 
 struct Builtin {
@@ -105,6 +116,19 @@ const std::map<std::string, Builtin>& table() {
     m["tack.math.step"] = {Kind::Step, 2, 2};
     m["tack.math.smoothstep"] = {Kind::Smoothstep, 3, 3};
     m["tack.math.sign"] = {Kind::Sign, 1, 1};
+    m["tack.Vector"] = {Kind::VectorCtor, 1, 2};
+    m["tack.Matrix"] = {Kind::MatrixCtor, 1, 2};
+    m["any"] = m["tack.any"] = {Kind::Any, 1, 1};
+    m["all"] = m["tack.all"] = {Kind::All, 1, 1};
+    m["tack.select"] = {Kind::Select, 3, 3};
+    for (const char* prefix : {"tack.", "tack.math."}) {
+      const std::string p = prefix;
+      m[p + "length"] = {Kind::Length, 1, 1};
+      m[p + "distance"] = {Kind::Distance, 2, 2};
+      m[p + "normalize"] = {Kind::Normalize, 1, 1};
+      m[p + "dot"] = {Kind::Dot, 2, 2};
+      m[p + "cross"] = {Kind::Cross, 2, 2};
+    }
     const std::pair<const char*, ScalarType> casts[] = {
         {"bool", ScalarType::boolean}, {"bool_", ScalarType::boolean}, {"i8", ScalarType::i8},
         {"int8", ScalarType::i8},      {"i16", ScalarType::i16},       {"int16", ScalarType::i16},
@@ -134,9 +158,9 @@ const std::map<std::string, Builtin>& table() {
     l.fail(loc, name + "() is only allowed as the iterable of a for loop");
   }
   if (name == "tack.vec" || name == "tack.mat") {
-    l.fail(loc,
-           "vector and matrix values are not supported in kernels yet; tack.vec arrays are "
-           "indexed by component (p[i, c])");
+    l.fail(loc, name +
+                    "(...) is an array dtype; a vector value is tack.Vector([x, y, z]) (or "
+                    "[x, y, z]), a matrix tack.Matrix([[a, b], [c, d]])");
   }
   if (name == "tack.f16" || name == "tack.float16") {
     l.fail(loc, "f16 is not supported in kernels; compute in f32 (tack.f32(...))");
@@ -285,17 +309,17 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
   return Value::typed(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, indices, v));
 }
 
-std::optional<ScalarType> dtype_of(const Lowerer& l, const frontend::Expr& e) {
+}  // namespace
+
+std::optional<ScalarType> Lowerer::dtype_named(const frontend::Expr& e) const {
   std::string name = frontend::dotted_name(e);
-  if (name == "float") return l.default_float();
+  if (name == "float") return default_float();
   if (name == "int") return ScalarType::i64;
   if (name == "bool") return ScalarType::boolean;
   auto it = table().find(name);
   if (it != table().end() && it->second.kind == Kind::Cast) return it->second.type;
   return std::nullopt;
 }
-
-}  // namespace
 
 bool Lowerer::is_reserved_name(const std::string& name) const {
   return name == "tack" || name == "math" || name == "range" || name == "print" ||
@@ -304,6 +328,20 @@ bool Lowerer::is_reserved_name(const std::string& name) const {
 
 Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
   std::string name = frontend::dotted_name(*c.func);
+  // A method of a vector or matrix: v.dot(w), (a - b).norm(), p[i].normalized().
+  if (const auto* at = c.func->as<frontend::Attribute>()) {
+    const auto* base = at->value->as<frontend::Name>();
+    const Symbol* s = base ? frame().scopes.lookup(base->id) : nullptr;
+    if (name.empty() || (s && s->kind == SymbolKind::Tuple)) {
+      Sequence seq(*this);
+      seq.add([&] { return lower_expr(*at->value); });
+      if (!seq[0].is_vecmat()) {
+        fail(at->attr_loc, describe(seq[0]) + " has no methods; only vectors and matrices do");
+      }
+      for (const frontend::ExprPtr& a : c.args) seq.add_operand(*a);
+      return vector_method(at->attr, std::move(seq.values()), at->attr_loc);
+    }
+  }
   if (name.empty()) {
     fail(c.loc, "only functions named directly can be called (f(x), tack.f32(x), math.sqrt(x))");
   }
@@ -340,6 +378,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
   switch (b.kind) {
     case Kind::Len: {
       Value v = lower_expr(*c.args[0]);
+      if (v.is_vecmat()) return Value::literal(Constant::of_int(v.rows));  // a matrix: rows
       if (v.is_tuple()) {
         return Value::literal(Constant::of_int(static_cast<Int128>(v.tuple.size())));
       }
@@ -359,16 +398,49 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
                       "(...) creates a local array; it must be the whole right-hand side "
                       "of an assignment to a new name: buf = " +
                       name + "(...)");
+    case Kind::VectorCtor:
+    case Kind::MatrixCtor:
+      return construct_vector(c, b.kind == Kind::MatrixCtor);
     default:
       break;
   }
   Sequence seq(*this);
   std::vector<const frontend::Expr*> exprs;
   for (const frontend::ExprPtr& a : c.args) {
-    seq.add_expr(*a);
+    seq.add_operand(*a);
     exprs.push_back(a.get());
   }
-  std::vector<Value>& args = seq.values();
+  switch (b.kind) {
+    case Kind::Any:
+    case Kind::All:
+      return reduce_mask(seq[0], b.kind == Kind::Any, c.loc);
+    case Kind::Select:
+      return vector_select(seq[0], seq[1], seq[2], c.loc);
+    case Kind::Length:
+    case Kind::Normalize:
+      if (!seq[0].is_vector()) {
+        fail(exprs[0]->loc, call_name(name) + " takes a vector; this is " + describe(seq[0]) +
+                                (b.kind == Kind::Length ? "; for a number, use abs(x)" : ""));
+      }
+      return vector_method(b.kind == Kind::Length ? "norm" : "normalized", {seq[0]}, c.loc);
+    case Kind::Distance:
+      if (!seq[0].is_vector()) {
+        fail(exprs[0]->loc, call_name(name) + " takes two vectors; this is " + describe(seq[0]));
+      }
+      return vector_method("norm", {vector_binary(frontend::BinaryOp::Sub, seq[0], seq[1], c.loc)},
+                           c.loc);
+    case Kind::Dot:
+    case Kind::Cross:
+      if (!seq[0].is_vector()) {
+        fail(exprs[0]->loc, call_name(name) + " takes two vectors; this is " + describe(seq[0]));
+      }
+      return vector_method(b.kind == Kind::Dot ? "dot" : "cross", {seq[0], seq[1]}, c.loc);
+    default:
+      break;
+  }
+  // Everything else is element-wise on vectors and matrices: applied per component, a number
+  // argument the same in every one.
+  auto apply = [&](std::vector<Value>& args) -> Value {
   Value& v = args[0];
   auto refuse_bool = [&](const char* hint) {
     if (!v.is_weak() && ir::is_bool(v.expr->type)) {
@@ -502,9 +574,46 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     case Kind::Len:
     case Kind::Atomic:
     case Kind::Zeros:
+    case Kind::VectorCtor:
+    case Kind::MatrixCtor:
+    case Kind::Any:
+    case Kind::All:
+    case Kind::Select:
+    case Kind::Length:
+    case Kind::Distance:
+    case Kind::Normalize:
+    case Kind::Dot:
+    case Kind::Cross:
       break;
   }
   fail(c.loc, "internal: unhandled builtin '" + name + "'");
+  };
+  std::vector<Value>& all = seq.values();
+  const Value* shape = nullptr;
+  for (size_t k = 0; k < all.size(); ++k) {
+    const Value& a = all[k];
+    if (!a.is_vecmat()) continue;
+    if (shape && (shape->rows != a.rows || shape->cols != a.cols)) {
+      fail(exprs[k]->loc, call_name(name) + " of " + describe(*shape) + " and " + describe(a) +
+                              ": element-wise functions take vectors of one shape (or numbers)");
+    }
+    shape = &a;
+  }
+  if (!shape) return apply(all);
+  if (b.kind == Kind::Bool) {
+    fail(c.loc, "bool() of " + describe(*shape) + " is ambiguous; use any(v) or all(v)");
+  }
+  for (Value& a : all) {
+    if (!a.is_vecmat()) a = once(a);
+  }
+  const int rows = shape->rows, cols = shape->cols;
+  std::vector<Value> out;
+  for (size_t k = 0; k < shape->tuple.size(); ++k) {
+    std::vector<Value> one;
+    for (const Value& a : all) one.push_back(a.is_vecmat() ? a.tuple[k] : a);
+    out.push_back(apply(one));
+  }
+  return make_vector(std::move(out), rows, cols, c.loc, "the result of " + call_name(name));
 }
 
 void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
@@ -560,7 +669,7 @@ void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
     elem = array_of(*call.args[0], callee + "()")->type;
   } else if (n == 2) {
     const frontend::Expr& dtype_arg = zeros ? *call.args[1] : *call.args[0];
-    auto t = dtype_of(*this, dtype_arg);
+    auto t = dtype_named(dtype_arg);
     if (!t) {
       fail(dtype_arg.loc, "the dtype of " + callee +
                               " must be a Tack dtype such as tack.f32, "

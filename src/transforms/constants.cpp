@@ -158,6 +158,8 @@ Folded int_binary(BinaryOp op, Int128 a, Int128 b) {
       if (b < 0) return fail("negative shift count");
       if (b >= 100) return ok(Constant::of_int(a < 0 ? -1 : 0));
       return ok(Constant::of_int(a >> static_cast<int>(b)));  // arithmetic: Python's floor
+    case BinaryOp::MatMul:
+      break;  // refused by fold_binary
   }
   return fail("unknown operator");
 }
@@ -187,6 +189,7 @@ std::string Constant::text() const {
 }
 
 Folded fold_binary(BinaryOp op, const Constant& a, const Constant& b) {
+  if (op == BinaryOp::MatMul) return fail("'@' takes vectors and matrices, not numbers");
   if (a.is_float || b.is_float) return float_binary(op, a.as_double(), b.as_double());
   return int_binary(op, a.i, b.i);
 }

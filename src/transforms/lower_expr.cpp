@@ -2,6 +2,7 @@
 // semantics and the promotion rules, comparisons (chained), and/or/not, conditional expressions.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 #include "transforms/lowerer.hpp"
@@ -38,6 +39,8 @@ ir::BinaryOp ir_op(frontend::BinaryOp op) {
       return ir::BinaryOp::Shl;
     case frontend::BinaryOp::RShift:
       return ir::BinaryOp::Shr;
+    case frontend::BinaryOp::MatMul:
+      break;  // vectors and matrices only (lower_vector.cpp)
   }
   return ir::BinaryOp::Add;
 }
@@ -103,7 +106,7 @@ bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
     return l.module_.find_constant(l.frame().fn->name, n->id) != nullptr;  // a host constant
   }
   if (const auto* sub = base.as<frontend::Subscript>()) return indexes_a_tuple(l, *sub->value);
-  return base.is<frontend::Call>() || base.is<frontend::Tuple>();
+  return !base.is<frontend::Attribute>();  // a call, a tuple or list, (a + b)[0], ...
 }
 
 [[noreturn]] void fail_maybe_unassigned(const Lowerer& l, const frontend::Name& n,
@@ -173,8 +176,17 @@ Value lower_attribute(Lowerer& l, const frontend::Attribute& a) {
   std::string dotted = frontend::dotted_name(a);
   if (auto c = math_constant(dotted)) return Value::literal(Constant::of_float(*c));
   const auto* base = a.value->as<frontend::Name>();
+  if (!base && dotted.empty()) {  // (a + b).x, p[i].y, f(x).z
+    Value v = l.lower_expr(*a.value);
+    if (v.is_vecmat()) return l.vector_attribute(v, a);
+    l.fail(a.attr_loc, l.describe(v) + " has no attribute '" + a.attr + "'");
+  }
   if (base) {
     if (const Symbol* s = l.frame().scopes.lookup(base->id)) {
+      if (s->kind == SymbolKind::Tuple && s->rows > 0) {
+        if (!s->assigned) fail_maybe_unassigned(l, *base, *s);
+        return l.vector_attribute(l.read_tuple(*s), a);
+      }
       if (s->is_array() && a.attr == "shape") {
         l.fail(a.loc, "'" + dotted + "' is a tuple; index it with a constant: " + dotted + "[0]");
       }
@@ -233,32 +245,41 @@ Value lower_unary(Lowerer& l, const frontend::Unary& u) {
     if (const auto* b = c->as<ir::BoolConst>()) return Value::typed(ir::const_bool(!b->value));
     return Value::typed(ir::logical_not(c));
   }
-  Value v = l.scalar(*u.operand);
-  std::string op(frontend::spelling(u.op));
+  Value v = l.operand(*u.operand);
+  if (v.is_vecmat()) return l.vector_unary(u.op, v, u.loc);
+  return l.unary(u.op, v, u.loc);
+}
+
+}  // namespace
+
+Value Lowerer::unary(frontend::UnaryOp op_kind, const Value& v, SourceLoc loc) {
+  std::string op(frontend::spelling(op_kind));
   if (v.is_weak()) {
-    Folded f = fold_unary(u.op, *v.weak);
-    if (!f.value) l.fail(u.loc, f.error);
+    Folded f = fold_unary(op_kind, *v.weak);
+    if (!f.value) fail(loc, f.error);
     return Value::literal(*f.value);
   }
   ir::ScalarType t = v.expr->type;
   if (ir::is_bool(t)) {
-    l.fail(u.loc, u.op == frontend::UnaryOp::Invert
-                      ? "'~' does not take a bool (Python gives -1 or -2); use 'not'"
-                      : "unary '" + op + "' does not take a bool; convert it first: int(...)");
+    fail(loc, op_kind == frontend::UnaryOp::Invert
+                  ? "'~' does not take a bool (Python gives -1 or -2); use 'not'"
+                  : "unary '" + op + "' does not take a bool; convert it first: int(...)");
   }
-  switch (u.op) {
+  switch (op_kind) {
     case frontend::UnaryOp::Neg:
       return Value::typed(ir::neg(v.expr));
     case frontend::UnaryOp::Pos:
       return v;
     case frontend::UnaryOp::Invert:
-      if (tack::is_float(t)) l.fail(u.loc, "'~' takes an integer, got " + type_name(t));
+      if (tack::is_float(t)) fail(loc, "'~' takes an integer, got " + type_name(t));
       return Value::typed(ir::invert(v.expr));
     case frontend::UnaryOp::Not:
       break;
   }
   return v;
 }
+
+namespace {
 
 const char* kAndOrValue =
     " where 'and'/'or' is used as a value: Python's 'x or y' gives one of its operands, not a "
@@ -305,9 +326,16 @@ ir::Expr chain_rest(Lowerer& l, const frontend::Compare& c, size_t k, const Valu
 
 Value lower_compare(Lowerer& l, const frontend::Compare& c) {
   Sequence seq(l);
+  if (c.ops.size() == 1) {
+    seq.add_operand(*c.first);
+    seq.add_operand(*c.rest[0]);
+    if (seq[0].is_vecmat() || seq[1].is_vecmat()) {
+      return l.vector_compare(c.ops[0], seq[0], seq[1], c.op_locs[0]);  // a mask
+    }
+    return Value::typed(l.compare(c.ops[0], seq[0], seq[1], c.op_locs[0]));
+  }
   seq.add_expr(*c.first);
   seq.add_expr(*c.rest[0]);
-  if (c.ops.size() == 1) return Value::typed(l.compare(c.ops[0], seq[0], seq[1], c.op_locs[0]));
   // `a < b < c`: b is evaluated once, so a b that is not a leaf goes into a temporary (a first,
   // when it reads memory, to keep the order).
   if (seq[1].expr && !cheap_to_repeat(seq[1].expr)) {
@@ -372,12 +400,15 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
       if (indexes_a_tuple(*this, *s.value)) {
         Value base = lower_expr(*s.value);
         if (!base.is_tuple()) {
-          fail(s.value->loc, "only arrays and tuples can be indexed; this is " + describe(base));
+          fail(s.value->loc,
+               "only arrays, tuples and vectors can be indexed; this is " + describe(base));
         }
+        if (base.is_vecmat()) return vector_item(base, s);
         return tuple_item(base, s);
       }
       Sequence seq(*this);
-      Access acc = lower_access(s, seq);
+      Access acc = lower_access(s, seq, /*whole=*/true);
+      if (acc.whole) return load_whole(acc);
       return Value::typed(load(acc));
     }
     case ExprKind::Call:
@@ -387,8 +418,8 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
     case ExprKind::Binary: {
       const auto& b = *e.as<Binary>();
       Sequence seq(*this);
-      seq.add_expr(*b.lhs);
-      seq.add_expr(*b.rhs);
+      seq.add_operand(*b.lhs);
+      seq.add_operand(*b.rhs);
       return binary(b.op, seq[0], seq[1], b.op_loc);
     }
     case ExprKind::Logical:
@@ -398,22 +429,18 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
     case ExprKind::Conditional:
       return lower_conditional(*this, *e.as<Conditional>());
     case ExprKind::Tuple:
+      if (e.as<Tuple>()->list) return lower_list(*e.as<Tuple>());
       return lower_tuple(*e.as<Tuple>());
   }
   return Value{};
 }
 
 Value Lowerer::scalar(const frontend::Expr& e) {
-  Value v = lower_expr(e);
-  if (v.array) {
-    fail(e.loc, "'" + v.array->name + "' is an array; a number is needed here: index it (" +
-                    v.array->name + "[i])");
-  }
-  if (v.is_none()) fail(e.loc, "this call returns no value; a number is needed here");
-  if (v.is_tuple()) {
-    fail(e.loc, describe(v) +
-                    " is not a number; a number is needed here: index it (t[0]) or "
-                    "unpack it (a, b = t)");
+  Value v = operand(e);
+  if (v.is_vecmat()) {
+    fail(e.loc, describe(v) + " is not a number; a number is needed here: take " +
+                    (v.is_vector() ? "a component (v.x, v[0])" : "an element (m[i, j])") +
+                    " or reduce it (.sum(), .norm(), .dot(w))");
   }
   return v;
 }
@@ -439,6 +466,11 @@ ir::Expr Lowerer::to_bool(const Value& v, SourceLoc loc) {
                   v.array->name + "[i] != 0)");
   }
   if (v.is_none()) fail(loc, "this call returns no value; it cannot be tested");
+  if (v.is_vecmat()) {
+    fail(loc, describe(v) +
+                  " has no single truth value; test all components (all(m)) or any (any(m)), "
+                  "or a component (v.x > 0)");
+  }
   if (v.is_tuple()) {
     fail(loc, describe(v) +
                   " is always true in Python; test an element (t[0] != 0) or compare the "
@@ -520,6 +552,7 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
     }
     if (v->is_none()) fail(loc, "an operand of " + quoted(op) + " is a call that returns nothing");
   }
+  if (a.is_tuple() || b.is_tuple() || op == BinaryOp::MatMul) return vector_binary(op, a, b, loc);
   if (a.is_weak() && b.is_weak()) {
     Folded f = fold_binary(op, *a.weak, *b.weak);
     if (!f.value)
@@ -682,7 +715,7 @@ const Symbol* Lowerer::array_of(const frontend::Expr& e, const std::string& what
   return s;
 }
 
-Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq) {
+Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool whole) {
   // a[i][j] is a[i, j]; a[(i, j)] too.
   std::vector<const frontend::Subscript*> chain;
   const frontend::Expr* base = &s;
@@ -720,7 +753,8 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq) {
   int width = local ? 0 : arr->array.vec_width;
   int need = local ? rank : arr->array.index_count();
   int got = static_cast<int>(idx.size());
-  if (got != need) {
+  const bool whole_element = whole && width > 0 && got == rank;
+  if (got != need && !whole_element) {
     static const char* const kNames[] = {"i", "j", "k", "l"};
     std::string example = arr->name + "[";
     for (int k = 0; k < need; ++k) {
@@ -729,9 +763,7 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq) {
     example += "]";
     if (width > 0 && got == rank) {
       fail(s.loc, "'" + arr->name + "' holds vectors of " + std::to_string(width) + " " +
-                      type_name(arr->type) +
-                      " (tack.vec); vector values are not supported in kernels: index one "
-                      "component, " +
+                      type_name(arr->type) + " (tack.vec); one component is needed here: " +
                       example + " with c in 0.." + std::to_string(width - 1));
     }
     fail(s.loc, std::string(local ? "the local array '" : "'") + arr->name + "' has rank " +
@@ -744,6 +776,7 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq) {
   for (const frontend::Expr* e : idx) seq.add_expr(*e);
   Access acc;
   acc.array = arr;
+  acc.whole = whole_element;
   for (int k = 0; k < got; ++k) {
     const Value& v = seq[first + static_cast<size_t>(k)];
     int64_t extent = local ? arr->dims[static_cast<size_t>(k)] : (k == rank ? width : -1);
@@ -794,12 +827,14 @@ ir::Stmt Lowerer::store(const Access& a, ir::Expr value) {
 
 void Lowerer::spill_before(std::vector<Value>& values, size_t mark) {
   std::vector<ir::Stmt> lets;
-  for (Value& v : values) {
-    if (!v.expr || !reads_memory(v.expr)) continue;
+  std::function<void(Value&)> save = [&](Value& v) {
+    for (Value& e : v.tuple) save(e);  // tuples, vectors and matrices: their elements
+    if (!v.expr || !reads_memory(v.expr)) return;
     std::string name = fresh("_t");
     lets.push_back(ir::let(name, v.expr));
-    v = Value::typed(ir::var(v.expr->type, name));
-  }
+    v.expr = ir::var(v.expr->type, name);
+  };
+  for (Value& v : values) save(v);
   out_->insert(out_->begin() + static_cast<std::ptrdiff_t>(mark), lets.begin(), lets.end());
 }
 

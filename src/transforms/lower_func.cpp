@@ -48,6 +48,7 @@ void flatten(const Value& v, std::vector<const Value*>& out) {
 // "_" for a scalar, "(_, (_, _))" for a tuple: returns must agree on it.
 std::string shape_of(const Value& v) {
   if (!v.is_tuple()) return "_";
+  if (v.is_vecmat()) return "vec" + std::to_string(v.rows) + "x" + std::to_string(v.cols);
   std::string s = "(";
   for (size_t k = 0; k < v.tuple.size(); ++k) s += (k ? ", " : "") + shape_of(v.tuple[k]);
   return s + ")";
@@ -58,7 +59,7 @@ Value rebuild(const Value& shape, const std::vector<Value>& leaves, size_t& next
   if (!shape.is_tuple()) return leaves[next++];
   std::vector<Value> out;
   for (const Value& e : shape.tuple) out.push_back(rebuild(e, leaves, next));
-  return Value::of_tuple(std::move(out));
+  return Value::like(shape, std::move(out));
 }
 
 // Weak literals of a returned value take their default types (the function's result is typed).
@@ -66,7 +67,7 @@ Value typed_value(const Lowerer& l, const Value& v) {
   if (!v.is_tuple()) return Value::typed(l.typed(v));
   std::vector<Value> out;
   for (const Value& e : v.tuple) out.push_back(typed_value(l, e));
-  return Value::of_tuple(std::move(out));
+  return Value::like(v, std::move(out));
 }
 
 std::string lines_of(const std::vector<Frame::Return>& returns) {

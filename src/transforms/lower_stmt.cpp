@@ -223,6 +223,8 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
     s->typed = true;
     s->loc = loc;
     s->elements = t->elements;
+    s->rows = t->rows;
+    s->cols = t->cols;
   }
   if (s->kind == SymbolKind::Tuple) {
     assign_tuple(*s, name, v, value_loc);
@@ -299,11 +301,25 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
         assign_name(n->id, n->loc, v, a.value->loc);
         return;
       }
+      if (a.target->is<Attribute>() || is_component_target(*a.target)) {
+        Value v = operand(*a.value);
+        assign_component(*a.target, v, a.value->loc, std::nullopt, a.value->loc);
+        return;
+      }
       const auto& target = *a.target->as<Subscript>();
       // Python evaluates the value first, then the target's indices.
       Sequence seq(*this);
-      seq.add_expr(*a.value);
-      Access acc = lower_access(target, seq);
+      seq.add_operand(*a.value);
+      Access acc = lower_access(target, seq, /*whole=*/true);
+      if (acc.whole) {
+        store_whole(acc, seq[0], a.value->loc);
+        return;
+      }
+      if (seq[0].is_vecmat()) {
+        fail(a.value->loc, "an element of '" + acc.array->name + "' is one number (" +
+                               type_name(acc.array->type) + "); it cannot be assigned " +
+                               describe(seq[0]));
+      }
       ir::Expr v = convert_store(seq[0], acc.array->type, a.value->loc,
                                  "the array '" + acc.array->name + "'");
       // The IR evaluates indices before the value; only an atomic on either side can tell.
@@ -320,22 +336,36 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
       const auto& a = static_cast<const AugAssign&>(s);
       if (const auto* n = a.target->as<Name>()) {
         Sequence seq(*this);
-        seq.add_expr(*a.target);
-        seq.add_expr(*a.value);
+        seq.add_operand(*a.target);
+        seq.add_operand(*a.value);
         Value r = binary(a.op, seq[0], seq[1], a.op_loc);
         assign_name(n->id, n->loc, r, a.value->loc);
         return;
       }
+      if (a.target->is<Attribute>() || is_component_target(*a.target)) {
+        Value v = operand(*a.value);
+        assign_component(*a.target, v, a.value->loc, a.op, a.op_loc);
+        return;
+      }
       // a[i] op= v: the indices are evaluated once, then load, operate, store.
       Sequence seq(*this);
-      Access acc = lower_access(*a.target->as<Subscript>(), seq);
+      Access acc = lower_access(*a.target->as<Subscript>(), seq, /*whole=*/true);
       for (ir::Expr& i : acc.indices) {
         if (reads_memory(i)) i = spill(i);
       }
       Sequence ops(*this);  // the indices are settled: only the load and the value remain
-      ops.add([&] { return Value::typed(load(acc)); });
-      ops.add_expr(*a.value);
+      ops.add([&] { return acc.whole ? load_whole(acc) : Value::typed(load(acc)); });
+      ops.add_operand(*a.value);
       Value r = binary(a.op, ops[0], ops[1], a.op_loc);
+      if (acc.whole) {
+        store_whole(acc, r, a.value->loc);
+        return;
+      }
+      if (r.is_vecmat()) {
+        fail(a.value->loc, "an element of '" + acc.array->name + "' is one number (" +
+                               type_name(acc.array->type) + "); it cannot be assigned " +
+                               describe(r));
+      }
       emit(store(acc, convert_store(r, acc.array->type, a.value->loc,
                                     "the array '" + acc.array->name + "'")));
       return;

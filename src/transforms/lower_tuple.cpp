@@ -25,6 +25,12 @@ std::string Lowerer::describe(const Value& v) const {
   if (v.is_none()) return "no value";
   if (v.is_weak()) return "the constant " + v.weak->text();
   if (!v.is_tuple()) return type_name(v.expr->type);
+  if (v.is_vecmat()) {
+    return std::string("a ") +
+           (v.cols ? "mat" + std::to_string(v.rows) + "x" + std::to_string(v.cols)
+                   : "vec" + std::to_string(v.rows)) +
+           " of " + type_name(type_of(v.tuple[0]));
+  }
   std::string s = "a tuple of " + count_of(v.tuple.size()) + " (";
   for (size_t k = 0; k < v.tuple.size(); ++k) {
     const Value& e = v.tuple[k];
@@ -35,6 +41,7 @@ std::string Lowerer::describe(const Value& v) const {
 }
 
 Value Lowerer::lower_tuple(const frontend::Tuple& t) {
+  if (t.list) return lower_list(t);
   Sequence seq(*this);
   for (const frontend::ExprPtr& e : t.elements) {
     seq.add([&] {
@@ -56,7 +63,10 @@ Value Lowerer::read_tuple(const Symbol& s) const {
     out.push_back(e->kind == SymbolKind::Tuple ? read_tuple(*e)
                                                : Value::typed(ir::var(e->type, e->ir_name)));
   }
-  return Value::of_tuple(std::move(out));
+  Value v = Value::of_tuple(std::move(out));
+  v.rows = s.rows;
+  v.cols = s.cols;
+  return v;
 }
 
 Value Lowerer::tuple_item(const Value& tuple, const frontend::Subscript& s) {
@@ -92,6 +102,8 @@ Symbol* Lowerer::make_tuple(const std::string& name, SourceLoc loc, const Value&
   t.name = name;
   t.loc = loc;
   t.prelude = in_prelude_;
+  t.rows = v.rows;
+  t.cols = v.cols;
   Symbol* out = new_symbol(std::move(t));
   for (size_t k = 0; k < v.tuple.size(); ++k) {
     const Value& e = v.tuple[k];
@@ -124,7 +136,7 @@ Value Lowerer::settle(const Value& v) {
   if (v.is_tuple()) {
     std::vector<Value> out;
     for (const Value& e : v.tuple) out.push_back(settle(e));
-    return Value::of_tuple(std::move(out));
+    return Value::like(v, std::move(out));
   }
   if (is_constant(v)) return v;
   return Value::typed(spill(v.expr));
@@ -137,6 +149,12 @@ void Lowerer::assign_tuple(Symbol& s, const std::string& name, const Value& v,
                         " (from its first assignment on line " + std::to_string(s.loc.line) +
                         "); it cannot be assigned " + describe(v) +
                         "; assign a tuple of the same length, or use a new name");
+  }
+  if (s.rows != v.rows || s.cols != v.cols) {
+    Value shape = read_tuple(s);
+    fail(value_loc, "'" + name + "' is " + describe(shape) + " (from its first assignment on line " +
+                        std::to_string(s.loc.line) + "); it cannot be assigned " + describe(v) +
+                        "; assign a value of the same shape, or use a new name");
   }
   if (v.tuple.size() != s.elements.size()) {
     fail(value_loc, "'" + name + "' is a tuple of " + count_of(s.elements.size()) +
@@ -167,6 +185,17 @@ void assign_target(Lowerer& l, const frontend::Expr& target, const Value& v, Sou
     return;
   }
   if (const auto* t = target.as<frontend::Tuple>()) {
+    if (v.is_matrix()) {  // a matrix unpacks into its rows
+      std::vector<Value> rows;
+      for (int r = 0; r < v.rows; ++r) {
+        Value row = Value::of_tuple(std::vector<Value>(v.tuple.begin() + r * v.cols,
+                                                       v.tuple.begin() + (r + 1) * v.cols));
+        row.rows = v.cols;
+        rows.push_back(std::move(row));
+      }
+      assign_target(l, target, Value::of_tuple(std::move(rows)), value_loc);
+      return;
+    }
     if (!v.is_tuple()) {
       l.fail(value_loc, "cannot unpack " + l.describe(v) + " into " +
                             std::to_string(t->elements.size()) +
@@ -184,13 +213,26 @@ void assign_target(Lowerer& l, const frontend::Expr& target, const Value& v, Sou
     }
     return;
   }
-  const auto& sub = *target.as<frontend::Subscript>();
-  if (v.is_tuple()) {
-    l.fail(value_loc, "an array element holds one number; it cannot be assigned " + l.describe(v));
+  if (l.is_component_target(target)) {
+    l.assign_component(target, v, value_loc, std::nullopt, value_loc);
+    return;
   }
+  if (target.is<frontend::Attribute>()) {
+    l.fail(target.loc, "only a vector local's components can be assigned as attributes (v.x = "
+                       "...)");
+  }
+  const auto& sub = *target.as<frontend::Subscript>();
   Sequence seq(l);
   seq.add([&] { return v; });
-  Access acc = l.lower_access(sub, seq);
+  Access acc = l.lower_access(sub, seq, /*whole=*/true);
+  if (acc.whole) {
+    l.store_whole(acc, seq[0], value_loc);
+    return;
+  }
+  if (seq[0].is_tuple()) {
+    l.fail(value_loc, "an array element holds one number; it cannot be assigned " +
+                          l.describe(seq[0]));
+  }
   l.emit(l.store(acc, l.convert_store(seq[0], acc.array->type, value_loc,
                                       "the array '" + acc.array->name + "'")));
 }

@@ -31,13 +31,20 @@
 
 namespace tack::transforms::lowering {
 
-// A lowered expression: typed IR, a weakly typed literal value, an array, a tuple of values, or
-// nothing (a call of a device function that returns no value).
+// A lowered expression: typed IR, a weakly typed literal value, an array, a tuple of values, a
+// vector or matrix (docs/design/vectors.md), or nothing (a call of a device function that
+// returns no value).
+//
+// A vector of n components and a matrix of rows x cols are `tuple`s of their scalar components
+// (a matrix row-major) with `rows` set: rows = n and cols = 0 for a vector. Every component has
+// the same type (make_vector settles it), weak literals only when all are.
 struct Value {
   ir::Expr expr;                  // typed IR; null for weak literals, arrays, tuples, "no value"
   std::optional<Constant> weak;   // a literal value whose type is not fixed yet
   const Symbol* array = nullptr;  // the expression names an array
   std::vector<Value> tuple;       // the elements of a tuple value (never empty for a tuple)
+  int rows = 0;                   // vectors and matrices: the components, or the matrix's rows
+  int cols = 0;                   // matrices: the columns; 0 for a vector
 
   static Value typed(ir::Expr e) { return Value{std::move(e), std::nullopt, nullptr, {}}; }
   static Value literal(Constant c) { return Value{nullptr, c, nullptr, {}}; }
@@ -45,8 +52,19 @@ struct Value {
   static Value of_tuple(std::vector<Value> elements) {
     return Value{nullptr, std::nullopt, nullptr, std::move(elements)};
   }
+  // A value of `shape`'s kind (tuple, vector or matrix of its size) with other elements.
+  static Value like(const Value& shape, std::vector<Value> elements) {
+    Value v = of_tuple(std::move(elements));
+    v.rows = shape.rows;
+    v.cols = shape.cols;
+    return v;
+  }
   bool is_weak() const { return weak.has_value(); }
-  bool is_tuple() const { return !tuple.empty(); }
+  bool is_tuple() const { return !tuple.empty(); }  // a tuple, vector or matrix
+  bool is_vecmat() const { return rows > 0; }       // a vector or a matrix
+  bool is_vector() const { return rows > 0 && cols == 0; }
+  bool is_matrix() const { return cols > 0; }
+  bool is_plain_tuple() const { return is_tuple() && rows == 0; }
   bool is_none() const { return !expr && !weak && !array && tuple.empty(); }
 };
 
@@ -54,6 +72,7 @@ struct Value {
 struct Access {
   const Symbol* array = nullptr;
   std::vector<ir::Expr> indices;
+  bool whole = false;  // p[i] of a tack.vec array: the vector component is not indexed
 };
 
 // The bounds of a range() with one integer type.
@@ -147,8 +166,57 @@ class Lowerer {
   // literals, typed constants typed, tuples as tuples; an unsupported object is the error at
   // `loc` naming `name`.
   Value constant_value(const ConstantValue& c, const std::string& name, frontend::SourceLoc loc);
-  // "a tuple of 2 elements (i32, f32)" or the type name, for messages.
+  // "a tuple of 2 elements (i32, f32)", "a vec3 of f32" or the type name, for messages.
   std::string describe(const Value& v) const;
+
+  // ------------------------------------------------------------ lower_vector.cpp
+  // Vectors and matrices (docs/design/vectors.md): values made of scalar components.
+  // lower_expr, refusing arrays, "no value" and plain tuples: a number, a bool, a vector or a
+  // matrix (an operand of arithmetic, comparisons and element-wise builtins).
+  Value operand(const frontend::Expr& e);
+  // A vector (rows, cols 0) or matrix of `components`, checked (numbers or bools, no nesting)
+  // and given one type: the common type of the typed ones, literals weak; all literals stay
+  // weak, as floats if any is one. `what` names the construct in messages.
+  Value make_vector(std::vector<Value> components, int rows, int cols, frontend::SourceLoc loc,
+                    const std::string& what);
+  // [a, b, c] (a vector) or [[a, b], [c, d]] / [u, v] of vectors (a matrix).
+  Value lower_list(const frontend::Tuple& t);
+  // tack.Vector(list[, dtype]) and tack.Matrix(list[, dtype]).
+  Value construct_vector(const frontend::Call& c, bool matrix);
+  // The components' type (a vector of literals: their default type).
+  ir::ScalarType component_type(const Value& v) const;
+  // Element-wise a op b of vectors/matrices of one shape, or one of them a scalar; `@`.
+  Value vector_binary(frontend::BinaryOp op, const Value& a, const Value& b,
+                      frontend::SourceLoc loc);
+  Value vector_unary(frontend::UnaryOp op, const Value& v, frontend::SourceLoc loc);
+  // Element-wise comparison: a mask (a vector or matrix of bools).
+  Value vector_compare(frontend::CompareOp op, const Value& a, const Value& b,
+                       frontend::SourceLoc loc);
+  // The value with every component that is not a leaf saved in a fresh local: a value used
+  // more than once is evaluated once.
+  Value once(const Value& v);
+  // v.x / v.y / v.z / v.w.
+  Value vector_attribute(const Value& v, const frontend::Attribute& a);
+  // v[k], m[i], m[i, j]; k may be a runtime integer for vectors and a matrix's row.
+  Value vector_item(const Value& v, const frontend::Subscript& s);
+  // v.dot(w), m.transpose(), ...: a method of a vector or matrix value; args[0] is the value,
+  // the method's arguments follow, all lowered.
+  Value vector_method(const std::string& method, std::vector<Value> args, frontend::SourceLoc loc);
+  // `v.x = value`, `v[k] = value`, `m[i, j] = value`, `m[i] = row` for a vector local `s`
+  // (op: an augmented assignment's operator).
+  void assign_component(const frontend::Expr& target, const Value& value,
+                        frontend::SourceLoc value_loc, std::optional<frontend::BinaryOp> op,
+                        frontend::SourceLoc op_loc);
+  // Whether the target names a component of a vector or matrix local (v.x, v[k], m[i, j]).
+  bool is_component_target(const frontend::Expr& target);
+  // any(m) / all(m) of a mask (a number or bool: its truth).
+  Value reduce_mask(const Value& v, bool any, frontend::SourceLoc loc);
+  // tack.select(mask, a, b), component by component (a bool mask picks whole values).
+  Value vector_select(const Value& mask, const Value& a, const Value& b, frontend::SourceLoc loc);
+  // The whole element p[i] of a tack.vec array (an Access with `whole`), and its store: the
+  // value is read completely before the first component is stored; a number fills it.
+  Value load_whole(const Access& acc);
+  void store_whole(const Access& acc, const Value& value, frontend::SourceLoc value_loc);
 
   // Definite assignment of hoisted locals, saved and merged around branches and loops.
   using Snapshot = std::vector<std::pair<Symbol*, bool>>;
@@ -164,6 +232,8 @@ class Lowerer {
   ir::Expr to_bool(const Value& v, frontend::SourceLoc loc);
 
   Value binary(frontend::BinaryOp op, const Value& a, const Value& b, frontend::SourceLoc loc);
+  // -v, +v, ~v of a number (not `not`: lower_condition).
+  Value unary(frontend::UnaryOp op, const Value& v, frontend::SourceLoc loc);
   ir::Expr compare(frontend::CompareOp op, const Value& a, const Value& b, frontend::SourceLoc loc);
   // The type two values merge into (conditional arms, returns, min/max), or a CompileError.
   ir::ScalarType merge_types(const Value& a, const Value& b, frontend::SourceLoc loc,
@@ -182,8 +252,9 @@ class Lowerer {
   ir::Expr convert_store(const Value& v, ir::ScalarType to, frontend::SourceLoc loc,
                          const std::string& what);
 
-  // a[i, j], a[i][j], p[i, c]: the element, with its indices lowered into `seq`.
-  Access lower_access(const frontend::Subscript& s, Sequence& seq);
+  // a[i, j], a[i][j], p[i, c]: the element, with its indices lowered into `seq`. With `whole`,
+  // p[i] of a tack.vec array is the whole vector element (Access::whole).
+  Access lower_access(const frontend::Subscript& s, Sequence& seq, bool whole = false);
   ir::Expr load(const Access& a);
   ir::Stmt store(const Access& a, ir::Expr value);
   // An index: any integer type; literals must not be negative.
@@ -208,6 +279,8 @@ class Lowerer {
   // `name = tack.zeros(shape, dtype)`.
   void declare_local_array(const std::string& name, frontend::SourceLoc loc,
                            const frontend::Call& call);
+  // The scalar type a dtype expression names (tack.f32, float, ...), or nothing.
+  std::optional<ir::ScalarType> dtype_named(const frontend::Expr& e) const;
   // Whether a bare name is taken by a builtin, a module or a module function.
   bool is_reserved_name(const std::string& name) const;
 
@@ -291,6 +364,10 @@ class Sequence {
   }
   size_t add_expr(const frontend::Expr& e) {
     return add([&] { return l_.scalar(e); });
+  }
+  // An operand that may also be a vector or matrix (Lowerer::operand).
+  size_t add_operand(const frontend::Expr& e) {
+    return add([&] { return l_.operand(e); });
   }
   Value& operator[](size_t i) { return values_[i]; }
   std::vector<Value>& values() { return values_; }

@@ -32,6 +32,12 @@ const char* const kUsage =
     "a tack.random state is the tuple tack.random.seed(key, counter) returns (six u32); pass it "
     "as it came back from the previous draw: state, u = tack.random.uniform(state)";
 
+// uniform4 and the directions are vectors (they unpack like tuples: x, y = d).
+Value as_vector(Value v) {
+  v.rows = static_cast<int>(v.tuple.size());
+  return v;
+}
+
 }  // namespace
 
 Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
@@ -157,7 +163,7 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
         four.push_back(Value::typed(unit(b[2], b[3])));
       }
     }
-    return result(Value::of_tuple(std::move(four)));
+    return result(as_vector(Value::of_tuple(std::move(four))));
   }
   const ir::Expr u = bind(unit(x0, x1));
   if (fn == "uniform") return result(Value::typed(u));
@@ -173,17 +179,18 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
     return result(Value::typed(ir::mul(radius, ir::call(ir::MathFn::Cos, {angle}))));
   }
   if (fn == "direction2") {
-    return result(Value::of_tuple({Value::typed(ir::call(ir::MathFn::Cos, {angle})),
-                                   Value::typed(ir::call(ir::MathFn::Sin, {angle}))}));
+    return result(as_vector(Value::of_tuple({Value::typed(ir::call(ir::MathFn::Cos, {angle})),
+                                             Value::typed(ir::call(ir::MathFn::Sin, {angle}))})));
   }
   // direction3: z uniform in [-1, 1), the azimuth uniform: uniform on the sphere (Archimedes).
   const ir::Expr z = bind(ir::sub(one, ir::mul(two, u)));
   const ir::Expr r = bind(ir::call(
       ir::MathFn::Sqrt,
       {ir::call(ir::MathFn::Max, {ir::sub(one, ir::mul(z, z)), ir::float_const(t, 0.0)})}));
-  return result(Value::of_tuple({Value::typed(ir::mul(r, ir::call(ir::MathFn::Cos, {angle}))),
+  return result(
+      as_vector(Value::of_tuple({Value::typed(ir::mul(r, ir::call(ir::MathFn::Cos, {angle}))),
                                  Value::typed(ir::mul(r, ir::call(ir::MathFn::Sin, {angle}))),
-                                 Value::typed(z)}));
+                                 Value::typed(z)})));
 }
 
 }  // namespace tack::transforms::lowering

@@ -49,6 +49,7 @@ struct Symbol {
   ir::ArrayType array;                 // ArrayParam
   std::vector<int64_t> dims;           // LocalArray
   std::vector<Symbol*> elements;       // Tuple: always typed and assigned; the tuple's flags count
+  int rows = 0, cols = 0;              // Tuple holding a vector or matrix: as Value's
   std::vector<ir::Stmt> hoisted_lets;  // Tuple first assigned inside an if/loop: its elements
 
   bool is_array() const { return kind == SymbolKind::ArrayParam || kind == SymbolKind::LocalArray; }

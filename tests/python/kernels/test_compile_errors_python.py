@@ -86,15 +86,15 @@ def test_string_literal():
     check(ei.value, "string", "ce_string", "string")
 
 
-def test_list_literal():
+def test_list_comprehension():
     with pytest.raises(tack.CompileError) as ei:
         @tack.kernel
         def ce_list(a):
             for i in range(len(a)):
-                b = [1.0, 2.0]  # ERR:list
+                b = [a[j] for j in range(2)]  # ERR:list
                 a[i] = 0.0
         ce_list(f32())
-    check(ei.value, "list", "ce_list", "list")
+    check(ei.value, "list", "ce_list", "list comprehensions")
 
 
 def test_unsupported_statement():

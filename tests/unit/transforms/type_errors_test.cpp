@@ -377,15 +377,234 @@ def k(x, n):
      {kF32, kI32},
      4,
      "'x' has rank 1 and takes 1 index (x[i]), got 2"},
-    {"VectorValueNotSupported",
+    {"VectorHasNoTruthValue",
      R"(@tack.kernel
 def k(p, n):
     for i in range(n):
-        q = p[i]
+        if p[i] > 0.0:
+            pass
 )",
      {arr(ST::f32, 1, 3), kI32},
      4,
-     "vector values are not supported in kernels: index one component"},
+     "has no single truth value; test all components (all(m))"},
+    {"VectorShapeMismatch",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = p[i] + [1.0, 2.0]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "element-wise operations need one shape"},
+    {"VectorTooLong",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = [1.0, 2.0, 3.0, 4.0, 5.0]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "1 to 4 components"},
+    {"VectorMixesBools",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = [1.0, True]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "mixes bools and numbers"},
+    {"VectorLetterOutOfRange",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = p[i]
+        b = a.w
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "'.w' is out of range for a vec3 of f32"},
+    {"VectorIndexOutOfRange",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = p[i]
+        b = a[3]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "index 3 is out of range for a vec3"},
+    {"VectorFloatIndex",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = p[i]
+        b = a[1.0]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "must be an integer"},
+    {"VectorAsNumber",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        q[p[i]] = 1.0
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "is not a number"},
+    {"VectorStoredIntoScalarElement",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        q[i] = p[i]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "is one number (f32); it cannot be assigned a vec3"},
+    {"VectorWrongWidthStore",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        p[i] = [1.0, 2.0]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "is a vec3 of f32; it cannot be assigned a vec2"},
+    {"VectorLocalKeepsShape",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = p[i]
+        a = [1.0, 2.0]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "assign a value of the same shape"},
+    {"CrossNeedsVec3",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        a = [1.0, 2.0, 3.0, 4.0]
+        b = a.cross(a)
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     ".cross() takes two vec3"},
+    {"UnknownVectorMethod",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        b = p[i].length()
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "has no method 'length'"},
+    {"MethodWithoutCall",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        b = p[i].norm
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "'norm' is a method; call it: .norm()"},
+    {"MatMulShapes",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        m = tack.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        b = m @ p[i]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "the inner sizes differ (2 and 3)"},
+    {"MatMulOfNumbers",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        b = q[i] @ 2.0
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "'@' multiplies vectors and matrices"},
+    {"InverseNotSquare",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        m = tack.Matrix([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]])
+        b = m.inverse()
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "square matrices of 2x2 and 3x3"},
+    {"RaggedMatrix",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        m = [[1.0, 2.0], [3.0]]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "the rows of a matrix are vectors of one length"},
+    {"PreLoopVectorComponent",
+     R"(@tack.kernel
+def k(p, q, n):
+    v = [1.0, 2.0, 3.0]
+    for i in range(n):
+        v.x = q[i]
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "shared by all iterations, so the loop cannot change it"},
+    {"AttributeOfArray",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        q.shape = 1
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "only a vector's components (v.x = ..., v[k] = ...)"},
+    {"TupleInVectorArithmetic",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        t = (1.0, 2.0, 3.0)
+        b = p[i] + t
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "for a vector, write it as one"},
+    {"SelectNeedsBool",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        pass
+        b = tack.select(p[i], p[i], p[i])
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "first argument is a bool or a mask"},
     {"VectorComponentOutOfRange",
      R"(@tack.kernel
 def k(p, n):
