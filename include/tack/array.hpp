@@ -96,6 +96,9 @@ class Array {
 
   void fill(const Scalar& value) const;
   void fill(double value) const { fill(Scalar::from(value)); }
+  // Sets every element to one vector or matrix value: dtype().components() values (a matrix's
+  // row-major); ValueError for another count.
+  void fill(std::span<const Scalar> element) const;
   // Copies the whole array to host memory, C-contiguous, in the array's dtype.
   void to_host(void* dst, std::size_t dst_nbytes) const;
   template <class T>

@@ -110,20 +110,25 @@ constexpr ScalarType scalar_type_of() {
   }
 }
 
-// An array's element type: a scalar, or a small vector of `vector_n` scalars (tack.vec(n, t)).
-// Vector arrays are stored flat; the vector-ness is metadata that kernels use.
+// An array's element type: a scalar, a small vector of `vector_n` scalars (tack.vec(n, t)), or a
+// small matrix of rows x cols scalars, row-major (tack.mat(rows, cols, t): vector_n = rows *
+// cols components, matrix_cols = cols). Vector and matrix arrays are stored flat; the shape of
+// an element is metadata that kernels and numpy() use.
 struct DType {
   ScalarType scalar = ScalarType::f32;
-  int vector_n = 0;  // 0: scalar elements; n >= 1: vectors of n components
+  int vector_n = 0;     // 0: scalar elements; n >= 1: elements of n components
+  int matrix_cols = 0;  // 0: scalars or vectors; m >= 1: matrices of vector_n / m rows of m
 
   constexpr DType() = default;
   constexpr DType(ScalarType s) : scalar(s) {}  // NOLINT: a scalar type is a dtype
-  constexpr DType(ScalarType s, int n) : scalar(s), vector_n(n) {}
+  constexpr DType(ScalarType s, int n, int cols = 0) : scalar(s), vector_n(n), matrix_cols(cols) {}
 
-  bool is_vector() const { return vector_n > 0; }
+  bool is_vector() const { return vector_n > 0; }  // vectors and matrices: several components
+  bool is_matrix() const { return matrix_cols > 0; }
+  int matrix_rows() const { return matrix_cols > 0 ? vector_n / matrix_cols : 0; }
   int components() const { return vector_n > 0 ? vector_n : 1; }
   std::size_t itemsize() const { return tack::itemsize(scalar) * components(); }
-  std::string str() const;  // "f32" or "vec(3, f32)"
+  std::string str() const;  // "f32", "vec(3, f32)" or "mat(3, 3, f32)"
   friend bool operator==(const DType&, const DType&) = default;
 };
 
@@ -144,6 +149,9 @@ void check_array_dtype(DType dtype, const char* what);
 
 // tack::vec(3, tack::f32): vectors of 3 f32. n must be in [1, 16]; ValueError otherwise.
 DType vec(int n, DType scalar);
+// tack::mat(3, 3, tack::f32): 3x3 matrices of f32, row-major. rows and cols must be in [1, 4]
+// (the kernel language's matrices); ValueError otherwise.
+DType mat(int rows, int cols, DType scalar);
 
 // A host value of any kind, as Python hands it over (int, float, bool).
 struct Scalar {

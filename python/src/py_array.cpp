@@ -184,6 +184,18 @@ nb::class_<Array> init_array(nb::module_& m) {
                 a.fill(value);
               },
               nb::arg("value"))
+          .def(
+              "fill",
+              [](Array& a, nb::handle value) {
+                // One vector or matrix value for every element: a sequence or array of its
+                // components (a matrix's rows).
+                nb::object flat = numpy().attr("asarray")(value).attr("ravel")().attr("tolist")();
+                std::vector<Scalar> element;
+                for (nb::handle x : flat) element.push_back(nb::cast<Scalar>(x));
+                GilRelease release;
+                a.fill(std::span<const Scalar>(element));
+              },
+              nb::arg("value"))
           .def("reshape",
                [](const Array& a, const nb::args& args) { return a.reshape(reshape_args(args)); })
           .def(

@@ -10,5 +10,11 @@ saturate = _only_in_kernels("math.saturate")
 step = _only_in_kernels("math.step")
 smoothstep = _only_in_kernels("math.smoothstep")
 sign = _only_in_kernels("math.sign")
+length = _only_in_kernels("math.length")
+distance = _only_in_kernels("math.distance")
+normalize = _only_in_kernels("math.normalize")
+dot = _only_in_kernels("math.dot")
+cross = _only_in_kernels("math.cross")
 
-__all__ = ["clamp", "fract", "mix", "saturate", "sign", "smoothstep", "step"]
+__all__ = ["clamp", "cross", "distance", "dot", "fract", "length", "mix", "normalize", "saturate",
+           "sign", "smoothstep", "step"]

@@ -8,7 +8,13 @@ std::string to_string(const std::vector<ArgType>& signature) {
   for (const auto& a : signature) {
     if (!s.empty()) s += ", ";
     if (a.is_array()) {
-      s += ir::to_string(ir::ArrayType{a.type, a.rank, a.vec_width});
+      if (a.mat_cols > 0) {
+        s += "array<mat" + std::to_string(a.vec_width / a.mat_cols) + "x" +
+             std::to_string(a.mat_cols) + "<" + std::string(ir::name(a.type)) + ">, " +
+             std::to_string(a.rank) + ">";
+      } else {
+        s += ir::to_string(ir::ArrayType{a.type, a.rank, a.vec_width});
+      }
     } else {
       s += ir::name(a.type);
     }

@@ -68,7 +68,12 @@ Array::Array(std::shared_ptr<detail::DeviceBuffer> buffer, DType dtype, Shape sh
 
 Shape Array::numpy_shape() const {
   Shape s = shape_;
-  if (dtype_.is_vector()) s.push_back(dtype_.vector_n);
+  if (dtype_.is_matrix()) {
+    s.push_back(dtype_.matrix_rows());
+    s.push_back(dtype_.matrix_cols);
+  } else if (dtype_.is_vector()) {
+    s.push_back(dtype_.vector_n);
+  }
   return s;
 }
 
@@ -172,9 +177,24 @@ std::variant<Array, Scalar, std::vector<Scalar>> Array::index(
     read_element(idx, raw);
     return load_scalar(dtype_.scalar, raw);
   }
-  // A vector element: one index per dimension gives the vector, one more a component.
+  // A vector element: one index per dimension gives the vector, one more a component (a
+  // matrix: two more, its row and column).
   std::int64_t component = -1;
-  if (idx.size() == shape_.size() + 1) {
+  if (dtype_.is_matrix() && idx.size() == shape_.size() + 2) {
+    const std::int64_t c = idx.back();
+    idx.pop_back();
+    const std::int64_t r = idx.back();
+    idx.pop_back();
+    const std::int64_t rows = dtype_.matrix_rows(), cols = dtype_.matrix_cols;
+    const std::int64_t rr = r < 0 ? r + rows : r, cc = c < 0 ? c + cols : c;
+    if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) {
+      throw IndexError("element (" + std::to_string(r) + ", " + std::to_string(c) +
+                       ") is out of bounds for " + dtype_.str() + " elements (rows 0 to " +
+                       std::to_string(rows - 1) + ", columns 0 to " + std::to_string(cols - 1) +
+                       ")");
+    }
+    component = rr * cols + cc;
+  } else if (!dtype_.is_matrix() && idx.size() == shape_.size() + 1) {
     const std::int64_t given = idx.back();
     idx.pop_back();
     const std::int64_t n = dtype_.vector_n;
@@ -202,6 +222,22 @@ void Array::fill(const Scalar& value) const {
   const std::size_t cs = itemsize(dtype_.scalar);
   std::vector<std::byte> pattern(dtype_.itemsize());
   for (int c = 0; c < dtype_.components(); ++c) std::memcpy(pattern.data() + c * cs, one, cs);
+  if (nbytes() == 0) return;
+  buffer_->fill(pattern.data(), pattern.size());
+  buffer_->bump_version();
+}
+
+void Array::fill(std::span<const Scalar> element) const {
+  check_writable("fill");
+  const std::size_t n = static_cast<std::size_t>(dtype_.components());
+  if (element.size() != n) {
+    throw ValueError("fill: the elements of this array are " + dtype_.str() + ", " +
+                     std::to_string(n) + (n == 1 ? " value" : " values") + " each; got " +
+                     std::to_string(element.size()) + " values");
+  }
+  const std::size_t cs = itemsize(dtype_.scalar);
+  std::vector<std::byte> pattern(dtype_.itemsize());
+  for (std::size_t c = 0; c < n; ++c) convert_scalar(element[c], dtype_.scalar, &pattern[c * cs]);
   if (nbytes() == 0) return;
   buffer_->fill(pattern.data(), pattern.size());
   buffer_->bump_version();
@@ -276,7 +312,17 @@ Array zeros_like(const Array& a) {
 Array array(const HostView& data, std::optional<DType> dtype, const Device& device) {
   DType dt = dtype.value_or(DType(data.dtype));
   Shape shape = data.shape;
-  if (dt.is_vector()) {
+  if (dt.is_matrix()) {
+    // Host data for a mat(r, c, t) array carries the matrix as its last two dimensions.
+    const std::size_t n = shape.size();
+    if (n < 2 || shape[n - 2] != dt.matrix_rows() || shape[n - 1] != dt.matrix_cols) {
+      throw ValueError("tack.array: data of shape " + shape_str(shape) + " cannot be an array of " +
+                       dt.str() + "; its last two dimensions must be (" +
+                       std::to_string(dt.matrix_rows()) + ", " + std::to_string(dt.matrix_cols) +
+                       ")");
+    }
+    shape.resize(n - 2);
+  } else if (dt.is_vector()) {
     // Host data for a vec(n, t) array carries the vector as its last dimension.
     if (shape.empty() || shape.back() != dt.vector_n) {
       throw ValueError("tack.array: data of shape " + shape_str(shape) + " cannot be an array of " +

@@ -84,6 +84,10 @@ ScalarType scalar_type_for_argument(std::string_view n) {
 
 std::string DType::str() const {
   if (vector_n == 0) return std::string(name(scalar));
+  if (matrix_cols > 0) {
+    return "mat(" + std::to_string(matrix_rows()) + ", " + std::to_string(matrix_cols) + ", " +
+           std::string(name(scalar)) + ")";
+  }
   return "vec(" + std::to_string(vector_n) + ", " + std::string(name(scalar)) + ")";
 }
 
@@ -102,6 +106,18 @@ DType vec(int n, DType scalar) {
     throw ValueError("tack.vec(n, dtype) needs 1 <= n <= 16, got n=" + std::to_string(n) +
                      "; use a structure-of-arrays array for wider records");
   return DType(scalar.scalar, n);
+}
+
+DType mat(int rows, int cols, DType scalar) {
+  check_array_dtype(scalar, "tack.mat");
+  if (scalar.is_vector())
+    throw TypeError("tack.mat(rows, cols, dtype) needs a scalar dtype, got " + scalar.str());
+  if (rows < 1 || rows > 4 || cols < 1 || cols > 4)
+    throw ValueError("tack.mat(rows, cols, dtype) needs 1 <= rows, cols <= 4 (kernel matrices "
+                     "are at most 4x4), got " +
+                     std::to_string(rows) + "x" + std::to_string(cols) +
+                     "; use tack.vec(n, dtype) for flat records of up to 16");
+  return DType(scalar.scalar, rows * cols, cols);
 }
 
 double Scalar::as_double() const {

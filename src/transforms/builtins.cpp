@@ -287,7 +287,41 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
   } else {
     idx.push_back(&ie);
   }
-  int need = arr->array.index_count();
+  const int rank = arr->array.rank, width = arr->array.vec_width, cols = arr->mat_cols;
+  int need = arr->array.index_count() + (cols ? 1 : 0);
+  if (width > 0 && static_cast<int>(idx.size()) == rank) {
+    // A whole vector or matrix element: one atomic per component, the old values a vector.
+    Sequence seq(l);
+    for (const frontend::Expr* e : idx) seq.add_expr(*e);
+    size_t value = seq.add_operand(*c.args[2]);
+    std::vector<ir::Expr> indices;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      ir::Expr e = l.index(seq[k], idx[k]->loc);
+      indices.push_back(cheap_to_repeat(e) ? e : l.spill(e));
+    }
+    const Value& v = seq[value];
+    const int rows = cols ? width / cols : width;
+    if (v.is_tuple() && !(v.is_vecmat() && v.rows == rows && v.cols == cols)) {
+      l.fail(c.args[2]->loc, call_name(name) + " of a whole element of '" + arr->name +
+                                 "' takes a value of its shape (or a number); this is " +
+                                 l.describe(v));
+    }
+    const Value x = v.is_tuple() ? v : l.once(v);
+    std::vector<Value> old;
+    for (int k = 0; k < width; ++k) {
+      std::vector<ir::Expr> at = indices;
+      at.push_back(ir::const_i64(k));
+      ir::Expr e = l.convert_store(x.is_tuple() ? x.tuple[static_cast<size_t>(k)] : x, arr->type,
+                                   c.args[2]->loc, "the array '" + arr->name + "'");
+      // Each atomic runs once, in component order, whether or not its old value is used.
+      old.push_back(Value::typed(l.spill(ir::atomic(op, ir::ArrayRef{arr->param, arr->array},
+                                                    std::move(at), e))));
+    }
+    Value out = Value::of_tuple(std::move(old));
+    out.rows = rows;
+    out.cols = cols;
+    return out;
+  }
   if (static_cast<int>(idx.size()) != need) {
     l.fail(ie.loc,
            "'" + arr->name + "' has rank " + std::to_string(arr->array.rank) +
@@ -304,6 +338,13 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
   size_t value = seq.add_expr(*c.args[2]);
   std::vector<ir::Expr> indices;
   for (size_t k = 0; k < idx.size(); ++k) indices.push_back(l.index(seq[k], idx[k]->loc));
+  if (cols) {  // (i, r, c) of a tack.mat array: component r * cols + c
+    ir::Expr col = ir::cast(ScalarType::i64, indices.back());
+    indices.pop_back();
+    ir::Expr row = ir::cast(ScalarType::i64, indices.back());
+    indices.pop_back();
+    indices.push_back(ir::add(ir::mul(row, ir::const_i64(cols)), col));
+  }
   ir::Expr v =
       l.convert_store(seq[value], arr->type, c.args[2]->loc, "the array '" + arr->name + "'");
   return Value::typed(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, indices, v));

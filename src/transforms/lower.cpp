@@ -119,6 +119,7 @@ ir::Function Lowerer::run() {
                            "signature: array '" + p.name + "' of rank " + std::to_string(a.rank));
       s.kind = SymbolKind::ArrayParam;
       s.array = ir::ArrayType{a.type, a.rank, a.vec_width};
+      s.mat_cols = a.mat_cols;
       fn_.params.push_back(ir::ParamDecl::array(p.name, s.array));
     } else {
       s.kind = SymbolKind::Value;

@@ -751,24 +751,32 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
   bool local = arr->kind == SymbolKind::LocalArray;
   int rank = local ? static_cast<int>(arr->dims.size()) : arr->array.rank;
   int width = local ? 0 : arr->array.vec_width;
-  int need = local ? rank : arr->array.index_count();
+  // A tack.mat(r, c) array: its element is indexed by row and column, stored flat.
+  const int mat_cols = local ? 0 : arr->mat_cols;
+  const int mat_rows = mat_cols ? width / mat_cols : 0;
+  int need = local ? rank : arr->array.index_count() + (mat_cols ? 1 : 0);
   int got = static_cast<int>(idx.size());
   const bool whole_element = whole && width > 0 && got == rank;
   if (got != need && !whole_element) {
     static const char* const kNames[] = {"i", "j", "k", "l"};
     std::string example = arr->name + "[";
     for (int k = 0; k < need; ++k) {
-      example += (k ? ", " : "") + std::string(width && k == rank ? "c" : kNames[k]);
+      const char* n = k < rank ? kNames[k] : mat_cols ? (k == rank ? "r" : "c") : "c";
+      example += (k ? ", " : "") + std::string(n);
     }
     example += "]";
+    const std::string element =
+        mat_cols ? "matrices of " + std::to_string(mat_rows) + "x" + std::to_string(mat_cols)
+                 : "vectors of " + std::to_string(width);
     if (width > 0 && got == rank) {
-      fail(s.loc, "'" + arr->name + "' holds vectors of " + std::to_string(width) + " " +
-                      type_name(arr->type) + " (tack.vec); one component is needed here: " +
-                      example + " with c in 0.." + std::to_string(width - 1));
+      fail(s.loc, "'" + arr->name + "' holds " + element + " " + type_name(arr->type) +
+                      (mat_cols ? " (tack.mat)" : " (tack.vec)") +
+                      "; one component is needed here: " + example +
+                      (mat_cols ? "" : " with c in 0.." + std::to_string(width - 1)));
     }
     fail(s.loc, std::string(local ? "the local array '" : "'") + arr->name + "' has rank " +
                     std::to_string(rank) +
-                    (width ? " with vectors of " + std::to_string(width) + " components" : "") +
+                    (width ? " with " + element + (mat_cols ? "" : " components") : "") +
                     " and takes " + std::to_string(need) + " " + (need == 1 ? "index" : "indices") +
                     " (" + example + "), got " + std::to_string(got));
   }
@@ -779,16 +787,31 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
   acc.whole = whole_element;
   for (int k = 0; k < got; ++k) {
     const Value& v = seq[first + static_cast<size_t>(k)];
-    int64_t extent = local ? arr->dims[static_cast<size_t>(k)] : (k == rank ? width : -1);
+    int64_t extent = local            ? arr->dims[static_cast<size_t>(k)]
+                     : k < rank       ? -1
+                     : !mat_cols      ? width
+                     : k == rank      ? mat_rows
+                                      : mat_cols;
     if (v.is_weak() && !v.weak->is_float && extent >= 0 && v.weak->i >= extent) {
       fail(idx[static_cast<size_t>(k)]->loc,
            "index " + v.weak->text() + " is out of range for " +
                (local ? "dimension " + std::to_string(k) + " of the local array '" + arr->name +
                             "' (extent " + std::to_string(extent) + ")"
-                      : "the vector component of '" + arr->name + "' (width " +
-                            std::to_string(width) + ")"));
+                : mat_cols ? std::string(k == rank ? "the rows" : "the columns") + " of '" +
+                                 arr->name + "' (" + std::to_string(extent) + ")"
+                           : "the vector component of '" + arr->name + "' (width " +
+                                 std::to_string(width) + ")"));
     }
     acc.indices.push_back(index(v, idx[static_cast<size_t>(k)]->loc));
+  }
+  if (mat_cols && !whole_element) {  // p[i, r, c]: component r * cols + c
+    ir::Expr c = acc.indices.back();
+    acc.indices.pop_back();
+    ir::Expr r = acc.indices.back();
+    acc.indices.pop_back();
+    r = ir::cast(ir::ScalarType::i64, r);
+    c = ir::cast(ir::ScalarType::i64, c);
+    acc.indices.push_back(ir::add(ir::mul(r, ir::const_i64(mat_cols)), c));
   }
   return acc;
 }

@@ -174,6 +174,26 @@ Value Lowerer::once(const Value& v) {
 
 namespace {
 
+// Whether evaluating the value twice would repeat work or effects.
+bool needs_once(const Value& v) {
+  for (const Value& e : v.tuple) {
+    if (needs_once(e)) return true;
+  }
+  return v.expr && !cheap_to_repeat(v.expr);
+}
+
+}  // namespace
+
+void Lowerer::settle_repeated(Value& a, bool a_repeated, Value& b, bool b_repeated) {
+  // Both, in order, so that a's reads stay before b's.
+  if ((a_repeated && needs_once(a)) || (b_repeated && needs_once(b))) {
+    a = once(a);
+    b = once(b);
+  }
+}
+
+namespace {
+
 // The shapes of two operands of an element-wise construct: one of them may be a number.
 void check_same_shape(const Lowerer& l, const Value& a, const Value& b, const std::string& op,
                       SourceLoc loc) {
@@ -196,11 +216,9 @@ Value Lowerer::vector_binary(BinaryOp op, const Value& a0, const Value& b0, Sour
                     "); a vector is written tack.Vector([...]) or [a, b]");
     }
   }
-  // A number used by every component, and anything before it, is evaluated once.
   Value a = a0, b = b0;
-  if (op == BinaryOp::MatMul || !a.is_vecmat() || !b.is_vecmat()) {
-    a = once(a);
-    b = once(b);
+  if (op != BinaryOp::MatMul) {
+    settle_repeated(a, !a.is_vecmat() && b.is_vecmat(), b, !b.is_vecmat() && a.is_vecmat());
   }
   if (op == BinaryOp::MatMul) {
     for (const Value* v : {&a, &b}) {
@@ -217,6 +235,7 @@ Value Lowerer::vector_binary(BinaryOp op, const Value& a0, const Value& b0, Sour
       fail(loc, "'@' of " + describe(a) + " and " + describe(b) + ": the inner sizes differ (" +
                     std::to_string(k) + " and " + std::to_string(kb) + ")");
     }
+    settle_repeated(a, m > 1, b, n > 1);  // a's components are used m times, b's n times
     std::vector<Value> out;
     for (int r = 0; r < n; ++r) {
       for (int c = 0; c < m; ++c) {
@@ -252,10 +271,7 @@ Value Lowerer::vector_compare(frontend::CompareOp op, const Value& a0, const Val
                               SourceLoc loc) {
   const std::string sop = "'" + std::string(frontend::spelling(op)) + "'";
   Value a = a0, b = b0;
-  if (!a.is_vecmat() || !b.is_vecmat()) {
-    a = once(a);
-    b = once(b);
-  }
+  settle_repeated(a, !a.is_vecmat() && b.is_vecmat(), b, !b.is_vecmat() && a.is_vecmat());
   check_same_shape(*this, a, b, sop, loc);
   const Value& shape = a.is_vecmat() ? a : b;
   std::vector<Value> out;
@@ -790,16 +806,20 @@ Value Lowerer::load_whole(const Access& acc) {
     at.push_back(ir::const_i64(c));
     out.push_back(Value::typed(load(Access{acc.array, std::move(at)})));
   }
-  return make_vector(std::move(out), t.vec_width, 0, frontend::SourceLoc{}, "the element");
+  const int cols = acc.array->mat_cols;
+  return make_vector(std::move(out), cols ? t.vec_width / cols : t.vec_width, cols,
+                     frontend::SourceLoc{}, "the element");
 }
 
 void Lowerer::store_whole(const Access& acc, const Value& value, SourceLoc value_loc) {
   const ir::ArrayType& t = acc.array->array;
   const std::string what = "the array '" + acc.array->name + "'";
-  if (value.is_tuple() && !(value.is_vector() && value.rows == t.vec_width)) {
-    fail(value_loc, "an element of '" + acc.array->name + "' is a vec" +
-                        std::to_string(t.vec_width) + " of " + type_name(t.elem) +
-                        "; it cannot be assigned " + describe(value));
+  const int cols = acc.array->mat_cols, rows = cols ? t.vec_width / cols : t.vec_width;
+  if (value.is_tuple() && !(value.is_vecmat() && value.rows == rows && value.cols == cols)) {
+    fail(value_loc, "an element of '" + acc.array->name + "' is a " +
+                        (cols ? "mat" + std::to_string(rows) + "x" + std::to_string(cols)
+                              : "vec" + std::to_string(rows)) +
+                        " of " + type_name(t.elem) + "; it cannot be assigned " + describe(value));
   }
   // Everything the value reads is read before the first store: p[i] = [p[i, 1], p[i, 0]] swaps.
   std::vector<ir::Expr> parts;

@@ -195,6 +195,10 @@ class Lowerer {
   // The value with every component that is not a leaf saved in a fresh local: a value used
   // more than once is evaluated once.
   Value once(const Value& v);
+  // Operands of which one or both are used more than once (a number broadcast over a vector, a
+  // matrix product's operands): if a repeated one is not a leaf, both are evaluated once, a
+  // first.
+  void settle_repeated(Value& a, bool a_repeated, Value& b, bool b_repeated);
   // v.x / v.y / v.z / v.w.
   Value vector_attribute(const Value& v, const frontend::Attribute& a);
   // v[k], m[i], m[i, j]; k may be a runtime integer for vectors and a matrix's row.

@@ -339,3 +339,103 @@ def test_a_whole_element_store_counts_as_a_write():
     with pytest.raises(ValueError, match="read-only"):
         vv_fill_number(ro)
     assert not backing.any()
+
+
+# ------------------------------------------------------------------ tack.mat arrays, atomics, fill
+
+def mats(data, dtype=np.float32):
+    data = np.ascontiguousarray(data, dtype=dtype)
+    return tack.array(data, dtype=tack.mat(data.shape[-2], data.shape[-1], tdt(dtype)))
+
+
+def test_mat_arrays_are_metadata_like_vec():
+    M = rng(21).standard_normal((5, 2, 3)).astype(np.float32)
+    m = mats(M)
+    assert m.dtype == tack.mat(2, 3, tack.f32) and m.dtype.matrix_shape == (2, 3)
+    assert m.shape == (5,) and m.numpy().shape == (5, 2, 3)
+    assert m[4, 1, 2] == M[4, 1, 2]
+    np.testing.assert_array_equal(m.numpy(), M)
+    with pytest.raises(ValueError, match="last two dimensions"):
+        tack.array(M, dtype=tack.mat(3, 2, tack.f32))
+    with pytest.raises(ValueError, match="at most 4x4"):
+        tack.mat(5, 2, tack.f32)
+    assert tack.mat(2, 2, tack.f32) != tack.vec(4, tack.f32)
+
+
+@tack.kernel
+def vv_mat_array(m, out, v):
+    for i in range(len(m)):
+        a = m[i]
+        out[i] = a.transpose() @ a
+        out[i, 0, 1] = m[i, 2, 2] + a[1, 0]
+        v[i] = a @ [1.0, 2.0, 3.0]
+
+
+def test_mat_array_elements_in_kernels():
+    M = rng(22).standard_normal((N, 3, 3)).astype(np.float32)
+    out, v = tack.zeros(N, dtype=tack.mat(3, 3, tack.f32)), vzeros(N, 3)
+    vv_mat_array(mats(M), out, v)
+    R = np.einsum("nji,njk->nik", M, M)
+    R[:, 0, 1] = M[:, 2, 2] + M[:, 1, 0]
+    np.testing.assert_allclose(out.numpy(), R, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(v.numpy(), M @ np.array([1, 2, 3], np.float32), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_a_mat2x2_and_a_vec4_array_compile_separately():
+    # The variant key tells them apart: a vec4 is indexed (i, c), a mat2x2 (i, r, c).
+    @tack.kernel
+    def vv_sum_mat(a, out):
+        for i in range(len(a)):
+            out[i] = a[i, 0, 1]
+    m = mats(np.arange(8, dtype=np.float32).reshape(2, 2, 2))
+    out = scalars(2)
+    vv_sum_mat(m, out)
+    assert out.numpy().tolist() == [1.0, 5.0]
+    with pytest.raises(tack.CompileError, match="takes 2 indices"):
+        vv_sum_mat(vecs(np.zeros((2, 4), np.float32)), out)
+
+
+@tack.kernel
+def vv_vector_atomics(idx, v, acc, old):
+    for i in range(len(idx)):
+        o = tack.atomic_add(acc, idx[i], v[i])
+        old[i] = o * 0.0 + 1.0
+        tack.atomic_max(acc, 3, [0.0, 100.0, -100.0])
+
+
+def test_vector_atomics_update_every_component():
+    idx = np.array([0, 1, 1, 2, 0, 0], np.int32)
+    V = rng(23).standard_normal((len(idx), 3)).astype(np.float32)
+    acc, old = vzeros(4, 3), vzeros(len(idx), 3)
+    vv_vector_atomics(tack.array(idx), vecs(V), acc, old)
+    ref = np.zeros((4, 3), np.float32)
+    np.add.at(ref, idx, V)
+    ref[3] = [0.0, 100.0, 0.0]
+    np.testing.assert_allclose(acc.numpy(), ref, rtol=1e-5, atol=1e-6)
+    assert (old.numpy() == 1.0).all()
+
+
+@pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address)")
+def test_a_vector_atomic_target_is_checked_for_alignment():
+    raw = np.zeros(256, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    bad = tack.array_from_ptr(raw[start + 2:start + 2 + 48], tack.vec(3, tack.f32), 4,
+                              writable=True)
+    idx, V = tack.array(np.zeros(2, np.int32)), vecs(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="align"):
+        vv_vector_atomics(idx, V, bad, vzeros(2, 3))
+    assert not raw.any()
+
+
+def test_fill_with_a_vector_or_matrix_value():
+    p = vzeros(5, 3)
+    p.fill([1.0, 2.0, 3.0])
+    assert (p.numpy() == [1.0, 2.0, 3.0]).all()
+    m = tack.zeros(3, dtype=tack.mat(2, 2, tack.f64))
+    m.fill(np.array([[1, 2], [3, 4]]))
+    assert (m.numpy() == [[1, 2], [3, 4]]).all()
+    p.fill(7)
+    assert (p.numpy() == 7).all()
+    with pytest.raises(ValueError, match="3 values each; got 2"):
+        p.fill([1.0, 2.0])
