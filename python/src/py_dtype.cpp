@@ -49,8 +49,7 @@ void init_dtype(nb::module_& m) {
           "__ne__", [](const DType& a, nb::handle b) { return equals<DType>(a, b, false); },
           nb::arg("other").none())
       .def("__hash__", [](const DType& d) {
-        return std::hash<int>{}((static_cast<int>(d.scalar) * 64 + d.vector_n) * 8 +
-                                d.matrix_cols);
+        return std::hash<int>{}((static_cast<int>(d.scalar) * 64 + d.vector_n) * 8 + d.matrix_cols);
       });
 
   const std::pair<const char*, DType> scalars[] = {

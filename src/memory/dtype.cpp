@@ -113,10 +113,11 @@ DType mat(int rows, int cols, DType scalar) {
   if (scalar.is_vector())
     throw TypeError("tack.mat(rows, cols, dtype) needs a scalar dtype, got " + scalar.str());
   if (rows < 1 || rows > 4 || cols < 1 || cols > 4)
-    throw ValueError("tack.mat(rows, cols, dtype) needs 1 <= rows, cols <= 4 (kernel matrices "
-                     "are at most 4x4), got " +
-                     std::to_string(rows) + "x" + std::to_string(cols) +
-                     "; use tack.vec(n, dtype) for flat records of up to 16");
+    throw ValueError(
+        "tack.mat(rows, cols, dtype) needs 1 <= rows, cols <= 4 (kernel matrices "
+        "are at most 4x4), got " +
+        std::to_string(rows) + "x" + std::to_string(cols) +
+        "; use tack.vec(n, dtype) for flat records of up to 16");
   return DType(scalar.scalar, rows * cols, cols);
 }
 

@@ -314,8 +314,8 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
       ir::Expr e = l.convert_store(x.is_tuple() ? x.tuple[static_cast<size_t>(k)] : x, arr->type,
                                    c.args[2]->loc, "the array '" + arr->name + "'");
       // Each atomic runs once, in component order, whether or not its old value is used.
-      old.push_back(Value::typed(l.spill(ir::atomic(op, ir::ArrayRef{arr->param, arr->array},
-                                                    std::move(at), e))));
+      old.push_back(Value::typed(
+          l.spill(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, std::move(at), e))));
     }
     Value out = Value::of_tuple(std::move(old));
     out.rows = rows;
@@ -482,152 +482,157 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
   // Everything else is element-wise on vectors and matrices: applied per component, a number
   // argument the same in every one.
   auto apply = [&](std::vector<Value>& args) -> Value {
-  Value& v = args[0];
-  auto refuse_bool = [&](const char* hint) {
-    if (!v.is_weak() && ir::is_bool(v.expr->type)) {
-      fail(exprs[0]->loc, call_name(name) + " of a bool is not supported; " + hint);
-    }
-  };
-  switch (b.kind) {
-    case Kind::Int:
-      if (v.is_weak())
-        return v.weak->is_float ? int_literal(*this, std::trunc(v.weak->f), c.loc, name) : v;
-      if (ir::is_int(v.expr->type)) return v;  // int() of an integer is the integer itself
-      if (ir::is_bool(v.expr->type)) return Value::typed(ir::cast(ScalarType::i32, v.expr));
-      return Value::typed(ir::cast(ScalarType::i64, v.expr));
-    case Kind::Float:
-      if (v.is_weak()) return Value::literal(Constant::of_float(v.weak->as_double()));
-      if (tack::is_float(v.expr->type)) return v;
-      return Value::typed(ir::cast(default_float(), v.expr));
-    case Kind::Bool:
-      return Value::typed(to_bool(v, exprs[0]->loc));
-    case Kind::Abs:
-      refuse_bool("convert it first: int(...)");
-      if (v.is_weak()) {
-        return Value::literal(v.weak->is_float
-                                  ? Constant::of_float(std::fabs(v.weak->f))
-                                  : Constant::of_int(v.weak->i < 0 ? -v.weak->i : v.weak->i));
+    Value& v = args[0];
+    auto refuse_bool = [&](const char* hint) {
+      if (!v.is_weak() && ir::is_bool(v.expr->type)) {
+        fail(exprs[0]->loc, call_name(name) + " of a bool is not supported; " + hint);
       }
-      return Value::typed(ir::call(MathFn::Abs, {v.expr}));
-    case Kind::Min:
-    case Kind::Max:
-      return min_max(*this, b.kind == Kind::Min, args, exprs, name);
-    case Kind::Pow:
-      return binary(frontend::BinaryOp::Pow, args[0], args[1], c.loc);
-    case Kind::Round:
-    case Kind::IntRounding: {
-      refuse_bool("convert it first: int(...)");
-      MathFn fn = b.kind == Kind::Round ? MathFn::Round : b.fn;
-      if (v.is_weak()) {
-        if (!v.weak->is_float) return v;
-        double x = v.weak->f;
-        double r = fn == MathFn::Round   ? round_half_even(x)
-                   : fn == MathFn::Floor ? std::floor(x)
-                   : fn == MathFn::Ceil  ? std::ceil(x)
-                                         : std::trunc(x);
-        return int_literal(*this, r, c.loc, name);
+    };
+    switch (b.kind) {
+      case Kind::Int:
+        if (v.is_weak())
+          return v.weak->is_float ? int_literal(*this, std::trunc(v.weak->f), c.loc, name) : v;
+        if (ir::is_int(v.expr->type)) return v;  // int() of an integer is the integer itself
+        if (ir::is_bool(v.expr->type)) return Value::typed(ir::cast(ScalarType::i32, v.expr));
+        return Value::typed(ir::cast(ScalarType::i64, v.expr));
+      case Kind::Float:
+        if (v.is_weak()) return Value::literal(Constant::of_float(v.weak->as_double()));
+        if (tack::is_float(v.expr->type)) return v;
+        return Value::typed(ir::cast(default_float(), v.expr));
+      case Kind::Bool:
+        return Value::typed(to_bool(v, exprs[0]->loc));
+      case Kind::Abs:
+        refuse_bool("convert it first: int(...)");
+        if (v.is_weak()) {
+          return Value::literal(v.weak->is_float
+                                    ? Constant::of_float(std::fabs(v.weak->f))
+                                    : Constant::of_int(v.weak->i < 0 ? -v.weak->i : v.weak->i));
+        }
+        return Value::typed(ir::call(MathFn::Abs, {v.expr}));
+      case Kind::Min:
+      case Kind::Max:
+        return min_max(*this, b.kind == Kind::Min, args, exprs, name);
+      case Kind::Pow:
+        return binary(frontend::BinaryOp::Pow, args[0], args[1], c.loc);
+      case Kind::Round:
+      case Kind::IntRounding: {
+        refuse_bool("convert it first: int(...)");
+        MathFn fn = b.kind == Kind::Round ? MathFn::Round : b.fn;
+        if (v.is_weak()) {
+          if (!v.weak->is_float) return v;
+          double x = v.weak->f;
+          double r = fn == MathFn::Round   ? round_half_even(x)
+                     : fn == MathFn::Floor ? std::floor(x)
+                     : fn == MathFn::Ceil  ? std::ceil(x)
+                                           : std::trunc(x);
+          return int_literal(*this, r, c.loc, name);
+        }
+        if (ir::is_int(v.expr->type)) return v;
+        // Python's round/math.floor/ceil/trunc give an int: i64, saturating, as int() does.
+        return Value::typed(ir::cast(ScalarType::i64, ir::call(fn, {v.expr})));
       }
-      if (ir::is_int(v.expr->type)) return v;
-      // Python's round/math.floor/ceil/trunc give an int: i64, saturating, as int() does.
-      return Value::typed(ir::cast(ScalarType::i64, ir::call(fn, {v.expr})));
-    }
-    case Kind::FloatFn:
-    case Kind::FloatPow:
-    case Kind::Rsqrt: {
-      for (size_t k = 0; k < args.size(); ++k) {
-        if (!args[k].is_weak() && ir::is_bool(args[k].expr->type)) {
-          fail(exprs[k]->loc, call_name(name) + " takes numbers, got a bool");
+      case Kind::FloatFn:
+      case Kind::FloatPow:
+      case Kind::Rsqrt: {
+        for (size_t k = 0; k < args.size(); ++k) {
+          if (!args[k].is_weak() && ir::is_bool(args[k].expr->type)) {
+            fail(exprs[k]->loc, call_name(name) + " takes numbers, got a bool");
+          }
+        }
+        std::vector<ir::Expr> fargs = float_args(*this, args);
+        if (b.kind == Kind::FloatPow) return Value::typed(ir::power(fargs[0], fargs[1]));
+        if (b.kind == Kind::Rsqrt) {
+          return Value::typed(ir::truediv(ir::float_const(fargs[0]->type, 1.0),
+                                          ir::call(MathFn::Sqrt, {fargs[0]})));
+        }
+        return Value::typed(ir::call(b.fn, fargs));
+      }
+      case Kind::Clamp: {
+        // clamp(x, lo, hi) = min(max(x, lo), hi), in the type the three merge into.
+        ScalarType t = merged_number_type(*this, args, exprs, name);
+        ir::Expr x = coerce(args[0], t, exprs[0]->loc, "the other arguments");
+        ir::Expr lo = coerce(args[1], t, exprs[1]->loc, "the other arguments");
+        ir::Expr hi = coerce(args[2], t, exprs[2]->loc, "the other arguments");
+        return Value::typed(ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, lo}), hi}));
+      }
+      case Kind::Cast:
+        if (v.is_weak()) return Value::typed(make_constant(*v.weak, b.type));
+        return Value::typed(ir::cast(b.type, v.expr));
+      case Kind::Fract:
+      case Kind::Mix:
+      case Kind::Saturate:
+      case Kind::Step:
+      case Kind::Smoothstep: {
+        // Float functions: the arguments' common type, an integer one giving the default float;
+        // each argument used more than once is evaluated once (spilled unless a leaf).
+        refuse_bool("convert it first: float(...)");
+        ScalarType t = merged_number_type(*this, args, exprs, name);
+        if (!tack::is_float(t)) t = default_float();
+        std::vector<ir::Expr> a;
+        for (size_t k = 0; k < args.size(); ++k) {
+          ir::Expr e = coerce(args[k], t, exprs[k]->loc, "the other arguments");
+          a.push_back(cheap_to_repeat(e) ? e : spill(e));
+        }
+        const ir::Expr zero = ir::make_const(t, 0), one = ir::make_const(t, 1);
+        auto clamp01 = [&](const ir::Expr& x) {
+          return ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, zero}), one});
+        };
+        switch (b.kind) {
+          case Kind::Fract:  // x - floor(x): in [0, 1) (1.0 itself for tiny negative x in f32)
+            return Value::typed(ir::sub(a[0], ir::call(MathFn::Floor, {a[0]})));
+          case Kind::Mix:  // a * (1 - t) + b * t: exactly a at t = 0 and b at t = 1
+            return Value::typed(ir::add(ir::mul(a[0], ir::sub(one, a[2])), ir::mul(a[1], a[2])));
+          case Kind::Saturate:
+            return Value::typed(clamp01(a[0]));
+          case Kind::Step:  // step(edge, x): 0 below the edge, 1 from it on
+            return Value::typed(ir::select(ir::lt(a[1], a[0]), zero, one));
+          default: {  // smoothstep(e0, e1, x): 3s^2 - 2s^3 of s = clamp((x - e0) / (e1 - e0))
+            const ir::Expr s =
+                spill(clamp01(ir::truediv(ir::sub(a[2], a[0]), ir::sub(a[1], a[0]))));
+            return Value::typed(ir::mul(
+                ir::mul(s, s), ir::sub(ir::make_const(t, 3), ir::mul(ir::make_const(t, 2), s))));
+          }
         }
       }
-      std::vector<ir::Expr> fargs = float_args(*this, args);
-      if (b.kind == Kind::FloatPow) return Value::typed(ir::power(fargs[0], fargs[1]));
-      if (b.kind == Kind::Rsqrt) {
+      case Kind::Sign: {
+        // NumPy's sign: -1, 0 or 1 in x's type; NaN stays NaN, -0.0 gives 0.
+        refuse_bool("convert it first: int(...)");
+        if (v.is_weak()) {
+          const double x = v.weak->as_double();
+          if (v.weak->is_float) {
+            return Value::literal(Constant::of_float(x > 0    ? 1.0
+                                                     : x < 0  ? -1.0
+                                                     : x == x ? 0.0
+                                                              : x));
+          }
+          return Value::literal(Constant::of_int(x > 0 ? 1 : x < 0 ? -1 : 0));
+        }
+        const ir::Expr x = cheap_to_repeat(v.expr) ? v.expr : spill(v.expr);
+        const ScalarType t = x->type;
+        ir::Expr rest = ir::make_const(t, 0);
+        if (tack::is_float(t)) rest = ir::select(ir::eq(x, x), rest, x);
+        if (ir::is_signed_int(t) || tack::is_float(t)) {
+          rest = ir::select(ir::lt(x, ir::make_const(t, 0)), ir::make_const(t, -1), rest);
+        }
         return Value::typed(
-            ir::truediv(ir::float_const(fargs[0]->type, 1.0), ir::call(MathFn::Sqrt, {fargs[0]})));
+            ir::select(ir::gt(x, ir::make_const(t, 0)), ir::make_const(t, 1), rest));
       }
-      return Value::typed(ir::call(b.fn, fargs));
+      case Kind::Len:
+      case Kind::Atomic:
+      case Kind::Zeros:
+      case Kind::VectorCtor:
+      case Kind::MatrixCtor:
+      case Kind::Any:
+      case Kind::All:
+      case Kind::Select:
+      case Kind::Length:
+      case Kind::Distance:
+      case Kind::Normalize:
+      case Kind::Dot:
+      case Kind::Cross:
+        break;
     }
-    case Kind::Clamp: {
-      // clamp(x, lo, hi) = min(max(x, lo), hi), in the type the three merge into.
-      ScalarType t = merged_number_type(*this, args, exprs, name);
-      ir::Expr x = coerce(args[0], t, exprs[0]->loc, "the other arguments");
-      ir::Expr lo = coerce(args[1], t, exprs[1]->loc, "the other arguments");
-      ir::Expr hi = coerce(args[2], t, exprs[2]->loc, "the other arguments");
-      return Value::typed(ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, lo}), hi}));
-    }
-    case Kind::Cast:
-      if (v.is_weak()) return Value::typed(make_constant(*v.weak, b.type));
-      return Value::typed(ir::cast(b.type, v.expr));
-    case Kind::Fract:
-    case Kind::Mix:
-    case Kind::Saturate:
-    case Kind::Step:
-    case Kind::Smoothstep: {
-      // Float functions: the arguments' common type, an integer one giving the default float;
-      // each argument used more than once is evaluated once (spilled unless a leaf).
-      refuse_bool("convert it first: float(...)");
-      ScalarType t = merged_number_type(*this, args, exprs, name);
-      if (!tack::is_float(t)) t = default_float();
-      std::vector<ir::Expr> a;
-      for (size_t k = 0; k < args.size(); ++k) {
-        ir::Expr e = coerce(args[k], t, exprs[k]->loc, "the other arguments");
-        a.push_back(cheap_to_repeat(e) ? e : spill(e));
-      }
-      const ir::Expr zero = ir::make_const(t, 0), one = ir::make_const(t, 1);
-      auto clamp01 = [&](const ir::Expr& x) {
-        return ir::call(MathFn::Min, {ir::call(MathFn::Max, {x, zero}), one});
-      };
-      switch (b.kind) {
-        case Kind::Fract:  // x - floor(x): in [0, 1) (1.0 itself for tiny negative x in f32)
-          return Value::typed(ir::sub(a[0], ir::call(MathFn::Floor, {a[0]})));
-        case Kind::Mix:  // a * (1 - t) + b * t: exactly a at t = 0 and b at t = 1
-          return Value::typed(ir::add(ir::mul(a[0], ir::sub(one, a[2])), ir::mul(a[1], a[2])));
-        case Kind::Saturate:
-          return Value::typed(clamp01(a[0]));
-        case Kind::Step:  // step(edge, x): 0 below the edge, 1 from it on
-          return Value::typed(ir::select(ir::lt(a[1], a[0]), zero, one));
-        default: {  // smoothstep(e0, e1, x): 3s^2 - 2s^3 of s = clamp((x - e0) / (e1 - e0))
-          const ir::Expr s = spill(clamp01(ir::truediv(ir::sub(a[2], a[0]), ir::sub(a[1], a[0]))));
-          return Value::typed(ir::mul(
-              ir::mul(s, s), ir::sub(ir::make_const(t, 3), ir::mul(ir::make_const(t, 2), s))));
-        }
-      }
-    }
-    case Kind::Sign: {
-      // NumPy's sign: -1, 0 or 1 in x's type; NaN stays NaN, -0.0 gives 0.
-      refuse_bool("convert it first: int(...)");
-      if (v.is_weak()) {
-        const double x = v.weak->as_double();
-        if (v.weak->is_float) {
-          return Value::literal(Constant::of_float(x > 0 ? 1.0 : x < 0 ? -1.0 : x == x ? 0.0 : x));
-        }
-        return Value::literal(Constant::of_int(x > 0 ? 1 : x < 0 ? -1 : 0));
-      }
-      const ir::Expr x = cheap_to_repeat(v.expr) ? v.expr : spill(v.expr);
-      const ScalarType t = x->type;
-      ir::Expr rest = ir::make_const(t, 0);
-      if (tack::is_float(t)) rest = ir::select(ir::eq(x, x), rest, x);
-      if (ir::is_signed_int(t) || tack::is_float(t)) {
-        rest = ir::select(ir::lt(x, ir::make_const(t, 0)), ir::make_const(t, -1), rest);
-      }
-      return Value::typed(ir::select(ir::gt(x, ir::make_const(t, 0)), ir::make_const(t, 1), rest));
-    }
-    case Kind::Len:
-    case Kind::Atomic:
-    case Kind::Zeros:
-    case Kind::VectorCtor:
-    case Kind::MatrixCtor:
-    case Kind::Any:
-    case Kind::All:
-    case Kind::Select:
-    case Kind::Length:
-    case Kind::Distance:
-    case Kind::Normalize:
-    case Kind::Dot:
-    case Kind::Cross:
-      break;
-  }
-  fail(c.loc, "internal: unhandled builtin '" + name + "'");
+    fail(c.loc, "internal: unhandled builtin '" + name + "'");
   };
   std::vector<Value>& all = seq.values();
   const Value* shape = nullptr;

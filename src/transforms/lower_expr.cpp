@@ -787,11 +787,11 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
   acc.whole = whole_element;
   for (int k = 0; k < got; ++k) {
     const Value& v = seq[first + static_cast<size_t>(k)];
-    int64_t extent = local            ? arr->dims[static_cast<size_t>(k)]
-                     : k < rank       ? -1
-                     : !mat_cols      ? width
-                     : k == rank      ? mat_rows
-                                      : mat_cols;
+    int64_t extent = local       ? arr->dims[static_cast<size_t>(k)]
+                     : k < rank  ? -1
+                     : !mat_cols ? width
+                     : k == rank ? mat_rows
+                                 : mat_cols;
     if (v.is_weak() && !v.weak->is_float && extent >= 0 && v.weak->i >= extent) {
       fail(idx[static_cast<size_t>(k)]->loc,
            "index " + v.weak->text() + " is out of range for " +

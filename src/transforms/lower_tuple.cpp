@@ -152,8 +152,9 @@ void Lowerer::assign_tuple(Symbol& s, const std::string& name, const Value& v,
   }
   if (s.rows != v.rows || s.cols != v.cols) {
     Value shape = read_tuple(s);
-    fail(value_loc, "'" + name + "' is " + describe(shape) + " (from its first assignment on line " +
-                        std::to_string(s.loc.line) + "); it cannot be assigned " + describe(v) +
+    fail(value_loc, "'" + name + "' is " + describe(shape) +
+                        " (from its first assignment on line " + std::to_string(s.loc.line) +
+                        "); it cannot be assigned " + describe(v) +
                         "; assign a value of the same shape, or use a new name");
   }
   if (v.tuple.size() != s.elements.size()) {
@@ -188,8 +189,8 @@ void assign_target(Lowerer& l, const frontend::Expr& target, const Value& v, Sou
     if (v.is_matrix()) {  // a matrix unpacks into its rows
       std::vector<Value> rows;
       for (int r = 0; r < v.rows; ++r) {
-        Value row = Value::of_tuple(std::vector<Value>(v.tuple.begin() + r * v.cols,
-                                                       v.tuple.begin() + (r + 1) * v.cols));
+        Value row = Value::of_tuple(
+            std::vector<Value>(v.tuple.begin() + r * v.cols, v.tuple.begin() + (r + 1) * v.cols));
         row.rows = v.cols;
         rows.push_back(std::move(row));
       }
@@ -218,8 +219,9 @@ void assign_target(Lowerer& l, const frontend::Expr& target, const Value& v, Sou
     return;
   }
   if (target.is<frontend::Attribute>()) {
-    l.fail(target.loc, "only a vector local's components can be assigned as attributes (v.x = "
-                       "...)");
+    l.fail(target.loc,
+           "only a vector local's components can be assigned as attributes (v.x = "
+           "...)");
   }
   const auto& sub = *target.as<frontend::Subscript>();
   Sequence seq(l);
@@ -230,8 +232,8 @@ void assign_target(Lowerer& l, const frontend::Expr& target, const Value& v, Sou
     return;
   }
   if (seq[0].is_tuple()) {
-    l.fail(value_loc, "an array element holds one number; it cannot be assigned " +
-                          l.describe(seq[0]));
+    l.fail(value_loc,
+           "an array element holds one number; it cannot be assigned " + l.describe(seq[0]));
   }
   l.emit(l.store(acc, l.convert_store(seq[0], acc.array->type, value_loc,
                                       "the array '" + acc.array->name + "'")));

@@ -22,9 +22,13 @@ std::string shape_name(int rows, int cols) {
               : "vec" + std::to_string(rows);
 }
 
-std::string shape_name(const Value& v) { return shape_name(v.rows, v.cols); }
+std::string shape_name(const Value& v) {
+  return shape_name(v.rows, v.cols);
+}
 
-std::string quoted(BinaryOp op) { return "'" + std::string(frontend::spelling(op)) + "'"; }
+std::string quoted(BinaryOp op) {
+  return "'" + std::string(frontend::spelling(op)) + "'";
+}
 
 Value vector_of(std::vector<Value> components) {
   Value v = Value::of_tuple(std::move(components));
@@ -54,13 +58,16 @@ Value Lowerer::operand(const frontend::Expr& e) {
   return v;
 }
 
-ScalarType Lowerer::component_type(const Value& v) const { return type_of(v.tuple[0]); }
+ScalarType Lowerer::component_type(const Value& v) const {
+  return type_of(v.tuple[0]);
+}
 
 Value Lowerer::make_vector(std::vector<Value> components, int rows, int cols, SourceLoc loc,
                            const std::string& what) {
   if (rows < 1 || rows > kMaxSide || cols < 0 || cols > kMaxSide) {
-    fail(loc, what + " has " + (cols ? std::to_string(rows) + "x" + std::to_string(cols)
-                                     : std::to_string(rows) + " components") +
+    fail(loc, what + " has " +
+                  (cols ? std::to_string(rows) + "x" + std::to_string(cols)
+                        : std::to_string(rows) + " components") +
                   "; Tack's vectors have 1 to 4 components and its matrices are at most 4x4; "
                   "use a local array (tack.local_array) for more");
   }
@@ -72,9 +79,9 @@ Value Lowerer::make_vector(std::vector<Value> components, int rows, int cols, So
     }
     if (c.is_none()) fail(loc, what + ": a call in it returns no value");
     if (c.is_tuple()) {
-      fail(loc, what + " holds numbers; this component is " + describe(c) +
-                    (c.is_vector() && !cols ? "; a matrix is written with rows: [[a, b], [c, d]]"
-                                            : ""));
+      fail(loc,
+           what + " holds numbers; this component is " + describe(c) +
+               (c.is_vector() && !cols ? "; a matrix is written with rows: [[a, b], [c, d]]" : ""));
     }
     const bool b = !c.is_weak() && ir::is_bool(c.expr->type);
     any_bool = any_bool || b;
@@ -83,8 +90,9 @@ Value Lowerer::make_vector(std::vector<Value> components, int rows, int cols, So
     any_float = any_float || (c.is_weak() && c.weak->is_float);
   }
   if (any_bool && any_number) {
-    fail(loc, what + " mixes bools and numbers; a vector's components have one type: convert "
-                     "the bools (int(b)) or compare the numbers (x != 0)");
+    fail(loc, what +
+                  " mixes bools and numbers; a vector's components have one type: convert "
+                  "the bools (int(b)) or compare the numbers (x != 0)");
   }
   Value out = Value::of_tuple({});
   if (!any_typed) {
@@ -115,8 +123,8 @@ Value Lowerer::lower_list(const frontend::Tuple& t) {
   for (const frontend::ExprPtr& e : t.elements) seq.add_operand(*e);
   std::vector<Value>& items = seq.values();
   const std::string what = "this list";
-  if (!items[0].is_vecmat()) return make_vector(std::move(items), static_cast<int>(items.size()),
-                                                0, t.loc, what);
+  if (!items[0].is_vecmat())
+    return make_vector(std::move(items), static_cast<int>(items.size()), 0, t.loc, what);
   // A matrix from its rows: [[a, b], [c, d]] or [u, v] of vectors of one length.
   std::vector<Value> components;
   const int n = items[0].rows;
@@ -124,8 +132,8 @@ Value Lowerer::lower_list(const frontend::Tuple& t) {
     const Value& row = items[r];
     if (!row.is_vector() || row.rows != n) {
       fail(t.elements[r]->loc, "the rows of a matrix are vectors of one length; row 0 is a " +
-                                   shape_name(items[0]) + " and row " + std::to_string(r) +
-                                   " is " + describe(row));
+                                   shape_name(items[0]) + " and row " + std::to_string(r) + " is " +
+                                   describe(row));
     }
     components.insert(components.end(), row.tuple.begin(), row.tuple.end());
   }
@@ -144,9 +152,8 @@ Value Lowerer::construct_vector(const frontend::Call& c, bool matrix) {
   }
   Value v = operand(*c.args[0]);
   if (!v.is_vecmat() || v.is_matrix() != matrix) {
-    fail(c.args[0]->loc, name + "() takes " +
-                             (matrix ? "a list of rows" : "a list of components") + " (" +
-                             example + "); this is " + describe(v));
+    fail(c.args[0]->loc, name + "() takes " + (matrix ? "a list of rows" : "a list of components") +
+                             " (" + example + "); this is " + describe(v));
   }
   if (c.args.size() == 2) {
     std::optional<ScalarType> t = dtype_named(*c.args[1]);
@@ -205,7 +212,9 @@ void check_same_shape(const Lowerer& l, const Value& a, const Value& b, const st
 }
 
 // Element k of an operand: its component, or the number itself.
-const Value& element(const Value& v, size_t k) { return v.is_vecmat() ? v.tuple[k] : v; }
+const Value& element(const Value& v, size_t k) {
+  return v.is_vecmat() ? v.tuple[k] : v;
+}
 
 }  // namespace
 
@@ -288,14 +297,14 @@ Value Lowerer::vector_attribute(const Value& v, const frontend::Attribute& a) {
     if (static_cast<int>(k) >= v.rows) {
       std::string have;
       for (int j = 0; j < v.rows; ++j) have += (j ? ", ." : ".") + std::string(1, kLetters[j]);
-      fail(a.attr_loc, "'." + attr + "' is out of range for " + describe(v) + ", which has " +
-                           have);
+      fail(a.attr_loc,
+           "'." + attr + "' is out of range for " + describe(v) + ", which has " + have);
     }
     return v.tuple[k];
   }
   static const char* const kMethods[] = {
-      "dot",   "cross", "norm",      "norm_sqr", "normalized",  "sum",     "min",
-      "max",   "any",   "all",       "transpose", "trace",      "determinant", "inverse"};
+      "dot", "cross", "norm", "norm_sqr",  "normalized", "sum",         "min",
+      "max", "any",   "all",  "transpose", "trace",      "determinant", "inverse"};
   for (const char* m : kMethods) {
     if (attr == m) fail(a.attr_loc, "'" + attr + "' is a method; call it: ." + attr + "()");
   }
@@ -361,8 +370,8 @@ Value select_item(Lowerer& l, const std::vector<Value>& items, const ir::Expr& k
     if (items[j].is_tuple()) {
       std::vector<Value> parts;
       for (size_t c = 0; c < items[j].tuple.size(); ++c) {
-        parts.push_back(Value::typed(
-            ir::select(hit, l.typed(items[j].tuple[c]), l.typed(out.tuple[c]))));
+        parts.push_back(
+            Value::typed(ir::select(hit, l.typed(items[j].tuple[c]), l.typed(out.tuple[c]))));
       }
       out = Value::like(items[j], std::move(parts));
     } else {
@@ -377,8 +386,8 @@ std::vector<Value> items_of(const Value& v) {
   if (!v.is_matrix()) return v.tuple;
   std::vector<Value> rows;
   for (int r = 0; r < v.rows; ++r) {
-    rows.push_back(vector_of(std::vector<Value>(v.tuple.begin() + r * v.cols,
-                                                v.tuple.begin() + (r + 1) * v.cols)));
+    rows.push_back(vector_of(
+        std::vector<Value>(v.tuple.begin() + r * v.cols, v.tuple.begin() + (r + 1) * v.cols)));
   }
   return rows;
 }
@@ -448,11 +457,11 @@ Value Lowerer::vector_method(const std::string& method, std::vector<Value> seq, 
   const size_t nargs = seq.size() - 1;
   auto args = [&](size_t lo, size_t hi, const std::string& usage) {
     if (nargs < lo || nargs > hi) {
-      fail(loc, "." + method + "() takes " +
-                    (lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " +
-                                                         std::to_string(hi)) +
-                    (hi == 1 && lo == 1 ? " argument" : " arguments") + " (" + usage + "), got " +
-                    std::to_string(nargs));
+      fail(loc,
+           "." + method + "() takes " +
+               (lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi)) +
+               (hi == 1 && lo == 1 ? " argument" : " arguments") + " (" + usage + "), got " +
+               std::to_string(nargs));
     }
   };
   auto need_vector = [&](const Value& v, const std::string& role) {
@@ -462,8 +471,8 @@ Value Lowerer::vector_method(const std::string& method, std::vector<Value> seq, 
   };
   auto need_numbers = [&](const Value& v) {
     if (ir::is_bool(component_type(v))) {
-      fail(loc, "." + method + "() takes numbers; " + describe(v) +
-                    " is a mask (use .any() or .all())");
+      fail(loc,
+           "." + method + "() takes numbers; " + describe(v) + " is a mask (use .any() or .all())");
     }
   };
   auto need_square = [&](int most) {
@@ -490,9 +499,10 @@ Value Lowerer::vector_method(const std::string& method, std::vector<Value> seq, 
     const Value& o = seq[1];
     if (!self.is_vector() || !o.is_vector() || self.rows != o.rows ||
         (self.rows != 3 && self.rows != 2)) {
-      fail(loc, ".cross() takes two vec3 (or two vec2, giving the scalar z of their product); "
-                "here " +
-                    describe(self) + " and " + describe(o));
+      fail(loc,
+           ".cross() takes two vec3 (or two vec2, giving the scalar z of their product); "
+           "here " +
+               describe(self) + " and " + describe(o));
     }
     need_numbers(self);
     need_numbers(o);
@@ -599,8 +609,8 @@ Value Lowerer::vector_method(const std::string& method, std::vector<Value> seq, 
     return make_vector(std::move(out), n, n, loc, ".inverse()");
   }
   fail(loc, describe(self) + " has no method '" + method +
-                        "'; vectors have .dot .cross .norm .norm_sqr .normalized .sum .min .max "
-                        ".any .all, matrices also .transpose .trace .determinant .inverse");
+                "'; vectors have .dot .cross .norm .norm_sqr .normalized .sum .min .max "
+                ".any .all, matrices also .transpose .trace .determinant .inverse");
 }
 
 Value Lowerer::reduce_mask(const Value& v, bool any, SourceLoc loc) {
@@ -615,15 +625,15 @@ Value Lowerer::reduce_mask(const Value& v, bool any, SourceLoc loc) {
 
 Value Lowerer::vector_select(const Value& mask, const Value& a, const Value& b, SourceLoc loc) {
   for (const Value* v : {&mask, &a, &b}) {
-    if (v->is_plain_tuple()) fail(loc, "tack.select() takes numbers, bools and vectors, not " +
-                                           describe(*v));
+    if (v->is_plain_tuple())
+      fail(loc, "tack.select() takes numbers, bools and vectors, not " + describe(*v));
   }
   const Value* shape = nullptr;
   for (const Value* v : {&mask, &a, &b}) {
     if (!v->is_vecmat()) continue;
     if (shape && (shape->rows != v->rows || shape->cols != v->cols)) {
-      fail(loc, "tack.select() of " + describe(mask) + ", " + describe(a) + " and " +
-                    describe(b) + ": the vectors must have one shape");
+      fail(loc, "tack.select() of " + describe(mask) + ", " + describe(a) + " and " + describe(b) +
+                    ": the vectors must have one shape");
     }
     shape = v;
   }
@@ -658,8 +668,8 @@ Symbol* component_base(Lowerer& l, const frontend::Expr& target,
   std::vector<const frontend::Subscript*> chain;
   if (const auto* a = target.as<frontend::Attribute>()) {
     base = a->value.get();
-    const size_t k = a->attr.size() == 1 ? std::string(kLetters).find(a->attr[0])
-                                         : std::string::npos;
+    const size_t k =
+        a->attr.size() == 1 ? std::string(kLetters).find(a->attr[0]) : std::string::npos;
     if (letter) *letter = k == std::string::npos ? -2 : static_cast<int>(k);
   }
   while (const auto* sub = base->as<frontend::Subscript>()) {
@@ -690,8 +700,9 @@ void Lowerer::assign_component(const frontend::Expr& target, const Value& value0
   int letter = -1;
   Symbol* s = component_base(*this, target, &idx, &letter);
   if (!s) {
-    fail(target.loc, "only a vector's components (v.x = ..., v[k] = ...) and a matrix's "
-                     "elements (m[i, j] = ...) can be assigned this way");
+    fail(target.loc,
+         "only a vector's components (v.x = ..., v[k] = ...) and a matrix's "
+         "elements (m[i, j] = ...) can be assigned this way");
   }
   const std::string& name = s->name;
   if (!s->assigned) {
@@ -711,8 +722,8 @@ void Lowerer::assign_component(const frontend::Expr& target, const Value& value0
   std::vector<int> sizes;
   if (letter >= 0) {
     if (!whole.is_vector() || letter >= whole.rows) {
-      fail(target.loc, "'" + std::string(1, kLetters[letter]) + "' is not a component of '" +
-                           name + "' (" + describe(whole) + ")");
+      fail(target.loc, "'" + std::string(1, kLetters[letter]) + "' is not a component of '" + name +
+                           "' (" + describe(whole) + ")");
     }
     at.push_back(ItemIndex{letter, nullptr});
   } else if (letter == -2) {
@@ -721,16 +732,16 @@ void Lowerer::assign_component(const frontend::Expr& target, const Value& value0
   }
   const int most = whole.is_matrix() ? 2 : 1;
   if (letter < 0 && (idx.empty() || static_cast<int>(idx.size()) > most)) {
-    fail(target.loc, "'" + name + "' is " + describe(whole) + " and takes " +
-                         (whole.is_matrix() ? "one index (a row) or two (an element)"
-                                            : "one index") +
-                         ", got " + std::to_string(idx.size()));
+    fail(target.loc,
+         "'" + name + "' is " + describe(whole) + " and takes " +
+             (whole.is_matrix() ? "one index (a row) or two (an element)" : "one index") +
+             ", got " + std::to_string(idx.size()));
   }
   Value v = settle(value0);  // the right side first: v[k] = v[0] + 1 reads the old v[0]
   for (size_t k = 0; k < idx.size(); ++k) {
     Value iv = scalar(*idx[k]);
-    at.push_back(resolve_index(*this, iv, k == 0 ? whole.rows : whole.cols, idx[k]->loc,
-                               "'" + name + "'"));
+    at.push_back(
+        resolve_index(*this, iv, k == 0 ? whole.rows : whole.cols, idx[k]->loc, "'" + name + "'"));
   }
   // The flat components the target covers, each with the condition that selects it (null:
   // always), and the part of the value it takes.
@@ -753,15 +764,15 @@ void Lowerer::assign_component(const frontend::Expr& target, const Value& value0
     if (element && whole.is_matrix()) {
       for (int c = 0; c < cols; ++c) {
         if (at[1].constant && *at[1].constant != c) continue;
-        parts.push_back(Part{static_cast<size_t>(r * cols + c), both(hit(at[0], r), hit(at[1], c)),
-                             0});
+        parts.push_back(
+            Part{static_cast<size_t>(r * cols + c), both(hit(at[0], r), hit(at[1], c)), 0});
       }
     } else if (element) {
       parts.push_back(Part{static_cast<size_t>(r), hit(at[0], r), 0});
     } else {
       for (int c = 0; c < cols; ++c) {
-        parts.push_back(Part{static_cast<size_t>(r * cols + c), hit(at[0], r),
-                             static_cast<size_t>(c)});
+        parts.push_back(
+            Part{static_cast<size_t>(r * cols + c), hit(at[0], r), static_cast<size_t>(c)});
       }
     }
   }

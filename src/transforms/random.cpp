@@ -187,10 +187,9 @@ Value Lowerer::lower_random(const std::string& name, const frontend::Call& c) {
   const ir::Expr r = bind(ir::call(
       ir::MathFn::Sqrt,
       {ir::call(ir::MathFn::Max, {ir::sub(one, ir::mul(z, z)), ir::float_const(t, 0.0)})}));
-  return result(
-      as_vector(Value::of_tuple({Value::typed(ir::mul(r, ir::call(ir::MathFn::Cos, {angle}))),
-                                 Value::typed(ir::mul(r, ir::call(ir::MathFn::Sin, {angle}))),
-                                 Value::typed(z)})));
+  return result(as_vector(Value::of_tuple(
+      {Value::typed(ir::mul(r, ir::call(ir::MathFn::Cos, {angle}))),
+       Value::typed(ir::mul(r, ir::call(ir::MathFn::Sin, {angle}))), Value::typed(z)})));
 }
 
 }  // namespace tack::transforms::lowering

@@ -44,13 +44,13 @@ struct Symbol {
   bool carried = false;
   frontend::SourceLoc carried_loc;
 
-  ir::Expr value;                      // Value: the expression it stands for
-  int param = -1;                      // ArrayParam: index into the kernel's parameters
-  ir::ArrayType array;                 // ArrayParam
-  int mat_cols = 0;  // ArrayParam of tack.mat(r, c, t): c (array.vec_width is r * c)
-  std::vector<int64_t> dims;           // LocalArray
-  std::vector<Symbol*> elements;       // Tuple: always typed and assigned; the tuple's flags count
-  int rows = 0, cols = 0;              // Tuple holding a vector or matrix: as Value's
+  ir::Expr value;                 // Value: the expression it stands for
+  int param = -1;                 // ArrayParam: index into the kernel's parameters
+  ir::ArrayType array;            // ArrayParam
+  int mat_cols = 0;               // ArrayParam of tack.mat(r, c, t): c (array.vec_width is r * c)
+  std::vector<int64_t> dims;      // LocalArray
+  std::vector<Symbol*> elements;  // Tuple: always typed and assigned; the tuple's flags count
+  int rows = 0, cols = 0;         // Tuple holding a vector or matrix: as Value's
   std::vector<ir::Stmt> hoisted_lets;  // Tuple first assigned inside an if/loop: its elements
 
   bool is_array() const { return kind == SymbolKind::ArrayParam || kind == SymbolKind::LocalArray; }

@@ -439,3 +439,56 @@ def test_fill_with_a_vector_or_matrix_value():
     assert (p.numpy() == 7).all()
     with pytest.raises(ValueError, match="3 values each; got 2"):
         p.fill([1.0, 2.0])
+
+
+# ------------------------------------------------------------------ cost: vector code == scalar code
+
+@tack.kernel
+def vv_pairs_vector(pos, mass, acc):
+    for i in range(len(pos)):
+        p = pos[i]
+        a = tack.Vector([0.0, 0.0, 0.0])
+        for j in range(len(pos)):
+            d = pos[j] - p
+            inv = 1.0 / tack.sqrt(d.norm_sqr() + 1e-4)
+            a += d * (mass[j] * inv * inv * inv)
+        acc[i] = a
+
+
+@tack.kernel
+def vv_pairs_scalar(pos, mass, acc):
+    for i in range(len(pos)):
+        px = pos[i, 0]
+        py = pos[i, 1]
+        pz = pos[i, 2]
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(len(pos)):
+            dx = pos[j, 0] - px
+            dy = pos[j, 1] - py
+            dz = pos[j, 2] - pz
+            inv = 1.0 / tack.sqrt(dx * dx + dy * dy + dz * dz + 1e-4)
+            s = mass[j] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+@pytest.mark.cpu_only("compares LLVM IR (tack.inspect's optimized mode on the CPU)")
+def test_vector_code_optimizes_to_the_scalar_code():
+    import collections
+    import re
+    pos, mass, acc = vzeros(16, 3), scalars(16), vzeros(16, 3)
+    counts = []
+    for k in (vv_pairs_vector, vv_pairs_scalar):
+        text = tack.inspect(k, pos, mass, acc, mode="optimized")
+        counts.append(collections.Counter(re.findall(r"= (\w+) ", text)))
+    assert counts[0] == counts[1]
+    vv_pairs_vector(vecs(points(16)), tack.array(np.ones(16, np.float32)), acc)
+    ref = acc.numpy().copy()
+    vv_pairs_scalar(vecs(points(16)), tack.array(np.ones(16, np.float32)), acc)
+    np.testing.assert_allclose(acc.numpy(), ref, rtol=1e-6)
