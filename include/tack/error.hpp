@@ -35,6 +35,13 @@ class RuntimeError : public Error {
   using Error::Error;
 };
 
+// A kernel's `assert` that failed in debug mode (docs/language.md, "print and assert"): names
+// the kernel, the line and the iteration. Python's AssertionError.
+class AssertionError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Data that cannot be handed over as asked: a DLPack export to another device, or one that
 // would need a copy when copy=False was given. Python's BufferError, as the DLPack Python
 // specification names it.

@@ -38,6 +38,8 @@ void translate(const std::exception_ptr& p, void*) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const BufferError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const AssertionError& e) {
+    PyErr_SetString(PyExc_AssertionError, e.what());
   } catch (const RuntimeError& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (const InternalError& e) {
@@ -74,6 +76,7 @@ void init_errors(nb::module_& m) {
         if (kind == "value") throw ValueError(message);
         if (kind == "index") throw IndexError(message);
         if (kind == "buffer") throw BufferError(message);
+        if (kind == "assertion") throw AssertionError(message);
         if (kind == "runtime") throw RuntimeError(message);
         if (kind == "internal") throw InternalError(message);
         if (kind == "compile")

@@ -10,22 +10,27 @@
 
 namespace tack::codegen {
 
-// Filled by the first out-of-bounds access of a debug-mode launch. `failed` is set atomically
-// (compare-and-swap 0 -> 1) so that only the first violating access writes the other fields;
-// read it after the launch has completed. param is the parameter index, or -1 for a local array.
+// Filled by the first out-of-bounds access or failed assert of a debug-mode launch. `failed` is
+// set atomically (compare-and-swap 0 -> 1) so that only the first violation writes the other
+// fields; read it after the launch has completed. param is the parameter index, -1 for a local
+// array, or kAssertParam for an assert: then dim is the assert's site (ir::Function::asserts)
+// and index, extent and extra the iteration's loop variables (as many as the parallel dims).
+inline constexpr int32_t kAssertParam = -2;
 struct TackDebugStatus {
   int32_t failed = 0;
   int32_t param = 0;
   int32_t dim = 0;
   int64_t index = 0;
   int64_t extent = 0;
+  int64_t extra = 0;
 };
 static_assert(offsetof(TackDebugStatus, failed) == 0);
 static_assert(offsetof(TackDebugStatus, param) == 4);
 static_assert(offsetof(TackDebugStatus, dim) == 8);
 static_assert(offsetof(TackDebugStatus, index) == 16);
 static_assert(offsetof(TackDebugStatus, extent) == 24);
-static_assert(sizeof(TackDebugStatus) == 32);
+static_assert(offsetof(TackDebugStatus, extra) == 32);
+static_assert(sizeof(TackDebugStatus) == 40);
 
 // void chunk(const uint64_t* args, int64_t begin, int64_t end, TackDebugStatus* status):
 // runs iterations [begin, end) of the linearized parallel loop (row-major over the ParallelFor's

@@ -43,6 +43,22 @@ std::string shape_of_param(const Array& a) {
                    "); debug mode skipped the access");
 }
 
+// The AssertionError of a debug-mode launch whose status recorded a failed assert.
+[[noreturn]] void raise_assertion(const std::string& kernel, const ir::Function& f,
+                                  const codegen::TackDebugStatus& status) {
+  const ir::AssertSite& site = f.asserts.at(static_cast<std::size_t>(status.dim));
+  std::string iteration;
+  const ir::ParallelFor* loop = f.parallel_for();
+  const std::int64_t at[3] = {status.index, status.extent, status.extra};
+  for (std::size_t d = 0; loop && d < loop->dims.size() && d < 3; ++d) {
+    iteration += (d ? ", " : "") + loop->dims[d].name + "=" + std::to_string(at[d]);
+  }
+  throw AssertionError("kernel '" + kernel + "', line " + std::to_string(site.line) +
+                       ", iteration " + iteration + ": " +
+                       (site.message.empty() ? "assertion failed" : site.message) + " (assert " +
+                       site.text + ")");
+}
+
 }  // namespace
 
 std::uint64_t VariantKey::hash() const {
@@ -307,7 +323,9 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     if (written[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
   }
-  if (status.failed) raise_out_of_bounds(name_, param_names_, args, status);
+  if (!status.failed) return;
+  if (status.param == codegen::kAssertParam) raise_assertion(name_, v.kernel.ir, status);
+  raise_out_of_bounds(name_, param_names_, args, status);
 }
 
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {

@@ -245,9 +245,14 @@ class Dumper {
     out_ << ')';
   }
   void expr_node(const Tuple& e) {
-    head("tuple", e.loc);
+    head(e.list ? "list" : "tuple", e.loc);
     list(e.elements);
     out_ << ')';
+  }
+
+  void expr_node(const String& e) {
+    head("string", e.loc);
+    out_ << ' ' << e.value.size() << ')';
   }
 
   void list(const std::vector<ExprPtr>& v) {
@@ -347,6 +352,13 @@ class Dumper {
     head("pass", s.loc);
     out_ << ')';
   }
+  void stmt_node(const Assert& s, int) {
+    head("assert", s.loc);
+    out_ << ' ';
+    expr(*s.test);
+    out_ << ')';
+  }
+
   void stmt_node(const Return& s, int) {
     head("return", s.loc);
     if (s.value) {

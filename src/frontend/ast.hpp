@@ -43,7 +43,8 @@ inline constexpr int kMaxBlockDepth = 100;
   X(Logical)                   \
   X(Compare)                   \
   X(Conditional)               \
-  X(Tuple)
+  X(Tuple)                     \
+  X(String)
 
 #define TACK_FRONTEND_STMTS(X) \
   X(Assign)                    \
@@ -55,7 +56,8 @@ inline constexpr int kMaxBlockDepth = 100;
   X(Break)                     \
   X(Continue)                  \
   X(Pass)                      \
-  X(Return)
+  X(Return)                    \
+  X(Assert)
 
 enum class ExprKind : std::uint8_t {
 #define TACK_X(name) name,
@@ -223,6 +225,12 @@ struct Tuple final : Expr {
   bool list = false;              // written [a, b, ...]: a vector (or, nested, a matrix) value
 };
 
+// A string literal: only an argument of print() (the lowering refuses it anywhere else).
+struct String final : Expr {
+  TACK_FRONTEND_EXPR_HEAD(String)
+  std::string value;  // decoded (escapes resolved); adjacent literals concatenated
+};
+
 #undef TACK_FRONTEND_EXPR_HEAD
 
 // ---------------------------------------------------------------------------------------------
@@ -337,6 +345,14 @@ struct Pass final : Stmt {
 struct Return final : Stmt {
   TACK_FRONTEND_STMT_HEAD(Return)
   ExprPtr value;  // may be null
+};
+
+// assert test[, "message"]: checked in debug mode only (docs/language.md, "print and assert").
+struct Assert final : Stmt {
+  TACK_FRONTEND_STMT_HEAD(Assert)
+  ExprPtr test;
+  std::string message;  // empty when none was given
+  std::string text;     // the test as written, for the AssertionError's message
 };
 
 #undef TACK_FRONTEND_STMT_HEAD
@@ -479,6 +495,8 @@ void for_each_child(const Expr& e, F&& f) {
     case ExprKind::Tuple:
       each(static_cast<const Tuple&>(e).elements);
       return;
+    case ExprKind::String:
+      return;
   }
 }
 
@@ -509,6 +527,9 @@ void for_each_expr(const Stmt& s, F&& f) {
       return;
     case StmtKind::Return:
       if (const auto& v = static_cast<const Return&>(s).value) f(*v);
+      return;
+    case StmtKind::Assert:
+      f(*static_cast<const Assert&>(s).test);
       return;
     case StmtKind::Break:
     case StmtKind::Continue:

@@ -291,8 +291,25 @@ StmtPtr Parser::parse_simple() {
       unsupported(loc, "'" + std::string(t.text) + "' declarations are");
     case TokenKind::KwDel:
       unsupported(loc, "'del' statements are");
-    case TokenKind::KwAssert:
-      unsupported(loc, "'assert' statements are");
+    case TokenKind::KwAssert: {
+      advance();
+      auto node = std::make_unique<Assert>(loc);
+      const std::size_t first = pos_;
+      node->test = parse_expression();
+      const Token& last = tokens_[pos_ - 1];
+      node->text = std::string(tokens_[first].text.data(),
+                               last.text.data() + last.text.size() - tokens_[first].text.data());
+      if (accept(TokenKind::Comma)) {
+        ExprPtr message = parse_expression();
+        const auto* s = message->as<String>();
+        if (!s) {
+          unsupported(message->loc, "an assert message other than a string literal is",
+                      "write the message as a string: assert x > 0, \"x must be positive\"");
+        }
+        node->message = s->value;
+      }
+      return node;
+    }
     case TokenKind::KwRaise:
       unsupported(loc, "'raise' statements are");
     default:

@@ -1,6 +1,7 @@
 // Recursive-descent parser for the kernel language: expressions, in Python's precedence order
 // from loosest to tightest, so that -x**2, 2**-1, a < b < c and a if c else b mean what they
 // mean in Python.
+#include <cctype>
 #include <string>
 #include <utility>
 
@@ -372,7 +373,7 @@ ExprPtr Parser::parse_atom() {
     case TokenKind::KwNone:
       unsupported(t.loc, "None is");
     case TokenKind::String:
-      unsupported(t.loc, "string literals are", "a string may only be a function's docstring");
+      return parse_string();
     case TokenKind::LBracket:
       return parse_list();
     case TokenKind::LBrace:
@@ -390,6 +391,74 @@ ExprPtr Parser::parse_atom() {
     default:
       fail(t.loc, "expected an expression, found " + describe(t));
   }
+}
+
+// A string literal (adjacent ones concatenated, as in Python): plain or raw; f-strings and bytes
+// are refused. Escapes are Python's common ones; an unknown escape keeps its backslash.
+ExprPtr Parser::parse_string() {
+  auto node = std::make_unique<String>(peek().loc);
+  while (peek().kind == TokenKind::String) {
+    const Token& t = advance();
+    std::string_view raw = t.text;
+    std::size_t q = 0;
+    bool is_raw = false;
+    while (q < raw.size() && raw[q] != '\'' && raw[q] != '"') {
+      const char p = static_cast<char>(raw[q] | 0x20);
+      if (p == 'f') unsupported(t.loc, "f-strings are", "pass the values to print() instead");
+      if (p == 'b') unsupported(t.loc, "bytes literals are");
+      is_raw = is_raw || p == 'r';
+      ++q;
+    }
+    const bool triple = raw.size() >= q + 6 && raw[q + 1] == raw[q] && raw[q + 2] == raw[q];
+    const std::size_t quotes = triple ? 3 : 1;
+    std::string_view body = raw.substr(q + quotes, raw.size() - q - 2 * quotes);
+    std::string& out = node->value;
+    for (std::size_t k = 0; k < body.size(); ++k) {
+      const char c = body[k];
+      if (c != '\\' || is_raw || k + 1 == body.size()) {
+        out += c;
+        continue;
+      }
+      const char e = body[++k];
+      switch (e) {
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case '0':
+          out += '\0';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case '\n':
+          break;  // a line continuation inside the literal
+        case 'x':
+          if (k + 2 < body.size() && std::isxdigit(static_cast<unsigned char>(body[k + 1])) &&
+              std::isxdigit(static_cast<unsigned char>(body[k + 2]))) {
+            out += static_cast<char>(std::stoi(std::string(body.substr(k + 1, 2)), nullptr, 16));
+            k += 2;
+            break;
+          }
+          [[fallthrough]];
+        default:
+          out += '\\';
+          out += e;
+      }
+    }
+  }
+  return finish(std::move(node));
 }
 
 ExprPtr Parser::parse_list() {

@@ -182,6 +182,7 @@ class Parser {
 
   // (e) or a tuple (a, b[,])
   ExprPtr parse_list();
+  ExprPtr parse_string();
   ExprPtr parse_parenthesized();
 
   Module module_;

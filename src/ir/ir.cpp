@@ -295,6 +295,15 @@ Stmt Break::make() {
 Stmt Continue::make() {
   return std::make_shared<const Continue>();
 }
+Stmt Print::make(std::vector<PrintPart> parts) {
+  return std::make_shared<const Print>(std::move(parts));
+}
+
+Stmt Assert::make(Expr cond, int site, std::vector<Expr> iteration) {
+  TACK_INTERNAL_ASSERT(cond != nullptr, "Assert without a condition");
+  return std::make_shared<const Assert>(std::move(cond), site, std::move(iteration));
+}
+
 Stmt ExprStmt::make(Expr expr) {
   TACK_INTERNAL_ASSERT(expr != nullptr, "ExprStmt without an expression");
   return std::make_shared<const ExprStmt>(std::move(expr));

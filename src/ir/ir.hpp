@@ -482,6 +482,33 @@ struct ExprStmt final : StmtNode {
   Expr expr;
 };
 
+// print(...): one line of output, written at once (lines of different iterations never mix).
+// Each part is text or a value (a number or bool); the backends format values as
+// docs/language.md says ("print and assert").
+struct PrintPart {
+  std::string text;  // when value is null
+  Expr value;
+};
+struct Print final : StmtNode {
+  TACK_IR_NODE(Print)
+  explicit Print(std::vector<PrintPart> p) : StmtNode(kKind), parts(std::move(p)) {}
+  static Stmt make(std::vector<PrintPart> parts);
+  std::vector<PrintPart> parts;
+};
+
+// assert cond: in a checking (debug) variant, a false cond records assertion `site` (an index
+// into Function::asserts) and the iteration (the parallel loop's variables) in the debug status,
+// the first failure winning; other variants compile it to nothing.
+struct Assert final : StmtNode {
+  TACK_IR_NODE(Assert)
+  Assert(Expr c, int s, std::vector<Expr> it)
+      : StmtNode(kKind), cond(std::move(c)), site(s), iteration(std::move(it)) {}
+  static Stmt make(Expr cond, int site, std::vector<Expr> iteration);
+  Expr cond;
+  int site;
+  std::vector<Expr> iteration;  // i64, one per parallel dim (1 to 3)
+};
+
 // One dimension of the parallel loop: name in range(start, stop, step), as For. Lowering keeps
 // Python's range; codegen turns each dim into a 0-based count so that a chunk of the linearized
 // iteration space is a plain counted loop.
@@ -523,11 +550,19 @@ struct ParamDecl {
 
 // A kernel: its parameters in call order, its body, and the float type that int / int and
 // weakly typed float literals take (f32 or f64).
+// Where an `assert` is, for the AssertionError (Assert::site indexes these).
+struct AssertSite {
+  int line = 0;
+  std::string text;     // the condition as written
+  std::string message;  // the assert's message, or empty
+};
+
 struct Function {
   std::string name;
   std::vector<ParamDecl> params;
   Stmt body;
   ScalarType default_float = ScalarType::f32;
+  std::vector<AssertSite> asserts;
 
   // The one top-level ParallelFor (nullptr if the body breaks the verifier's shape rule).
   const ParallelFor* parallel_for() const;

@@ -192,6 +192,31 @@ class Printer final : public ExhaustiveVisitor {
     os_ << "eval ";
     visit_expr(n.expr);
   }
+  void visit(const Print& n) override {
+    os_ << "print";
+    for (const PrintPart& p : n.parts) {
+      os_ << " ";
+      if (p.value) {
+        visit_expr(p.value);
+        continue;
+      }
+      os_ << '"';
+      for (char c : p.text) {
+        if (c == '\n') {
+          os_ << "\\n";
+        } else if (c == '"' || c == '\\') {
+          os_ << '\\' << c;
+        } else {
+          os_ << c;
+        }
+      }
+      os_ << '"';
+    }
+  }
+  void visit(const Assert& n) override {
+    os_ << "assert #" << n.site << " ";
+    visit_expr(n.cond);
+  }
   void visit(const ParallelFor& n) override {
     os_ << "parallel for ";
     for (size_t i = 0; i < n.dims.size(); ++i) {

@@ -312,6 +312,27 @@ class Verifier final : public ExhaustiveVisitor {
     if (!n.expr) return error("ExprStmt without an expression");
     Visitor::visit(n);
   }
+  void visit(const Print& n) override {
+    for (const PrintPart& p : n.parts) {
+      if (p.value && p.value->type == ScalarType::boolean) continue;
+      if (p.value && !is_int(p.value->type) && !is_float(p.value->type)) {
+        error("print of a value of type " + std::string(name(p.value->type)));
+      }
+    }
+    Visitor::visit(n);
+  }
+  void visit(const Assert& n) override {
+    if (!n.cond || n.cond->type != ScalarType::boolean) error("assert of a non-bool condition");
+    if (n.site < 0 || static_cast<size_t>(n.site) >= fn_.asserts.size()) {
+      error("assert site " + std::to_string(n.site) + " out of range");
+    }
+    if (!in_parallel_) error("assert outside the ParallelFor");
+    if (n.iteration.empty() || n.iteration.size() > 3) error("assert without its iteration");
+    for (const Expr& e : n.iteration) {
+      if (!e || e->type != ScalarType::i64) error("assert iteration values must be i64");
+    }
+    Visitor::visit(n);
+  }
   void visit(const ParallelFor&) override {
     error("a ParallelFor that is not the last statement of the function body");
   }

@@ -118,6 +118,15 @@ void Visitor::visit(const Continue&) {}
 void Visitor::visit(const ExprStmt& n) {
   visit_expr(n.expr);
 }
+void Visitor::visit(const Print& n) {
+  for (const PrintPart& p : n.parts) {
+    if (p.value) visit_expr(p.value);
+  }
+}
+void Visitor::visit(const Assert& n) {
+  visit_expr(n.cond);
+  for (const Expr& e : n.iteration) visit_expr(e);
+}
 void Visitor::visit(const ParallelFor& n) {
   for (const ParallelDim& d : n.dims) {
     visit_expr(d.start);
@@ -320,6 +329,28 @@ Stmt Mutator::mutate(const ExprStmt& n, const Stmt& self) {
   Expr e = mutate_expr(n.expr);
   if (e == n.expr) return self;
   return ExprStmt::make(std::move(e));
+}
+Stmt Mutator::mutate(const Print& n, const Stmt& self) {
+  std::vector<PrintPart> parts;
+  bool changed = false;
+  for (const PrintPart& p : n.parts) {
+    Expr v = p.value ? mutate_expr(p.value) : nullptr;
+    changed |= v != p.value;
+    parts.push_back(PrintPart{p.text, std::move(v)});
+  }
+  if (!changed) return self;
+  return Print::make(std::move(parts));
+}
+Stmt Mutator::mutate(const Assert& n, const Stmt& self) {
+  Expr c = mutate_expr(n.cond);
+  std::vector<Expr> it;
+  bool changed = c != n.cond;
+  for (const Expr& e : n.iteration) {
+    it.push_back(mutate_expr(e));
+    changed |= it.back() != e;
+  }
+  if (!changed) return self;
+  return Assert::make(std::move(c), n.site, std::move(it));
 }
 Stmt Mutator::mutate(const ParallelFor& n, const Stmt& self) {
   std::vector<ParallelDim> dims;

@@ -245,6 +245,7 @@ ir::Function Lowerer::run() {
       s.loc = target.loc;
       s.loop_var = true;
       dims[d].name = s.ir_name;
+      iteration_.push_back(ir::cast(ir::ScalarType::i64, ir::var(s.type, s.ir_name)));
       frame().scopes.declare(new_symbol(std::move(s)));
     }
     copy_params(in_loop, false);

@@ -431,6 +431,10 @@ Value Lowerer::lower_expr(const frontend::Expr& e) {
     case ExprKind::Tuple:
       if (e.as<Tuple>()->list) return lower_list(*e.as<Tuple>());
       return lower_tuple(*e.as<Tuple>());
+    case ExprKind::String:
+      fail(e.loc,
+           "a string is only allowed as an argument of print() or as an assert's "
+           "message; kernels compute on numbers");
   }
   return Value{};
 }

@@ -467,6 +467,9 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
     case StmtKind::Continue:
       emit(ir::continue_stmt());
       return;
+    case StmtKind::Assert:
+      lower_assert(static_cast<const frontend::Assert&>(s));
+      return;
     case StmtKind::Pass:
       return;
     case StmtKind::Return:

@@ -278,6 +278,10 @@ class Lowerer {
   // ------------------------------------------------------------ builtins.cpp
   // A call in an expression (discard: in an expression statement, the result is unused).
   Value lower_call(const frontend::Call& call, bool discard);
+  // print(...) as an IR Print: one line, arguments separated by spaces (lower_print.cpp).
+  void lower_print(const frontend::Call& c);
+  // assert test[, "message"] (lower_print.cpp).
+  void lower_assert(const frontend::Assert& a);
   // tack.random.seed/uniform/normal/... (random.cpp, docs/design/random.md).
   Value lower_random(const std::string& name, const frontend::Call& c);
   // `name = tack.zeros(shape, dtype)`.
@@ -307,6 +311,7 @@ class Lowerer {
   std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
   int nesting_ = 0;
   int inlined_calls_ = 0;
+  std::vector<ir::Expr> iteration_;  // the parallel loop's variables, as i64 (for asserts)
 };
 
 // Counts one level of nesting (see kMaxNesting) for its lifetime.

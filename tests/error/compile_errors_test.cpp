@@ -61,9 +61,9 @@ const BadKernel kBadKernels[] = {
     {"StringLiteral",
      R"(def k(x, out):
     for i in range(len(x)):
-        out[i] = "one"
+        out[i] = f"one"
 )",
-     Stage::Parse, 3, 18, "k", "string literals are not supported"},
+     Stage::Parse, 3, 18, "k", "f-strings are not supported"},
     {"BreakLeavingTheParallelLoop",
      R"(def k(x, out):
     for i in range(len(x)):
@@ -166,7 +166,7 @@ TEST(CompileErrorsPublicApi, FirstLineShiftsTheReportedLine) {
   try {
     kernel(R"(def k(x, out):
     for i in range(len(x)):
-        out[i] = "one"
+        out[i] = f"one"
 )",
            "", 40);
     FAIL() << "expected CompileError";

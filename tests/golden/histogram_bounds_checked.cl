@@ -16,6 +16,7 @@ typedef struct {
   int dim;
   long index;
   long extent;
+  long extra;
 } TackDebugStatus;
 
 static inline ulong tack_range_count_i64(long start, long stop, long step) {

@@ -15,6 +15,7 @@ typedef struct {
   int dim;
   long long index;
   long long extent;
+  long long extra;
 } TackDebugStatus;
 
 static __device__ __forceinline__ unsigned long long tack_range_count_i64(long long start, long long stop, long long step) {

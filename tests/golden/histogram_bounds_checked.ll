@@ -46,7 +46,7 @@ oob:                                              ; preds = %iter.body
   %8 = select i1 %7, i32 0, i32 0
   %9 = select i1 %7, i64 %i1, i64 %i1
   %10 = select i1 %7, i64 %values.shape0, i64 %values.shape0
-  call void @tack_oob(ptr %status, i32 0, i32 %8, i64 %9, i64 %10)
+  call void @tack_oob(ptr %status, i32 0, i32 %8, i64 %9, i64 %10, i64 0)
   br label %access.end
 
 access.end:                                       ; preds = %inbounds, %oob
@@ -78,7 +78,7 @@ oob4:                                             ; preds = %and.rhs
   %23 = select i1 %22, i32 0, i32 0
   %24 = select i1 %22, i64 %i2, i64 %i2
   %25 = select i1 %22, i64 %values.shape0, i64 %values.shape0
-  call void @tack_oob(ptr %status, i32 0, i32 %23, i64 %24, i64 %25)
+  call void @tack_oob(ptr %status, i32 0, i32 %23, i64 %24, i64 %25, i64 0)
   br label %access.end5
 
 access.end5:                                      ; preds = %inbounds3, %oob4
@@ -109,7 +109,7 @@ oob8:                                             ; preds = %if.then
   %37 = select i1 %36, i32 0, i32 0
   %38 = select i1 %36, i64 %i6, i64 %i6
   %39 = select i1 %36, i64 %values.shape0, i64 %values.shape0
-  call void @tack_oob(ptr %status, i32 0, i32 %37, i64 %38, i64 %39)
+  call void @tack_oob(ptr %status, i32 0, i32 %37, i64 %38, i64 %39, i64 0)
   br label %access.end9
 
 access.end9:                                      ; preds = %inbounds7, %oob8
@@ -132,7 +132,7 @@ oob11:                                            ; preds = %access.end9
   %50 = select i1 %49, i32 0, i32 0
   %51 = select i1 %49, i64 %44, i64 %44
   %52 = select i1 %49, i64 %bins.shape0, i64 %bins.shape0
-  call void @tack_oob(ptr %status, i32 1, i32 %50, i64 %51, i64 %52)
+  call void @tack_oob(ptr %status, i32 1, i32 %50, i64 %51, i64 %52, i64 0)
   br label %access.end12
 
 access.end12:                                     ; preds = %inbounds10, %oob11
@@ -141,25 +141,27 @@ access.end12:                                     ; preds = %inbounds10, %oob11
 }
 
 ; Function Attrs: cold noinline nounwind
-define internal void @tack_oob(ptr %0, i32 %1, i32 %2, i64 %3, i64 %4) #1 {
+define internal void @tack_oob(ptr %0, i32 %1, i32 %2, i64 %3, i64 %4, i64 %5) #1 {
 entry:
-  %5 = icmp eq ptr %0, null
-  br i1 %5, label %done, label %try
+  %6 = icmp eq ptr %0, null
+  br i1 %6, label %done, label %try
 
 try:                                              ; preds = %entry
-  %6 = cmpxchg ptr %0, i32 0, i32 1 monotonic monotonic, align 4
-  %7 = extractvalue { i32, i1 } %6, 1
-  br i1 %7, label %fill, label %done
+  %7 = cmpxchg ptr %0, i32 0, i32 1 monotonic monotonic, align 4
+  %8 = extractvalue { i32, i1 } %7, 1
+  br i1 %8, label %fill, label %done
 
 fill:                                             ; preds = %try
-  %8 = getelementptr inbounds i8, ptr %0, i64 4
-  store i32 %1, ptr %8, align 4
-  %9 = getelementptr inbounds i8, ptr %0, i64 8
-  store i32 %2, ptr %9, align 4
-  %10 = getelementptr inbounds i8, ptr %0, i64 16
-  store i64 %3, ptr %10, align 8
-  %11 = getelementptr inbounds i8, ptr %0, i64 24
-  store i64 %4, ptr %11, align 8
+  %9 = getelementptr inbounds i8, ptr %0, i64 4
+  store i32 %1, ptr %9, align 4
+  %10 = getelementptr inbounds i8, ptr %0, i64 8
+  store i32 %2, ptr %10, align 4
+  %11 = getelementptr inbounds i8, ptr %0, i64 16
+  store i64 %3, ptr %11, align 8
+  %12 = getelementptr inbounds i8, ptr %0, i64 24
+  store i64 %4, ptr %12, align 8
+  %13 = getelementptr inbounds i8, ptr %0, i64 32
+  store i64 %5, ptr %13, align 8
   br label %done
 
 done:                                             ; preds = %fill, %try, %entry

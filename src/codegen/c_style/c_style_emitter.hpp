@@ -37,6 +37,8 @@ class Emitter {
   std::string range_count(ScalarType t);
   std::string atomic(ir::AtomicOp op, ScalarType t);
   std::string in_bounds();
+  std::string assert_failed();
+  void print(const ir::Print& p);
   std::string status_type();
 
   // ---- spelling ----

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/c_style/c_style_emitter.hpp"
+#include "codegen/kernel_abi.hpp"
 #include "support/error.hpp"
 
 namespace tack::codegen::detail {
@@ -371,10 +372,37 @@ std::string Emitter::status_type() {
   $I dim;
   $L index;
   $L extent;
+  $L extra;
 } TackDebugStatus;
 )",
                     {{"I", ty(ScalarType::i32)}, {"L", ty(ScalarType::i64)}}));
   return name;
+}
+
+std::string Emitter::assert_failed() {
+  const std::string fn = "tack_assert_failed";
+  if (defined(fn)) return fn;
+  // The first failure wins the flag and records the assert's site and the iteration.
+  const std::map<std::string, std::string> v = {
+      {"H", d_.helper_prefix() + " void " + fn},
+      {"S", global_ptr(status_type())},
+      {"I", ty(ScalarType::i32)},
+      {"L", ty(ScalarType::i64)},
+      {"P", std::to_string(kAssertParam)},
+      {"CAS",
+       d_.atomic_cas(32, "(" + global_ptr(ty(ScalarType::u32)) + ")&s->failed", "0u", "1u")}};
+  define(fn, fill(R"($H($S s, $I site, $L i, $L j, $L k) {
+  if ($CAS == 0u) {
+    s->param = $P;
+    s->dim = site;
+    s->index = i;
+    s->extent = j;
+    s->extra = k;
+  }
+}
+)",
+                  v));
+  return fn;
 }
 
 std::string Emitter::in_bounds() {

@@ -273,6 +273,23 @@ void Emitter::stmt(const Stmt& s) {
       line("(void)" + v[0] + ";");
       return;
     }
+    case NodeKind::Print:
+      print(*s->as<Print>());
+      return;
+    case NodeKind::Assert: {
+      if (!debug_) return;  // asserts are checked in debug mode only
+      const auto& a = *s->as<Assert>();
+      std::vector<Expr> exprs{a.cond};
+      exprs.insert(exprs.end(), a.iteration.begin(), a.iteration.end());
+      auto v = group(exprs);
+      std::string call = assert_failed() + "(tack_status, " + std::to_string(a.site);
+      for (std::size_t k = 0; k < 3; ++k) {
+        call += ", " + (k + 1 < v.size() ? "(" + ty(ScalarType::i64) + ")" + v[k + 1]
+                                         : int_literal(ScalarType::i64, 0));
+      }
+      line("if (!(" + v[0] + ")) " + call + ");");
+      return;
+    }
     case NodeKind::ParallelFor:
       TACK_INTERNAL_ASSERT(false, "a ParallelFor that is not the kernel's last statement");
       return;
@@ -282,6 +299,54 @@ void Emitter::stmt(const Stmt& s) {
       TACK_INTERNAL_ASSERT(
           false, "C-style printer: unexpected statement " + std::string(kind_name(s->kind)));
   }
+}
+
+void Emitter::print(const Print& p) {
+  // One printf per line: "%g" for floats, "%ld"/"%lu" for 64-bit integers (long is 64-bit in
+  // OpenCL C and on the LP64 hosts CUDA runs on), True/False for bools.
+  std::vector<Expr> values;
+  for (const PrintPart& part : p.parts) {
+    if (part.value) values.push_back(part.value);
+  }
+  auto v = group(values);
+  std::string format, args;
+  std::size_t k = 0;
+  for (const PrintPart& part : p.parts) {
+    if (!part.value) {
+      for (char c : part.text) {
+        if (c == '%') {
+          format += "%%";
+        } else if (c == '"' || c == '\\') {
+          format += std::string("\\") + c;
+        } else if (c == '\n') {
+          format += "\\n";
+        } else if (c == '\t') {
+          format += "\\t";
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+          format += '?';
+        } else {
+          format += c;
+        }
+      }
+      continue;
+    }
+    const ScalarType t = part.value->type;
+    const std::string& x = v[k++];
+    if (t == ScalarType::boolean) {
+      format += "%s";
+      args += ", (" + x + ") ? \"True\" : \"False\"";
+    } else if (tack::is_float(t)) {
+      format += "%g";
+      args += ", " + x;
+    } else if (ir::is_signed_int(t)) {
+      format += "%ld";
+      args += ", (long)(" + x + ")";
+    } else {
+      format += "%lu";
+      args += ", (unsigned long)(" + x + ")";
+    }
+  }
+  line("printf(\"" + format + "\"" + args + ");");
 }
 
 void Emitter::for_loop(const For& f) {

@@ -460,6 +460,54 @@ void KernelEmitter::visit(const ir::ExprStmt& n) {
   emit(n.expr);
 }
 
+void KernelEmitter::visit(const ir::Print& n) {
+  // One printf call per line, so lines of different iterations never interleave.
+  std::string format;
+  std::vector<llvm::Value*> args;
+  for (const ir::PrintPart& p : n.parts) {
+    if (!p.value) {
+      for (char c : p.text) format += c == '%' ? "%%" : std::string(1, c);
+      continue;
+    }
+    llvm::Value* v = emit(p.value);
+    const ir::ScalarType t = p.value->type;
+    if (t == ir::ScalarType::boolean) {
+      format += "%s";
+      args.push_back(b_.CreateSelect(v, b_.CreateGlobalString("True", "tack.true"),
+                                     b_.CreateGlobalString("False", "tack.false")));
+    } else if (tack::is_float(t)) {
+      format += "%g";
+      args.push_back(b_.CreateFPExt(v, b_.getDoubleTy()));
+    } else if (t == ir::ScalarType::i64 || t == ir::ScalarType::u64) {
+      format += t == ir::ScalarType::i64 ? "%lld" : "%llu";
+      args.push_back(v);
+    } else {
+      format += ir::is_signed_int(t) ? "%d" : "%u";
+      args.push_back(ir::is_signed_int(t) ? b_.CreateSExt(v, b_.getInt32Ty())
+                                          : b_.CreateZExt(v, b_.getInt32Ty()));
+    }
+  }
+  args.insert(args.begin(), b_.CreateGlobalString(format, "tack.format"));
+  llvm::FunctionCallee printf = m_.getOrInsertFunction(
+      "printf", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, true));
+  b_.CreateCall(printf, args);
+}
+
+void KernelEmitter::visit(const ir::Assert& n) {
+  if (!opts_.bounds_check) return;  // asserts are checked in debug mode only
+  llvm::Value* ok = emit(n.cond);
+  llvm::BasicBlock* fail = new_block("assert.fail");
+  llvm::BasicBlock* done = new_block("assert.end");
+  b_.CreateCondBr(ok, done, fail, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+  b_.SetInsertPoint(fail);
+  std::vector<llvm::Value*> it(3, b_.getInt64(0));
+  for (size_t k = 0; k < n.iteration.size(); ++k) it[k] = emit(n.iteration[k]);
+  b_.CreateCall(oob_function(), {status_, b_.getInt32(static_cast<uint32_t>(kAssertParam)),
+                                 b_.getInt32(static_cast<uint32_t>(n.site)), it[0], it[1], it[2]});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
 // ------------------------------------------------------------------ helpers
 
 llvm::Value* KernelEmitter::emit(const ir::Expr& e) {
@@ -618,8 +666,8 @@ llvm::Value* KernelEmitter::guarded(int param, const std::vector<llvm::Value*>& 
     index = b_.CreateSelect(bad, idx[d], index);
     extent = b_.CreateSelect(bad, extents[d], extent);
   }
-  b_.CreateCall(oob_function(),
-                {status_, b_.getInt32(static_cast<uint32_t>(param)), dim, index, extent});
+  b_.CreateCall(oob_function(), {status_, b_.getInt32(static_cast<uint32_t>(param)), dim, index,
+                                 extent, b_.getInt64(0)});
   b_.CreateBr(join);
 
   b_.SetInsertPoint(in);
@@ -635,15 +683,15 @@ llvm::Value* KernelEmitter::guarded(int param, const std::vector<llvm::Value*>& 
   return phi;
 }
 
-// tack_oob(status, param, dim, index, extent): the first caller to swing status->failed from 0
-// to 1 fills in the rest; everyone else, and a null status, records nothing.
+// tack_oob(status, param, dim, index, extent, extra): the first caller to swing status->failed from
+// 0 to 1 fills in the rest; everyone else, and a null status, records nothing.
 llvm::Function* KernelEmitter::oob_function() {
   if (llvm::Function* f = m_.getFunction("tack_oob")) return f;
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* ptr = b_.getPtrTy();
   auto* fn = llvm::Function::Create(
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, i64, i64}, false),
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, i64, i64, i64}, false),
       llvm::Function::InternalLinkage, "tack_oob", m_);
   fn->setDoesNotThrow();
   fn->addFnAttr(llvm::Attribute::NoInline);
@@ -671,6 +719,7 @@ llvm::Function* KernelEmitter::oob_function() {
   b.CreateStore(fn->getArg(2), field(offsetof(TackDebugStatus, dim)));
   b.CreateStore(fn->getArg(3), field(offsetof(TackDebugStatus, index)));
   b.CreateStore(fn->getArg(4), field(offsetof(TackDebugStatus, extent)));
+  b.CreateStore(fn->getArg(5), field(offsetof(TackDebugStatus, extra)));
   b.CreateBr(done);
   b.SetInsertPoint(done);
   b.CreateRetVoid();

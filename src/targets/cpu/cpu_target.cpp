@@ -5,16 +5,19 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <cstdio>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
 
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "ir/printer.hpp"
+#include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/parallel.hpp"
 #include "support/disk_cache.hpp"
@@ -88,15 +91,29 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   return code;
 }
 
+// Whether a kernel prints (its output is flushed at the end of each launch).
+bool prints(const ir::Function& f) {
+  struct Finder : ir::Visitor {
+    bool found = false;
+    void visit(const ir::Print&) override { found = true; }
+  } finder;
+  finder.visit_function(f);
+  return finder.found;
+}
+
 class CpuCode final : public VariantCode {
  public:
-  CpuCode(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug) {
+  CpuCode(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug), prints_(prints(k.ir)) {
     codegen::ArgLayout layout = codegen::arg_layout(k.ir);
     slot_of_ = std::move(layout.first_slot);
     slot_count_ = layout.slot_count;
   }
 
-  codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override;
+  codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override {
+    const codegen::TackDebugStatus status = run(args, count);
+    if (prints_) std::fflush(stdout);  // print() output is out by the end of the call
+    return status;
+  }
 
   std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override {
     return codegen::emit_llvm_ir(k_.ir, options(disjoint(args, count), debug_), optimized);
@@ -112,8 +129,11 @@ class CpuCode final : public VariantCode {
   }
   const CompiledCode& code_for(bool disjoint, bool privatized);
 
+  codegen::TackDebugStatus run(const KernelArg* args, std::size_t count);
+
   const compiler::KernelIr& k_;
   const bool debug_;
+  const bool prints_;
   std::vector<int> slot_of_;  // per parameter: its first argument slot
   int slot_count_ = 0;
   std::mutex compile_mutex_;  // one compile at a time; launches of compiled code do not wait
@@ -138,7 +158,7 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
   return *storage;
 }
 
-codegen::TackDebugStatus CpuCode::launch(const KernelArg* args, std::size_t n) {
+codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   const bool disjoint_arrays = disjoint(args, n);
   const CompiledCode& code = code_for(disjoint_arrays, false);
   std::uint64_t small[64];

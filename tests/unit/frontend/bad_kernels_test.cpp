@@ -201,7 +201,8 @@ def k(a, n):
     {"NestedDef", "@tack.kernel\ndef k(a):\n    def g():\n        pass\n", 3,
      "nested function definitions"},
     {"Del", "@tack.kernel\ndef k(a):\n    del a\n", 3, "'del' statements"},
-    {"Assert", "@tack.kernel\ndef k(a):\n    assert a\n", 3, "'assert' statements"},
+    {"AssertMessageNotAString", "@tack.kernel\ndef k(a):\n    assert a, a\n", 3,
+     "an assert message other than a string literal"},
     {"Raise", "@tack.kernel\ndef k(a):\n    raise E\n", 3, "'raise' statements"},
     {"ForElse",
      "@tack.kernel\ndef k(a):\n    for i in range(3):\n        pass\n    else:\n        pass\n", 5,
@@ -263,10 +264,9 @@ def k(a, n):
     {"DuplicateParameter", "@tack.kernel\ndef k(a, a):\n    pass\n", 2, "duplicate parameter 'a'"},
 
     // ---- expressions
-    {"StringLiteral", "@tack.kernel\ndef k(a):\n    x = 1\n    y = 'text'\n", 4,
-     "string literals are not supported"},
-    {"FString", "@tack.kernel\ndef k(a):\n    y = f'{a}'\n", 3,
-     "string literals are not supported"},
+    {"BytesLiteral", "@tack.kernel\ndef k(a):\n    x = 1\n    y = b'text'\n", 4,
+     "bytes literals are not supported"},
+    {"FString", "@tack.kernel\ndef k(a):\n    y = f'{a}'\n", 3, "f-strings are not supported"},
     {"EmptyList", "@tack.kernel\ndef k(a):\n    y = []\n", 3, "empty lists"},
     {"ListComprehension", "@tack.kernel\ndef k(a):\n    y = [x for x in a]\n", 3,
      "list comprehensions"},
