@@ -10,6 +10,7 @@ namespace {
 class LocalArraySizes final : public ir::Visitor {
  public:
   void visit(const ir::LocalArrayDecl& n) override {
+    if (n.shared) return;  // one per workgroup, not per work item
     std::int64_t bytes = ir::bytes_in_memory(n.elem);
     for (std::int64_t d : n.dims) bytes *= d;  // the verifier bounds each array's size
     total += bytes;

@@ -56,6 +56,7 @@ bool cheap_to_repeat(const Expr& e) {
     case NodeKind::Var:
     case NodeKind::Param:
     case NodeKind::ArrayShape:
+    case NodeKind::ThreadId:
       return true;
     case NodeKind::ArrayLoad:
     case NodeKind::LocalArrayLoad:

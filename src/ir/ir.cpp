@@ -258,8 +258,17 @@ Stmt ArrayStore::make(int param, std::vector<Expr> indices, Expr value) {
   TACK_INTERNAL_ASSERT(value != nullptr, "ArrayStore without a value");
   return std::make_shared<const ArrayStore>(param, std::move(indices), std::move(value));
 }
-Stmt LocalArrayDecl::make(std::string name, ScalarType elem, std::vector<int64_t> dims) {
-  return std::make_shared<const LocalArrayDecl>(std::move(name), elem, std::move(dims));
+Stmt Barrier::make(int line, int column) {
+  return std::make_shared<const Barrier>(line, column);
+}
+
+Expr ThreadId::make() {
+  return std::make_shared<const ThreadId>();
+}
+
+Stmt LocalArrayDecl::make(std::string name, ScalarType elem, std::vector<int64_t> dims,
+                          bool shared) {
+  return std::make_shared<const LocalArrayDecl>(std::move(name), elem, std::move(dims), shared);
 }
 Stmt LocalArrayStore::make(std::string name, std::vector<Expr> indices, Expr value) {
   TACK_INTERNAL_ASSERT(value != nullptr, "LocalArrayStore without a value");

@@ -347,6 +347,16 @@ struct AtomicRMW final : ExprNode {
   Expr value;
 };
 
+// tack.thread_id(): the work item's position in its workgroup (0 to kWorkgroupSize - 1), i32.
+struct ThreadId final : ExprNode {
+  TACK_IR_NODE(ThreadId)
+  ThreadId() : ExprNode(kKind, ScalarType::i32) {}
+  static Expr make();
+};
+
+// The work items of one workgroup in a kernel that uses workgroups (docs/design/workgroups.md).
+inline constexpr int kWorkgroupSize = 256;
+
 // ---------------------------------------------------------------- statements
 
 // Introduces local `name` of value's type, initialized to value.
@@ -382,14 +392,18 @@ struct ArrayStore final : StmtNode {
 inline constexpr int64_t kMaxLocalArrayBytes = 64 * 1024;
 
 // A zero-filled local array with constant extents (1 to 3 dims, each > 0).
+// A local array: private to one iteration and zero-filled, or (shared) one array per workgroup,
+// its contents unspecified until written (tack.shared; docs/design/workgroups.md).
 struct LocalArrayDecl final : StmtNode {
   TACK_IR_NODE(LocalArrayDecl)
-  LocalArrayDecl(std::string n, ScalarType e, std::vector<int64_t> d)
-      : StmtNode(kKind), name(std::move(n)), elem(e), dims(std::move(d)) {}
-  static Stmt make(std::string name, ScalarType elem, std::vector<int64_t> dims);
+  LocalArrayDecl(std::string n, ScalarType e, std::vector<int64_t> d, bool s)
+      : StmtNode(kKind), name(std::move(n)), elem(e), dims(std::move(d)), shared(s) {}
+  static Stmt make(std::string name, ScalarType elem, std::vector<int64_t> dims,
+                   bool shared = false);
   std::string name;
   ScalarType elem;
   std::vector<int64_t> dims;
+  bool shared;
 };
 
 struct LocalArrayStore final : StmtNode {
@@ -509,6 +523,16 @@ struct Assert final : StmtNode {
   std::vector<Expr> iteration;  // i64, one per parallel dim (1 to 3)
 };
 
+// tack.barrier(): every work item of the workgroup waits here; memory written before it (shared
+// and global) is visible after it. `line`/`column`: the source position, for the uniformity
+// check's and the CPU's refusals.
+struct Barrier final : StmtNode {
+  TACK_IR_NODE(Barrier)
+  Barrier(int l, int c) : StmtNode(kKind), line(l), column(c) {}
+  static Stmt make(int line, int column);
+  int line, column;
+};
+
 // One dimension of the parallel loop: name in range(start, stop, step), as For. Lowering keeps
 // Python's range; codegen turns each dim into a 0-based count so that a chunk of the linearized
 // iteration space is a plain counted loop.
@@ -551,6 +575,14 @@ struct ParamDecl {
 // A kernel: its parameters in call order, its body, and the float type that int / int and
 // weakly typed float literals take (f32 or f64).
 // Where an `assert` is, for the AssertionError (Assert::site indexes these).
+// The first use of a workgroup construct (tack.shared, barrier, thread_id, block_*), for the
+// refusal of devices without workgroups; line 0: none.
+struct WorkgroupUse {
+  int line = 0, column = 0;
+  std::string what;         // "tack.barrier()"
+  std::string source_line;  // the line's text, for the CompileError
+};
+
 struct AssertSite {
   int line = 0;
   std::string text;     // the condition as written
@@ -563,6 +595,7 @@ struct Function {
   Stmt body;
   ScalarType default_float = ScalarType::f32;
   std::vector<AssertSite> asserts;
+  WorkgroupUse workgroups;  // line 0 when the kernel uses none
 
   // The one top-level ParallelFor (nullptr if the body breaks the verifier's shape rule).
   const ParallelFor* parallel_for() const;

@@ -144,8 +144,10 @@ class Printer final : public ExhaustiveVisitor {
     os_ << " = ";
     visit_expr(n.value);
   }
+  void visit(const ThreadId&) override { os_ << "thread_id()"; }
+  void visit(const Barrier&) override { os_ << "barrier"; }
   void visit(const LocalArrayDecl& n) override {
-    os_ << "local " << n.name << ": " << name(n.elem) << "[";
+    os_ << (n.shared ? "shared " : "local ") << n.name << ": " << name(n.elem) << "[";
     for (size_t i = 0; i < n.dims.size(); ++i) os_ << (i ? ", " : "") << n.dims[i];
     os_ << "]";
   }

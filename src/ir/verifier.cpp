@@ -312,6 +312,12 @@ class Verifier final : public ExhaustiveVisitor {
     if (!n.expr) return error("ExprStmt without an expression");
     Visitor::visit(n);
   }
+  void visit(const ThreadId&) override {
+    if (!in_parallel_) error("thread_id() outside the ParallelFor");
+  }
+  void visit(const Barrier&) override {
+    if (!in_parallel_) error("barrier outside the ParallelFor");
+  }
   void visit(const Print& n) override {
     for (const PrintPart& p : n.parts) {
       if (p.value && p.value->type == ScalarType::boolean) continue;

@@ -71,6 +71,8 @@ void Visitor::visit(const Cast& n) {
 void Visitor::visit(const MathCall& n) {
   for (const Expr& a : n.args) visit_expr(a);
 }
+void Visitor::visit(const ThreadId&) {}
+void Visitor::visit(const Barrier&) {}
 void Visitor::visit(const AtomicRMW& n) {
   for (const Expr& i : n.indices) visit_expr(i);
   visit_expr(n.value);
@@ -246,6 +248,12 @@ Expr Mutator::mutate(const MathCall& n, const Expr& self) {
   std::vector<Expr> args;
   if (!mutate_all(n.args, args)) return self;
   return MathCall::make(n.fn, std::move(args));
+}
+Expr Mutator::mutate(const ThreadId&, const Expr& self) {
+  return self;
+}
+Stmt Mutator::mutate(const Barrier&, const Stmt& self) {
+  return self;
 }
 Expr Mutator::mutate(const AtomicRMW& n, const Expr& self) {
   std::vector<Expr> idx;

@@ -50,6 +50,10 @@ enum class Kind : uint8_t {
   Normalize,
   Dot,
   Cross,
+  // Workgroups (lower_workgroups.cpp, docs/design/workgroups.md).
+  Barrier,
+  ThreadId,
+  BlockReduce,
 };
 
 struct Builtin {
@@ -148,6 +152,13 @@ const std::map<std::string, Builtin>& table() {
     m["tack.zeros"] = {Kind::Zeros, 1, 2};
     m["tack.local_array"] = {Kind::Zeros, 2, 2};
     m["tack.local_array_like"] = {Kind::Zeros, 2, 2};
+    m["tack.shared"] = {Kind::Zeros, 2, 2};
+    m["tack.shared_like"] = {Kind::Zeros, 2, 2};
+    m["tack.barrier"] = {Kind::Barrier, 0, 0};
+    m["tack.thread_id"] = {Kind::ThreadId, 0, 0};
+    m["tack.block_sum"] = {Kind::BlockReduce, 1, 1, MathFn::Sqrt};
+    m["tack.block_min"] = {Kind::BlockReduce, 1, 1, MathFn::Min};
+    m["tack.block_max"] = {Kind::BlockReduce, 1, 1, MathFn::Max};
     return m;
   }();
   return t;
@@ -445,6 +456,16 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     case Kind::VectorCtor:
     case Kind::MatrixCtor:
       return construct_vector(c, b.kind == Kind::MatrixCtor);
+    case Kind::Barrier:
+      use_workgroups("tack.barrier()", c.loc);
+      emit(ir::Barrier::make(c.loc.line, c.loc.column));
+      return Value{};
+    case Kind::ThreadId:
+      use_workgroups("tack.thread_id()", c.loc);
+      return Value::typed(ir::ThreadId::make());
+    case Kind::BlockReduce:
+      use_workgroups(name + "()", c.loc);
+      return block_reduce(name, b.fn == MathFn::Sqrt ? 0 : b.fn == MathFn::Min ? 1 : 2, c);
     default:
       break;
   }
@@ -633,6 +654,9 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       case Kind::Normalize:
       case Kind::Dot:
       case Kind::Cross:
+      case Kind::Barrier:
+      case Kind::ThreadId:
+      case Kind::BlockReduce:
         break;
     }
     fail(c.loc, "internal: unhandled builtin '" + name + "'");
@@ -680,7 +704,9 @@ void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
   // one zero-filled local array, its dtype given, the default float, or the array a's.
   const std::string callee = frontend::dotted_name(*call.func);
   const bool zeros = callee == "tack.zeros";
-  const bool like = callee == "tack.local_array_like";
+  const bool like = callee == "tack.local_array_like" || callee == "tack.shared_like";
+  const bool shared = callee == "tack.shared" || callee == "tack.shared_like";
+  if (shared) use_workgroups(callee + "(...)", call.loc);
   size_t n = call.args.size();
   if (zeros ? (n < 1 || n > 2) : n != 2) {
     fail(call.loc, zeros ? "tack.zeros() takes a shape and a dtype (tack.zeros((4, 4), "
@@ -744,7 +770,7 @@ void Lowerer::declare_local_array(const std::string& name, SourceLoc loc,
   s.type = elem;
   s.loc = loc;
   s.dims = dims;
-  emit(ir::local_array(s.ir_name, elem, dims));
+  emit(ir::LocalArrayDecl::make(s.ir_name, elem, dims, shared));
   frame().scopes.declare(new_symbol(std::move(s)));
 }
 

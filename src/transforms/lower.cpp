@@ -253,6 +253,7 @@ ir::Function Lowerer::run() {
   }
   prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));
   fn_.body = ir::block(std::move(prelude));
+  check_uniform_barriers();
   return fn_;
 }
 

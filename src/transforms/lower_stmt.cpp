@@ -16,7 +16,8 @@ bool is_zeros_call(const frontend::Expr& e) {
   const auto* c = e.as<frontend::Call>();
   if (!c) return false;
   const std::string name = frontend::dotted_name(*c->func);
-  return name == "tack.zeros" || name == "tack.local_array" || name == "tack.local_array_like";
+  return name == "tack.zeros" || name == "tack.local_array" || name == "tack.local_array_like" ||
+         name == "tack.shared" || name == "tack.shared_like";
 }
 
 void collect(const frontend::Stmt& s, std::vector<AssignedName>& out,

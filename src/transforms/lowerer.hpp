@@ -282,6 +282,13 @@ class Lowerer {
   void lower_print(const frontend::Call& c);
   // assert test[, "message"] (lower_print.cpp).
   void lower_assert(const frontend::Assert& a);
+  // Workgroups (lower_workgroups.cpp, docs/design/workgroups.md): records the first use (for
+  // devices without workgroups) and refuses one before the parallel loop.
+  void use_workgroups(const std::string& what, frontend::SourceLoc loc);
+  // tack.block_sum/min/max(v) (op 0, 1, 2): every work item of the group gets the result.
+  Value block_reduce(const std::string& name, int op, const frontend::Call& c);
+  // Barriers (and so block reductions) only where every work item of a group reaches them.
+  void check_uniform_barriers();
   // tack.random.seed/uniform/normal/... (random.cpp, docs/design/random.md).
   Value lower_random(const std::string& name, const frontend::Call& c);
   // `name = tack.zeros(shape, dtype)`.
@@ -311,7 +318,8 @@ class Lowerer {
   std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
   int nesting_ = 0;
   int inlined_calls_ = 0;
-  std::vector<ir::Expr> iteration_;  // the parallel loop's variables, as i64 (for asserts)
+  std::vector<ir::Expr> iteration_;      // the parallel loop's variables, as i64 (for asserts)
+  std::set<std::string> block_results_;  // locals holding block reduction results (uniform)
 };
 
 // Counts one level of nesting (see kMaxNesting) for its lifetime.

@@ -188,6 +188,7 @@ void Emitter::stmt(const Stmt& s) {
     case NodeKind::LocalArrayDecl: {
       const auto& n = *s->as<LocalArrayDecl>();
       local_dims_[n.name] = n.dims;
+      if (n.shared) return;  // declared at the kernel's scope (run()), as OpenCL requires
       std::string dims;
       for (auto d : n.dims) dims += "[" + std::to_string(d) + "]";
       line(ty(n.elem) + " " + local_name(n.name) + dims + " = {0};");  // zero-filled
@@ -275,6 +276,9 @@ void Emitter::stmt(const Stmt& s) {
     }
     case NodeKind::Print:
       print(*s->as<Print>());
+      return;
+    case NodeKind::Barrier:
+      line(d_.barrier());
       return;
     case NodeKind::Assert: {
       if (!debug_) return;  // asserts are checked in debug mode only
@@ -477,6 +481,8 @@ std::string Emitter::inl(const Expr& e) {
       return e->as<BoolConst>()->value ? "true" : "false";
     case NodeKind::Var:
       return local_name(e->as<Var>()->name);
+    case NodeKind::ThreadId:
+      return d_.local_id();
     case NodeKind::Param: {
       const int p = e->as<Param>()->index;
       return e->type == ScalarType::boolean ? "(" + param_name(p) + " != 0)" : param_name(p);
@@ -636,6 +642,7 @@ std::string Emitter::lin(const Expr& e) {
     case NodeKind::Var:
     case NodeKind::Param:
     case NodeKind::ArrayShape:
+    case NodeKind::ThreadId:
       return inl(e);
 #define TACK_IR_STMT(Name) case NodeKind::Name:
 #include "ir/nodes.def"
@@ -767,6 +774,7 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
     case NodeKind::Param:
     case NodeKind::ArrayLoad:
     case NodeKind::ArrayShape:
+    case NodeKind::ThreadId:
     case NodeKind::Logical:
     case NodeKind::Select:
     case NodeKind::AtomicRMW:
@@ -781,7 +789,9 @@ std::string Emitter::compose(const ExprNode& e, const std::vector<std::string>& 
 // ---- the kernel ---------------------------------------------------------------------------------
 
 void Emitter::signature(std::string& out) {
-  out += d_.kernel_prefix() + " " + CStylePrinter::kernel_symbol(fn_) + "(";
+  out += d_.kernel_prefix() + " " +
+         (fn_.workgroups.line > 0 ? d_.workgroup_attribute(kWorkgroupSize) : "") +
+         CStylePrinter::kernel_symbol(fn_) + "(";
   bool first = true;
   auto add = [&](const std::string& p) {
     out += (first ? "" : ", ") + p;
@@ -870,6 +880,20 @@ std::string Emitter::run() {
                                           "' has no top-level parallel loop last");
   std::string sig;
   signature(sig);
+  // Shared arrays live at the kernel's scope (OpenCL allows __local variables nowhere else): one
+  // per workgroup, whatever block declared it.
+  struct Shared : Visitor {
+    std::vector<const LocalArrayDecl*> found;
+    void visit(const LocalArrayDecl& n) override {
+      if (n.shared) found.push_back(&n);
+    }
+  } shared;
+  shared.visit_function(fn_);
+  for (const LocalArrayDecl* n : shared.found) {
+    std::string dims;
+    for (auto d : n->dims) dims += "[" + std::to_string(d) + "]";
+    line(d_.shared_qualifier() + ty(n->elem) + " " + local_name(n->name) + dims + ";");
+  }
   for (const Stmt& s : fn_.prelude()) stmt(s);  // effect-free: every work item evaluates it
   parallel_for(*pf);
   std::string text = d_.file_header(features_);

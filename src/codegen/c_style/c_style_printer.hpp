@@ -63,6 +63,13 @@ class CStylePrinter {
   // The work item's linear id and the launch's total work items, as 64-bit unsigned values.
   virtual std::string global_id() const = 0;
   virtual std::string global_size() const = 0;
+  // Workgroups (docs/design/workgroups.md): the work item's index in its group, a barrier over
+  // shared and global memory, the qualifier of a shared array, and the kernel attribute that
+  // fixes the group size.
+  virtual std::string local_id() const = 0;
+  virtual std::string barrier() const = 0;
+  virtual std::string shared_qualifier() const = 0;
+  virtual std::string workgroup_attribute(int size) const = 0;
   // C type of a value of type t (bool included).
   virtual std::string type_name(ir::ScalarType t) const = 0;
   // C type of a scalar kernel parameter (bool travels as an unsigned char).

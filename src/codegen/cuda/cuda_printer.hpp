@@ -21,6 +21,12 @@ class CudaPrinter final : public CStylePrinter {
   std::string global_size() const override {
     return "((unsigned long long)gridDim.x * blockDim.x)";
   }
+  std::string local_id() const override { return "((int)threadIdx.x)"; }
+  std::string barrier() const override { return "__syncthreads();"; }
+  std::string shared_qualifier() const override { return "__shared__ "; }
+  std::string workgroup_attribute(int size) const override {
+    return "__launch_bounds__(" + std::to_string(size) + ") ";
+  }
   std::string type_name(ir::ScalarType t) const override;
   std::string u64_suffix() const override { return "ULL"; }
   std::string math_name(ir::MathFn fn, ir::ScalarType t) const override;

@@ -460,6 +460,14 @@ void KernelEmitter::visit(const ir::ExprStmt& n) {
   emit(n.expr);
 }
 
+// Workgroup constructs never reach the CPU: its target refuses such kernels before compiling.
+void KernelEmitter::visit(const ir::ThreadId&) {
+  TACK_INTERNAL_ASSERT(false, "thread_id() in CPU code");
+}
+void KernelEmitter::visit(const ir::Barrier&) {
+  TACK_INTERNAL_ASSERT(false, "barrier in CPU code");
+}
+
 void KernelEmitter::visit(const ir::Print& n) {
   // One printf call per line, so lines of different iterations never interleave.
   std::string format;

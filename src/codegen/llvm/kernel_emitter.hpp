@@ -70,6 +70,8 @@ class KernelEmitter final : public ir::ExhaustiveVisitor {
   void visit(const ir::Continue& n) override;
   void visit(const ir::ExprStmt& n) override;
   void visit(const ir::Print& n) override;
+  void visit(const ir::ThreadId& n) override;
+  void visit(const ir::Barrier& n) override;
   void visit(const ir::Assert& n) override;
   void visit(const ir::ParallelFor& n) override;
 

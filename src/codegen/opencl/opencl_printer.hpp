@@ -23,6 +23,14 @@ class OpenClPrinter final : public CStylePrinter {
   std::string helper_prefix() const override { return "static inline"; }
   std::string global_id() const override { return "(ulong)get_global_id(0)"; }
   std::string global_size() const override { return "(ulong)get_global_size(0)"; }
+  std::string local_id() const override { return "((int)get_local_id(0))"; }
+  std::string barrier() const override {
+    return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  }
+  std::string shared_qualifier() const override { return "__local "; }
+  std::string workgroup_attribute(int size) const override {
+    return "__attribute__((reqd_work_group_size(" + std::to_string(size) + ", 1, 1))) ";
+  }
   std::string type_name(ir::ScalarType t) const override;
   std::string u64_suffix() const override { return "UL"; }
   std::string bits_to_float(ir::ScalarType t, const std::string& bits) const override;

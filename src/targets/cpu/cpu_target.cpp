@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "codegen/llvm/llvm_codegen.hpp"
+#include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
@@ -89,6 +90,22 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   code.extent = module->extent();
   code.owner = module;
   return code;
+}
+
+// The kernel ABI's argument slots (codegen/kernel_abi.hpp) of one call.
+void pack_slots(const ir::Function& f, const std::vector<int>& slot_of, const KernelArg* args,
+                std::size_t n, std::uint64_t* slots) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t* s = slots + slot_of[i];
+    if (const Array* a = args[i].array) {
+      s[0] = a->address();
+      for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
+      if (a->dtype().is_vector())
+        s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
+    } else {
+      s[0] = scalar_slot(args[i].scalar, f.params[i].type);
+    }
+  }
 }
 
 // Whether a kernel prints (its output is flushed at the end of each launch).
@@ -168,17 +185,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
     big.resize(static_cast<std::size_t>(slot_count_));
     slots = big.data();
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t* s = slots + slot_of_[i];
-    if (const Array* a = args[i].array) {
-      s[0] = a->address();
-      for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
-      if (a->dtype().is_vector())
-        s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
-    } else {
-      s[0] = scalar_slot(args[i].scalar, k_.ir.params[i].type);
-    }
-  }
+  pack_slots(k_.ir, slot_of_, args, n, slots);
   const std::int64_t total = code.extent(slots);
   codegen::TackDebugStatus status;
   if (total <= 0) return status;
@@ -229,11 +236,39 @@ class CpuTarget final : public Target {
   std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&,
                                        const compiler::KernelIr& kernel, const ParamFacts&,
                                        bool debug) const override {
+    const ir::WorkgroupUse& w = kernel.ir.workgroups;
+    if (w.line > 0) {
+      throw CompileError(kernel.ir.name, w.line, w.column,
+                         w.what +
+                             " needs workgroups, which the CPU device does not have; run this "
+                             "kernel on an OpenCL device (tack.device(\"opencl\")), or write it "
+                             "without workgroups for the CPU",
+                         w.source_line);
+    }
     return std::make_unique<CpuCode>(kernel, debug);
   }
 };
 
 }  // namespace
+
+IterationCount host_iteration_count(const ir::Function& fn) {
+  // The kernel without its loop body: the prelude and the bounds, compiled for the host.
+  const ir::ParallelFor* loop = fn.parallel_for();
+  TACK_INTERNAL_ASSERT(loop != nullptr, "host_iteration_count of a kernel without its loop");
+  ir::Function bounds = fn;
+  std::vector<ir::Stmt> body = fn.prelude();
+  body.push_back(ir::ParallelFor::make(loop->dims, ir::block({})));
+  bounds.body = ir::block(std::move(body));
+  bounds.asserts.clear();
+  bounds.workgroups = {};
+  auto code = std::make_shared<CompiledCode>(compile_for_cpu(bounds, false, false));
+  codegen::ArgLayout layout = codegen::arg_layout(bounds);
+  return [code, layout, bounds](const KernelArg* args, std::size_t n) {
+    std::vector<std::uint64_t> slots(static_cast<std::size_t>(layout.slot_count) + 1);
+    pack_slots(bounds, layout.first_slot, args, n, slots.data());
+    return code->extent(slots.data());
+  };
+}
 
 bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {

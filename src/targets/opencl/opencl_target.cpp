@@ -13,6 +13,7 @@
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/opencl_program.hpp"
 #include "support/error.hpp"
+#include "targets/cpu/cpu_target.hpp"
 
 namespace tack::detail {
 namespace {
@@ -40,6 +41,9 @@ struct OpenClCode {
   std::shared_ptr<OpenClKernel> kernel;
   std::size_t global_size = 0;  // work items per launch
   std::size_t local_size = 0;   // work-group size, 0: the driver's choice (work_group_size)
+  // A kernel that uses workgroups runs one iteration per work item in groups of
+  // ir::kWorkgroupSize: the host counts the iterations of each call (docs/design/workgroups.md).
+  IterationCount iterations;
 };
 
 class OpenClVariantCode final : public VariantCode {
@@ -70,7 +74,7 @@ std::string OpenClVariantCode::source(codegen::CFeatures* needs) const {
   options.debug = debug_;
   // A CPU device runs each work item as a loop on one core: contiguous runs per work item.
   // Elsewhere (GPUs) neighbouring work items take neighbouring elements, for coalescing.
-  options.blocked = backend_->info().cpu;
+  options.blocked = backend_->info().cpu && k_.ir.workgroups.line == 0;
   return codegen::OpenClPrinter().print(k_.ir, options, needs);
 }
 
@@ -88,6 +92,7 @@ const OpenClCode& OpenClVariantCode::code() {
   code->kernel = backend_->build_program(text, codegen::CStylePrinter::kernel_symbol(k_.ir));
   code->global_size = backend_->default_global_size();
   code->local_size = backend_->work_group_size(k_.private_bytes, code->global_size);
+  if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(k_.ir);
   storage_ = std::move(code);
   code_.store(storage_.get(), std::memory_order_release);
   return *storage_;
@@ -119,7 +124,22 @@ codegen::TackDebugStatus OpenClVariantCode::launch(const KernelArg* args, std::s
     status->fill(&zero, 1);  // queued before the launch, on the same in-order queue
     list.buffer(status);
   }
-  backend_->launch(*c.kernel, list.list(), c.global_size, c.local_size);
+  std::size_t global_size = c.global_size, local_size = c.local_size;
+  if (c.iterations) {
+    const std::int64_t total = c.iterations(args, n);
+    if (total <= 0) return {};
+    if (total % ir::kWorkgroupSize != 0) {
+      throw ValueError("kernel '" + k_.ir.name + "' uses workgroups (" + k_.ir.workgroups.what +
+                       " on line " + std::to_string(k_.ir.workgroups.line) +
+                       "), so its parallel loop runs in whole groups of " +
+                       std::to_string(ir::kWorkgroupSize) + " iterations; this call has " +
+                       std::to_string(total) + ": pad the data to a multiple of " +
+                       std::to_string(ir::kWorkgroupSize));
+    }
+    global_size = static_cast<std::size_t>(total);
+    local_size = ir::kWorkgroupSize;
+  }
+  backend_->launch(*c.kernel, list.list(), global_size, local_size);
   codegen::TackDebugStatus s;
   if (status) status->to_host(&s, 0, sizeof s);  // waits for the launch
   return s;

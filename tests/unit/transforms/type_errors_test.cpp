@@ -387,6 +387,52 @@ def k(p, n):
      {arr(ST::f32, 1, 3), kI32},
      4,
      "has no single truth value; test all components (all(m))"},
+    {"ThreadIdBeforeTheLoop",
+     R"(@tack.kernel
+def k(p, q, n):
+    t = tack.thread_id()
+    for i in range(n):
+        q[i] = 0.0
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     3,
+     "is not allowed before the parallel loop"},
+    {"BlockSumOfABool",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        q[i] = tack.block_sum(q[i] > 0.0)
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     4,
+     "takes a number, got a bool"},
+    {"BarrierUnderAVaryingCondition",
+     R"(@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        t = tack.thread_id()
+        if t < 5:
+            tack.barrier()
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     6,
+     "every work item of a group must reach this barrier"},
+    {"BarrierAfterAVaryingReturn",
+     R"(@tack.func
+def f(x):
+    if x > 0.0:
+        return 1.0
+    tack.barrier()
+    return 0.0
+
+@tack.kernel
+def k(p, q, n):
+    for i in range(n):
+        q[i] = f(q[i])
+)",
+     {arr(ST::f32, 1, 3), kF32, kI32},
+     5,
+     "every work item of a group must reach this barrier"},
     {"VectorShapeMismatch",
      R"(@tack.kernel
 def k(p, q, n):
