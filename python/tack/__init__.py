@@ -75,6 +75,7 @@ from tack._kernel import (
     thread_id,
 )
 
+from tack._templates import data_oriented, template
 from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "tack.math")
 from tack import random  # tack.random.uniform(state) ... in kernels, and its NumPy twin
 
@@ -114,6 +115,8 @@ __all__ = [
     "length",
     "normalize",
     "select",
+    "data_oriented",
+    "template",
     "barrier",
     "block_max",
     "block_min",

@@ -299,15 +299,27 @@ class Kernel(_tack._KernelCall):
     def _build(self):
         fn = self._fn
         source, first_line, file = _source_of(fn)
+        return self._build_from(source, first_line, file, [])
+
+    def _build_from(self, source, first_line, file, methods):
+        """Builds from the kernel's source and `methods`: (source, first_line, file, name, fn)
+        of device functions made for it (a template's methods, tack._templates)."""
+        fn = self._fn
         aliases = []
-        funcs = _device_functions(fn.__name__, source, _namespace(fn), {fn.__name__}, aliases)
+        seen = {fn.__name__} | {m[3] for m in methods}
+        funcs = _device_functions(fn.__name__, source, _namespace(fn), seen, aliases)
+        for m in methods:
+            funcs += _device_functions(m[3], m[0], _namespace(m[4]), seen, aliases)
         self._aliases = aliases
         entries = _watched_names(fn, fn.__name__)
+        for m in methods:
+            entries += _watched_names(m[4], m[3])
         for f in funcs:
             entries += _watched_names(f.__wrapped__, f.__name__)
         watch = _Watch(entries) if entries else None
         # A Func's piece is a device function even without its decorator (tack.func(g)).
         self._pieces = ([(source, first_line, file, False)] +
+                        [(m[0], m[1], m[2], True) for m in methods] +
                         [(f.source, f.first_line, f.file, True) for f in funcs])
         self._watch = watch
         self._watching = watch is not None
@@ -360,7 +372,14 @@ class Kernel(_tack._KernelCall):
 
 
 def kernel(fn):
-    """Compiles `fn` as a Tack kernel, just in time for each new argument signature."""
+    """Compiles `fn` as a Tack kernel, just in time for each new argument signature. A kernel
+    with template parameters (objects of @tack.data_oriented classes) is a
+    tack._templates.TemplateKernel."""
+    from tack import _templates
+
+    params = _templates.template_params(fn)
+    if params:
+        return _templates.TemplateKernel(fn, params)
     return Kernel(fn)
 
 
@@ -374,6 +393,10 @@ def inspect(k, *args, mode="ir"):
     """The code of the variant these arguments would run: the Tack IR ("ir"); the backend's
     source ("source": LLVM IR on the CPU, OpenCL C on OpenCL); or the optimized code
     ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on OpenCL)."""
+    from tack import _templates
+
+    if isinstance(k, _templates.TemplateKernel):
+        k, args = k._derived_for(args)
     if not isinstance(k, Kernel):
         return _tack.inspect(k, *args, mode=mode)
     return _tack.inspect(k.compiled, *args, mode=mode)
