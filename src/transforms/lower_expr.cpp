@@ -358,11 +358,41 @@ Value lower_conditional(Lowerer& l, const frontend::Conditional& c) {
   Value tv, fv;
   {
     Redirect r(l, then_stmts);
-    tv = l.scalar(*c.then_value);
+    tv = l.operand(*c.then_value);
   }
   {
     Redirect r(l, else_stmts);
-    fv = l.scalar(*c.else_value);
+    fv = l.operand(*c.else_value);
+  }
+  if (tv.is_vecmat() || fv.is_vecmat()) {
+    // Vectors and matrices of one shape, component by component.
+    if (tv.rows != fv.rows || tv.cols != fv.cols) {
+      l.fail(c.loc, "the two values of the conditional expression are " + l.describe(tv) +
+                        " and " + l.describe(fv) + "; they must have one shape");
+    }
+    if (!cheap_to_repeat(cond)) cond = l.spill(cond);
+    const bool lazy = !then_stmts.empty() || !else_stmts.empty();
+    std::vector<Value> out;
+    for (size_t k = 0; k < tv.tuple.size(); ++k) {
+      const Value& a = tv.tuple[k];
+      const Value& b = fv.tuple[k];
+      ir::ScalarType t = l.merge_types(a, b, c.loc, "the two values of the conditional expression");
+      ir::Expr te = l.coerce(a, t, c.then_value->loc, "the other value");
+      ir::Expr fe = l.coerce(b, t, c.else_value->loc, "the other value");
+      if (!lazy) {
+        out.push_back(Value::typed(ir::select(cond, te, fe)));
+        continue;
+      }
+      std::string r = l.fresh("_v");
+      l.emit(ir::let(r, ir::make_const(t, 0)));
+      then_stmts.push_back(ir::assign(r, te));
+      else_stmts.push_back(ir::assign(r, fe));
+      out.push_back(Value::typed(ir::var(t, r)));
+    }
+    if (lazy) {
+      l.emit(ir::if_then(cond, ir::block(std::move(then_stmts)), ir::block(std::move(else_stmts))));
+    }
+    return l.make_vector(std::move(out), tv.rows, tv.cols, c.loc, "the conditional expression");
   }
   ir::ScalarType t = l.merge_types(tv, fv, c.loc, "the two values of the conditional expression");
   ir::Expr te = l.coerce(tv, t, c.then_value->loc, "the other value");

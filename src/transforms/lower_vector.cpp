@@ -150,7 +150,36 @@ Value Lowerer::construct_vector(const frontend::Call& c, bool matrix) {
     fail(c.loc, name + "() takes a list and optionally a dtype: " + example + "; got " +
                     std::to_string(c.args.size()) + " arguments");
   }
-  Value v = operand(*c.args[0]);
+  Value v = lower_expr(*c.args[0]);
+  if (v.is_plain_tuple()) {
+    // A tuple of numbers (a module constant G = (0.0, -9.8, 0.0)): its elements; for a matrix,
+    // a tuple of rows.
+    std::vector<Value> items;
+    for (const Value& e : v.tuple) {
+      if (matrix && e.is_plain_tuple()) {
+        Value row = e;
+        row.rows = static_cast<int>(row.tuple.size());
+        items.push_back(make_vector(row.tuple, row.rows, 0, c.args[0]->loc, "this row"));
+      } else {
+        items.push_back(e);
+      }
+    }
+    if (!matrix) {
+      v = make_vector(items, static_cast<int>(items.size()), 0, c.args[0]->loc, "this tuple");
+    } else {
+      std::vector<Value> flat;
+      const int n = items[0].is_vector() ? items[0].rows : 0;
+      for (const Value& row : items) {
+        if (!row.is_vector() || row.rows != n) {
+          fail(c.args[0]->loc, "tack.Matrix() takes rows of one length; this is " + describe(v));
+        }
+        flat.insert(flat.end(), row.tuple.begin(), row.tuple.end());
+      }
+      v = make_vector(flat, static_cast<int>(items.size()), n, c.args[0]->loc, "this matrix");
+    }
+  }
+  if (v.array) fail(c.args[0]->loc, name + "() takes a list, not the array '" + v.array->name + "'");
+  if (v.is_none()) fail(c.args[0]->loc, "this call returns no value");
   if (!v.is_vecmat() || v.is_matrix() != matrix) {
     fail(c.args[0]->loc, name + "() takes " + (matrix ? "a list of rows" : "a list of components") +
                              " (" + example + "); this is " + describe(v));

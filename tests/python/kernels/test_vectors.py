@@ -492,3 +492,25 @@ def test_vector_code_optimizes_to_the_scalar_code():
     ref = acc.numpy().copy()
     vv_pairs_scalar(vecs(points(16)), tack.array(np.ones(16, np.float32)), acc)
     np.testing.assert_allclose(acc.numpy(), ref, rtol=1e-6)
+
+
+GRAVITY = (0.0, -9.5, 0.0)  # a module constant tuple, made a vector in the kernel
+
+
+@tack.kernel
+def vv_conditional_and_constant(p, out):
+    for i in range(len(p)):
+        v = p[i]
+        g = tack.Vector(GRAVITY)
+        out[i] = (v if v.x > 0.0 else -v) + g
+        w = v * 2.0 if v.y > 0.0 else tack.Vector([0.0, 0.0, 0.0])
+        out[i] += w
+
+
+def test_conditional_expressions_of_vectors_and_tuple_constants():
+    P = points(N, seed=30)
+    out = vzeros(N, 3)
+    vv_conditional_and_constant(vecs(P), out)
+    ref = np.where(P[:, :1] > 0, P, -P) + [0.0, -9.5, 0.0]
+    ref += np.where(P[:, 1:2] > 0, 2 * P, 0.0)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6)
