@@ -483,17 +483,32 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       return vector_select(seq[0], seq[1], seq[2], c.loc);
     case Kind::Length:
     case Kind::Normalize:
-      if (!seq[0].is_vector()) {
-        fail(exprs[0]->loc, call_name(name) + " takes a vector; this is " + describe(seq[0]) +
-                                (b.kind == Kind::Length ? "; for a number, use abs(x)" : ""));
+    case Kind::Distance: {
+      // Vectors: the norm, the unit vector, the norm of the difference. Numbers, as GLSL:
+      // |x|, x / |x| (+-1; NaN for 0) and |a - b|, in the float type.
+      Value v = seq[0];
+      if (b.kind == Kind::Distance) {
+        if (seq[0].is_vecmat() != seq[1].is_vecmat()) {
+          fail(c.loc, call_name(name) + " takes two vectors or two numbers; here " +
+                          describe(seq[0]) + " and " + describe(seq[1]));
+        }
+        v = binary(frontend::BinaryOp::Sub, seq[0], seq[1], c.loc);
       }
-      return vector_method(b.kind == Kind::Length ? "norm" : "normalized", {seq[0]}, c.loc);
-    case Kind::Distance:
-      if (!seq[0].is_vector()) {
-        fail(exprs[0]->loc, call_name(name) + " takes two vectors; this is " + describe(seq[0]));
+      if (v.is_matrix()) fail(exprs[0]->loc, call_name(name) + " takes a vector or a number");
+      if (v.is_vector()) {
+        return vector_method(b.kind == Kind::Normalize ? "normalized" : "norm", {v}, c.loc);
       }
-      return vector_method("norm", {vector_binary(frontend::BinaryOp::Sub, seq[0], seq[1], c.loc)},
-                           c.loc);
+      if (!v.is_weak() && ir::is_bool(v.expr->type)) {
+        fail(exprs[0]->loc, call_name(name) + " takes a number, got a bool");
+      }
+      const ScalarType t = type_of(v);
+      const ScalarType ft = tack::is_float(t) ? t : default_float();
+      ir::Expr x = v.is_weak() ? make_constant(*v.weak, ft) : ir::cast(ft, v.expr);
+      if (!cheap_to_repeat(x)) x = spill(x);
+      ir::Expr magnitude = ir::call(MathFn::Abs, {x});
+      if (b.kind == Kind::Normalize) return Value::typed(ir::truediv(x, magnitude));
+      return Value::typed(magnitude);
+    }
     case Kind::Dot:
     case Kind::Cross:
       if (!seq[0].is_vector()) {

@@ -514,3 +514,19 @@ def test_conditional_expressions_of_vectors_and_tuple_constants():
     ref = np.where(P[:, :1] > 0, P, -P) + [0.0, -9.5, 0.0]
     ref += np.where(P[:, 1:2] > 0, 2 * P, 0.0)
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6)
+
+
+@tack.kernel
+def vv_scalar_geometry(x, y, out):
+    for i in range(len(x)):
+        out[i, 0] = tack.math.length(x[i])
+        out[i, 1] = tack.math.distance(x[i], y[i])
+        out[i, 2] = tack.math.normalize(x[i])
+
+
+def test_length_distance_normalize_of_numbers():
+    X = np.array([-2.0, 3.0, 0.5], np.float32)
+    Y = np.array([1.0, 1.0, 4.0], np.float32)
+    out = tack.zeros((3, 3), dtype=tack.f32)
+    vv_scalar_geometry(tack.array(X), tack.array(Y), out)
+    np.testing.assert_allclose(out.numpy(), np.stack([abs(X), abs(X - Y), np.sign(X)], 1))
