@@ -69,6 +69,29 @@ def template_params(fn):
     return out
 
 
+def _literal(encoded):
+    """Kernel source for a constant as _encode gives it ("number", "typed", "tuple")."""
+    kind = encoded[0]
+    if kind == "tuple":
+        parts = [_literal(p) for p in encoded[1]]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    value = encoded[1]
+    if isinstance(value, bool):
+        text = "True" if value else "False"
+    elif isinstance(value, float) and value != value:
+        text = "math.nan"
+    elif isinstance(value, float) and value in (float("inf"), float("-inf")):
+        text = "math.inf" if value > 0 else "(-math.inf)"
+    else:
+        text = repr(value)
+    if kind == "typed":
+        return f"tack.{encoded[2]}({text})"
+    return "(" + text + ")"
+
+
+_layout_tags = {}  # layout key -> a number unique to it, naming its methods' device functions
+
+
 def _is_value(v):
     return isinstance(v, (bool, _numbers.Number, _np.generic)) and not isinstance(v, complex)
 
@@ -88,22 +111,26 @@ class _Layout:
                 self.fields.append((name, True))
             elif _is_value(value):
                 self.fields.append((name, False))
-        self.constants = {}  # class constants: name -> Python literal
+        self.constants = {}  # class constants: name -> kernel source of the value
         self.methods = {}  # @tack.func methods: name -> Func
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
                 if isinstance(value, Func):
                     self.methods[name] = value
-                elif not name.startswith("__") and _encode(value) is not None:
-                    self.constants[name] = repr(value)
+                    continue
+                encoded = None if name.startswith("__") else _encode(value)
+                if encoded is not None and encoded[0] != "unsupported":
+                    self.constants[name] = _literal(encoded)
         for name, _ in self.fields:
             self.constants.pop(name, None)
+        # Methods are made per layout (fields differ in order or kind between objects).
+        self.tag = _layout_tags.setdefault(self.key(), len(_layout_tags))
 
     def key(self):
         return (self.cls, tuple(self.fields), tuple(sorted(self.constants.items())))
 
     def method_name(self, method):
-        return f"{self.cls.__name__}__{method}"
+        return f"{self.cls.__name__}_{self.tag}__{method}"
 
     def field_names(self, prefix):
         return [f"{prefix}__{name}" for name, _ in self.fields]
@@ -156,7 +183,7 @@ def _rewrite(source, layouts, params, new_name=None):
         if any(b.string == f for f, _ in layout.fields):
             edits.append((start, end, f"{a.string}__{b.string}"))
         elif b.string in layout.constants:
-            edits.append((start, end, "(" + layout.constants[b.string] + ")"))
+            edits.append((start, end, layout.constants[b.string]))
         elif b.string in layout.methods and i + 3 < len(tokens) and tokens[i + 3].string == "(":
             args = layout.field_names(a.string)
             empty = i + 4 < len(tokens) and tokens[i + 4].string == ")"

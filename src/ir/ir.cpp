@@ -308,9 +308,12 @@ Stmt Print::make(std::vector<PrintPart> parts) {
   return std::make_shared<const Print>(std::move(parts));
 }
 
-Stmt Assert::make(Expr cond, int site, std::vector<Expr> iteration) {
+Stmt Assert::make(Stmt setup, Expr cond, int site, std::vector<Expr> iteration) {
   TACK_INTERNAL_ASSERT(cond != nullptr, "Assert without a condition");
-  return std::make_shared<const Assert>(std::move(cond), site, std::move(iteration));
+  TACK_INTERNAL_ASSERT(setup != nullptr && setup->kind == NodeKind::Block,
+                       "Assert without its setup block");
+  return std::make_shared<const Assert>(std::move(setup), std::move(cond), site,
+                                        std::move(iteration));
 }
 
 Stmt ExprStmt::make(Expr expr) {

@@ -510,14 +510,21 @@ struct Print final : StmtNode {
   std::vector<PrintPart> parts;
 };
 
-// assert cond: in a checking (debug) variant, a false cond records assertion `site` (an index
-// into Function::asserts) and the iteration (the parallel loop's variables) in the debug status,
-// the first failure winning; other variants compile it to nothing.
+// assert cond: in a checking (debug) variant, `setup` runs (the statements the condition needs,
+// an inlined device function's body; its locals are in scope for cond), then a false cond records
+// assertion `site` (an index into Function::asserts) and the iteration (the parallel loop's
+// variables) in the debug status, the first failure winning; other variants compile all of it
+// to nothing.
 struct Assert final : StmtNode {
   TACK_IR_NODE(Assert)
-  Assert(Expr c, int s, std::vector<Expr> it)
-      : StmtNode(kKind), cond(std::move(c)), site(s), iteration(std::move(it)) {}
-  static Stmt make(Expr cond, int site, std::vector<Expr> iteration);
+  Assert(Stmt su, Expr c, int s, std::vector<Expr> it)
+      : StmtNode(kKind),
+        setup(std::move(su)),
+        cond(std::move(c)),
+        site(s),
+        iteration(std::move(it)) {}
+  static Stmt make(Stmt setup, Expr cond, int site, std::vector<Expr> iteration);
+  Stmt setup;  // a Block, possibly empty
   Expr cond;
   int site;
   std::vector<Expr> iteration;  // i64, one per parallel dim (1 to 3)

@@ -217,6 +217,10 @@ class Printer final : public ExhaustiveVisitor {
   }
   void visit(const Assert& n) override {
     os_ << "assert #" << n.site << " ";
+    if (!n.setup->as<Block>()->stmts.empty()) {
+      print_body(n.setup);
+      os_ << " then ";
+    }
     visit_expr(n.cond);
   }
   void visit(const ParallelFor& n) override {

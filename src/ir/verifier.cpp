@@ -337,7 +337,9 @@ class Verifier final : public ExhaustiveVisitor {
     for (const Expr& e : n.iteration) {
       if (!e || e->type != ScalarType::i64) error("assert iteration values must be i64");
     }
+    scopes_.emplace_back();  // the setup's locals are in scope for the condition
     Visitor::visit(n);
+    scopes_.pop_back();
   }
   void visit(const ParallelFor&) override {
     error("a ParallelFor that is not the last statement of the function body");

@@ -126,6 +126,7 @@ void Visitor::visit(const Print& n) {
   }
 }
 void Visitor::visit(const Assert& n) {
+  for (const Stmt& s : n.setup->as<Block>()->stmts) visit_stmt(s);
   visit_expr(n.cond);
   for (const Expr& e : n.iteration) visit_expr(e);
 }
@@ -350,15 +351,16 @@ Stmt Mutator::mutate(const Print& n, const Stmt& self) {
   return Print::make(std::move(parts));
 }
 Stmt Mutator::mutate(const Assert& n, const Stmt& self) {
+  Stmt setup = mutate_stmt(n.setup);
   Expr c = mutate_expr(n.cond);
   std::vector<Expr> it;
-  bool changed = c != n.cond;
+  bool changed = c != n.cond || setup != n.setup;
   for (const Expr& e : n.iteration) {
     it.push_back(mutate_expr(e));
     changed |= it.back() != e;
   }
   if (!changed) return self;
-  return Assert::make(std::move(c), n.site, std::move(it));
+  return Assert::make(std::move(setup), std::move(c), n.site, std::move(it));
 }
 Stmt Mutator::mutate(const ParallelFor& n, const Stmt& self) {
   std::vector<ParallelDim> dims;

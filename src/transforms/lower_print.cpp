@@ -72,9 +72,16 @@ void Lowerer::lower_print(const frontend::Call& c) {
 }
 
 void Lowerer::lower_assert(const frontend::Assert& a) {
-  ir::Expr cond = lower_condition(*a.test);
+  // The statements the test needs (an inlined device function) run only when it is checked.
+  std::vector<ir::Stmt> setup;
+  ir::Expr cond;
+  {
+    Redirect r(*this, setup);
+    cond = lower_condition(*a.test);
+  }
   fn_.asserts.push_back(ir::AssertSite{a.loc.line, a.text, a.message});
-  emit(ir::Assert::make(cond, static_cast<int>(fn_.asserts.size() - 1), iteration_));
+  emit(ir::Assert::make(ir::block(std::move(setup)), cond, static_cast<int>(fn_.asserts.size() - 1),
+                        iteration_));
 }
 
 }  // namespace tack::transforms::lowering

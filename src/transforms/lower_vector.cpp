@@ -104,9 +104,14 @@ Value Lowerer::make_vector(std::vector<Value> components, int rows, int cols, So
   } else if (any_bool) {
     out.tuple = std::move(components);
   } else {
-    Value acc = components[0];
+    // From the first typed component: literals merge with a type, never with each other
+    // first ([1, 2, b] of an u8 b is u8, as 1 + b is).
+    size_t first = 0;
+    while (components[first].is_weak()) ++first;
+    Value acc = components[first];
     ScalarType t = type_of(acc);
-    for (size_t k = 1; k < components.size(); ++k) {
+    for (size_t k = 0; k < components.size(); ++k) {
+      if (k == first) continue;
       t = merge_types(acc, components[k], loc, "the components of " + what);
       acc = Value::typed(ir::make_const(t, 0));
     }
@@ -178,7 +183,8 @@ Value Lowerer::construct_vector(const frontend::Call& c, bool matrix) {
       v = make_vector(flat, static_cast<int>(items.size()), n, c.args[0]->loc, "this matrix");
     }
   }
-  if (v.array) fail(c.args[0]->loc, name + "() takes a list, not the array '" + v.array->name + "'");
+  if (v.array)
+    fail(c.args[0]->loc, name + "() takes a list, not the array '" + v.array->name + "'");
   if (v.is_none()) fail(c.args[0]->loc, "this call returns no value");
   if (!v.is_vecmat() || v.is_matrix() != matrix) {
     fail(c.args[0]->loc, name + "() takes " + (matrix ? "a list of rows" : "a list of components") +

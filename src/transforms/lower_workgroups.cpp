@@ -58,9 +58,13 @@ Value Lowerer::block_reduce(const std::string& name, int op, const frontend::Cal
 
 namespace {
 
+class Varying;
+bool divergent_exit(Varying& varying, const ir::Stmt& s, bool in_varying, const std::string& label);
+
 // Which locals may differ between the work items of a group: the parallel loop's variables,
 // thread_id(), anything read from memory or an atomic, and every local assigned from such a
-// value or under a condition that is itself varying. Locals are unique IR names, so the set is
+// value, under a condition that is itself varying, or in a loop (or inlined function) that a
+// varying break, continue or return can leave early. Locals are unique IR names, so the set is
 // flow-insensitive, computed to a fixed point. A block reduction's result is the same for all.
 class Varying final : public ir::Visitor {
  public:
@@ -93,10 +97,17 @@ class Varying final : public ir::Visitor {
   void visit(const ir::For& n) override {
     const bool v = of(n.start) || of(n.stop) || of(n.step);
     if (v || divergent_ > 0) mark(n.name);
-    branch(v, [&] { visit_stmt(n.body); });
+    branch(v || divergent_exit(*this, n.body, false, ""), [&] { visit_stmt(n.body); });
   }
   void visit(const ir::While& n) override {
-    branch(of(n.cond), [&] { visit_stmt(n.body); });
+    branch(of(n.cond) || divergent_exit(*this, n.body, false, ""), [&] { visit_stmt(n.body); });
+  }
+  void visit(const ir::LabeledBlock& n) override {
+    branch(divergent_exit(*this, n.body, false, n.label), [&] { visit_stmt(n.body); });
+  }
+  // The parallel loop's body: a varying `continue` in it diverges the rest of the iteration.
+  void run(const ir::Stmt& body) {
+    branch(divergent_exit(*this, body, false, ""), [&] { visit_stmt(body); });
   }
 
   std::set<std::string> names;
@@ -157,6 +168,10 @@ class BarrierCheck final : public ir::Visitor {
  public:
   explicit BarrierCheck(Varying& v) : varying_(v) {}
 
+  void run(const ir::Stmt& body) {
+    inside(divergent_exit(varying_, body, false, ""), [&] { visit_stmt(body); });
+  }
+
   void visit(const ir::Barrier& n) override {
     if (divergent_ > 0 && !bad) bad = &n;
   }
@@ -203,10 +218,10 @@ void Lowerer::check_uniform_barriers() {
   Varying varying(std::move(seeds), block_results_);
   do {
     varying.changed = false;
-    varying.visit_stmt(loop->body);
+    varying.run(loop->body);
   } while (varying.changed);
   BarrierCheck check(varying);
-  check.visit_stmt(loop->body);
+  check.run(loop->body);
   if (const ir::Barrier* b = check.bad) {
     fail(SourceLoc{b->line, b->column},
          "every work item of a group must reach this barrier (tack.barrier() or a block "

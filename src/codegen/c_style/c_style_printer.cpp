@@ -283,6 +283,9 @@ void Emitter::stmt(const Stmt& s) {
     case NodeKind::Assert: {
       if (!debug_) return;  // asserts are checked in debug mode only
       const auto& a = *s->as<Assert>();
+      line("{");  // the setup's locals are in scope for the condition
+      ++indent_;
+      body(a.setup);
       std::vector<Expr> exprs{a.cond};
       exprs.insert(exprs.end(), a.iteration.begin(), a.iteration.end());
       auto v = group(exprs);
@@ -292,6 +295,8 @@ void Emitter::stmt(const Stmt& s) {
                                          : int_literal(ScalarType::i64, 0));
       }
       line("if (!(" + v[0] + ")) " + call + ");");
+      --indent_;
+      line("}");
       return;
     }
     case NodeKind::ParallelFor:

@@ -474,7 +474,12 @@ void KernelEmitter::visit(const ir::Print& n) {
   std::vector<llvm::Value*> args;
   for (const ir::PrintPart& p : n.parts) {
     if (!p.value) {
-      for (char c : p.text) format += c == '%' ? "%%" : std::string(1, c);
+      for (char c : p.text) {
+        // A NUL or other control character would end or garble the format: '?' (as the C-style
+        // printers), except newlines and tabs.
+        const bool control = static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t';
+        format += c == '%' ? "%%" : control ? "?" : std::string(1, c);
+      }
       continue;
     }
     llvm::Value* v = emit(p.value);
@@ -503,6 +508,8 @@ void KernelEmitter::visit(const ir::Print& n) {
 
 void KernelEmitter::visit(const ir::Assert& n) {
   if (!opts_.bounds_check) return;  // asserts are checked in debug mode only
+  scopes_.emplace_back();           // the setup's locals are in scope for the condition
+  for (const ir::Stmt& s : n.setup->as<ir::Block>()->stmts) visit_stmt(s);
   llvm::Value* ok = emit(n.cond);
   llvm::BasicBlock* fail = new_block("assert.fail");
   llvm::BasicBlock* done = new_block("assert.end");
@@ -514,6 +521,7 @@ void KernelEmitter::visit(const ir::Assert& n) {
                                  b_.getInt32(static_cast<uint32_t>(n.site)), it[0], it[1], it[2]});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+  scopes_.pop_back();
 }
 
 // ------------------------------------------------------------------ helpers

@@ -127,3 +127,36 @@ def test_strings_are_only_for_print_and_assert():
             for i in range(len(x)):
                 assert x[i] > 0, x[i]
         pa_assert_message(zeros(2, np.float32))
+
+
+@tack.func
+def pa_bump(c):
+    c[0] += 1
+    return 1
+
+
+@tack.kernel
+def pa_assert_with_effects(c, n):
+    for i in range(n):
+        assert pa_bump(c) > 0
+
+
+def test_an_asserts_test_does_not_run_without_debug_mode():
+    c = zeros(1, np.int32)
+    pa_assert_with_effects(c, 1)
+    assert c.numpy().tolist() == [0]
+    tack.set_debug(True)
+    pa_assert_with_effects(c, 1)
+    assert c.numpy().tolist() == [1]
+
+
+@tack.kernel
+def pa_control_characters(n):
+    for i in range(n):
+        print("a\x00b", 1)
+        print("after")
+
+
+def test_control_characters_in_printed_text_do_not_cut_the_line(capfd):
+    pa_control_characters(1)
+    assert printed(capfd).splitlines() == ["a?b 1", "after"]

@@ -119,3 +119,38 @@ def test_an_instance_array_keeps_the_memory_model():
     with pytest.raises(ValueError, match="read-only"):
         p.step(1.0)
     assert not backing.any()
+
+
+@tack.data_oriented
+class Pair:
+    BIG = float("inf")
+    HALF = np.float32(0.5)
+    NAN = float("nan")
+
+    def __init__(self, a, b, flip=False):
+        if flip:
+            self.b = b
+            self.a = a
+        else:
+            self.a = a
+            self.b = b
+
+    @tack.func
+    def diff(self):
+        return self.a[0] - self.b[0]
+
+
+@tack.kernel
+def tp_two_layouts(p, q, out):
+    for i in range(1):
+        out[0] = p.diff()
+        out[1] = q.diff()
+        out[2] = min(p.BIG, 3.0) + p.HALF
+        out[3] = 1.0 if p.NAN != p.NAN else 0.0
+
+
+def test_methods_are_made_per_layout_and_constants_of_every_kind_compile():
+    a, b = arr(np.array([5.0], np.float32)), arr(np.array([1.0], np.float32))
+    out = zeros(4, np.float32)
+    tp_two_layouts(Pair(a, b), Pair(a, b, flip=True), out)  # fields in two orders
+    np.testing.assert_array_equal(out.numpy(), [4.0, 4.0, 3.5, 1.0])

@@ -530,3 +530,21 @@ def test_length_distance_normalize_of_numbers():
     out = tack.zeros((3, 3), dtype=tack.f32)
     vv_scalar_geometry(tack.array(X), tack.array(Y), out)
     np.testing.assert_allclose(out.numpy(), np.stack([abs(X), abs(X - Y), np.sign(X)], 1))
+
+
+@tack.kernel
+def vv_literal_first(b, out):
+    for i in range(len(out)):
+        v = [1, 2, b[0]]
+        u = [b[0], 1, 2]
+        w = v + v
+        q = u + u
+        out[i, 0] = w[2]
+        out[i, 1] = q[0]
+
+
+def test_literals_take_the_typed_component_wherever_it_stands():
+    b = tack.array(np.array([200], np.uint8))
+    out = tack.zeros((1, 2), dtype=tack.u8)
+    vv_literal_first(b, out)
+    assert out.numpy().tolist() == [[144, 144]]  # u8 wraps, as 1 + b does

@@ -139,3 +139,31 @@ def test_a_barrier_some_work_items_might_skip_is_refused():
         wg_varying_break(zeros(G, np.float32), zeros(G, np.float32), 2)
     with pytest.raises(tack.CompileError, match="every work item of a group must reach"):
         wg_varying_carried(zeros(G, np.float32), zeros(G, np.float32))
+
+
+def test_barriers_after_a_varying_skip_or_exit_are_refused():
+    # Review findings: a varying `continue` of the parallel loop itself, and locals left
+    # different by a varying break, must not let a barrier through.
+    @tack.kernel
+    def wg_after_continue(x, out):
+        for i in range(len(x)):
+            if x[i] > 0.0:
+                continue
+            tack.barrier()
+            out[i] = x[i]
+
+    @tack.kernel
+    def wg_count_after_break(x, out, n):
+        for i in range(len(x)):
+            c = 0
+            for j in range(n):
+                if x[i] > 0.0:
+                    break
+                c += 1
+            for s in range(c):
+                tack.barrier()
+
+    with pytest.raises(tack.CompileError, match="every work item of a group must reach"):
+        wg_after_continue(zeros(G, np.float32), zeros(G, np.float32))
+    with pytest.raises(tack.CompileError, match="every work item of a group must reach"):
+        wg_count_after_break(zeros(G, np.float32), zeros(G, np.float32), 3)
