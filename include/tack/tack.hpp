@@ -1,6 +1,7 @@
 // Tack's public C++ API in one include.
 #pragma once
 
+#include "tack/algorithms.hpp"
 #include "tack/array.hpp"
 #include "tack/device.hpp"
 #include "tack/dlpack.hpp"

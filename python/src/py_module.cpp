@@ -10,4 +10,5 @@ NB_MODULE(_tack, m) {
   nb::class_<tack::Array> array_class = py::init_array(m);
   py::init_dlpack(m, array_class);
   py::init_kernel(m);
+  py::init_algorithms(m, array_class);
 }

@@ -32,6 +32,7 @@ from tack._tack import (
     i64,
     memory_space,
     ones,
+    prod,
     set_default_device,
     soa,
     sync,
@@ -44,6 +45,7 @@ from tack._tack import (
     zeros,
     zeros_like,
 )
+from tack._tack import max, min, sum  # noqa: A004 - NumPy's names, as tack.sum(a)
 
 from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
 from tack._kernel import (
@@ -169,6 +171,10 @@ __all__ = [
     "u32",
     "u64",
     "mat",
+    "max",
+    "min",
+    "prod",
+    "sum",
     "vec",
     "zeros",
     "zeros_like",

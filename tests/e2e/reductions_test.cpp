@@ -1,0 +1,63 @@
+// Whole-array reductions through the C++ front door (tack/algorithms.hpp): NumPy's accumulator
+// kinds, the empty rules, views, and the same bits on every device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/on_device.hpp"
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+class ReductionsOnDevice : public test::OnDevice {};
+TACK_INSTANTIATE_ON_DEVICES(ReductionsOnDevice);
+
+TEST_P(ReductionsOnDevice, IntegersAccumulateInSixtyFourBits) {
+  std::vector<std::int32_t> v(10000);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<std::int32_t>(k) * 100000;
+  const Scalar s = sum(arr(v));
+  EXPECT_EQ(s.kind, Scalar::Kind::Int);
+  EXPECT_EQ(s.i, 100000LL * 9999 * 10000 / 2);  // past 2^31: i64, as NumPy
+  EXPECT_EQ(min(arr(v)).i, 0);
+  EXPECT_EQ(max(arr(v)).i, 999900000);
+  std::vector<std::uint8_t> small = {1, 2, 3, 4, 5};
+  EXPECT_EQ(prod(arr(small)).kind, Scalar::Kind::UInt);
+  EXPECT_EQ(prod(arr(small)).u, 120u);
+}
+
+TEST_P(ReductionsOnDevice, FloatsEmptyArraysAndViews) {
+  std::vector<float> v(5000, 0.5f);
+  v[17] = 3.0f;
+  const Array a = arr(v);
+  EXPECT_DOUBLE_EQ(sum(a).f, 2502.5);
+  EXPECT_DOUBLE_EQ(max(a).f, 3.0);
+  EXPECT_DOUBLE_EQ(sum(a.slice(0, 10)).f, 5.0);
+  EXPECT_DOUBLE_EQ(sum(a, f64).f, 2502.5);
+  const Array empty = zeros({0}, f32, dev_);
+  EXPECT_EQ(sum(empty).f, 0.0);
+  EXPECT_EQ(prod(empty).f, 1.0);
+  EXPECT_THROW(min(empty), ValueError);
+  v[4000] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(min(arr(v)).f));
+  EXPECT_THROW(sum(zeros({4}, vec(3, f32), dev_)), TypeError);
+}
+
+TEST_P(ReductionsOnDevice, TheSameBitsAsTheCpu) {
+  std::vector<float> v(123457);
+  std::uint32_t state = 12345;
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  }
+  const double here = sum(arr(v)).f;
+  const double on_cpu = sum(array(v, {static_cast<std::int64_t>(v.size())}, device("cpu"))).f;
+  EXPECT_EQ(std::memcmp(&here, &on_cpu, sizeof here), 0);
+}
+
+}  // namespace
+}  // namespace tack
