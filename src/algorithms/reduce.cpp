@@ -43,7 +43,8 @@ std::string pass_source(Op op) {
   }
   return R"(@tack.func
 def combine(a, b):
-    )" + combine + R"(
+    )" + combine +
+         R"(
 
 @tack.kernel
 def tack_reduce_pass(x, partial, n):
@@ -52,7 +53,8 @@ def tack_reduce_pass(x, partial, n):
         start = blk * 4096
         stop = min(start + 4096, n)
         for j in range(16):
-            )" + init + R"(
+            )" +
+         init + R"(
         k = start
         while k + 16 <= stop:
             for j in range(16):
