@@ -22,29 +22,34 @@ enum class Op { Sum, Prod, Min, Max };
 // the operator as a device function; lanes start from the identity (sum, prod) or the block's
 // first element (min, max, which are idempotent).
 std::string pass_source(Op op) {
-  std::string combine, init;
+  // `fold`: the operator as a device function; `init`: the lanes' start (the identity, or for
+  // the idempotent min/max the block's first element); `tail`: lane j's element of the last,
+  // partial chunk (the identity, or again an element, past the block's end).
+  std::string fold, init, tail;
   switch (op) {
     case Op::Sum:
-      combine = "return a + b";
-      init = "lanes[j] = 0";
+      fold = "return a + b";
+      init = "0";
+      tail = "x[min(k + j, stop - 1)] if k + j < stop else 0";
       break;
     case Op::Prod:
-      combine = "return a * b";
-      init = "lanes[j] = 1";
+      fold = "return a * b";
+      init = "1";
+      tail = "x[min(k + j, stop - 1)] if k + j < stop else 1";
       break;
     case Op::Min:  // NaN wins, as NumPy's minimum
-      combine = "return a if (a < b) | (a != a) else b";
-      init = "lanes[j] = x[start]";
+      fold = "return a if (a < b) | (a != a) else b";
+      init = "x[start]";
+      tail = "x[min(k + j, stop - 1)]";
       break;
     case Op::Max:
-      combine = "return a if (a > b) | (a != a) else b";
-      init = "lanes[j] = x[start]";
+      fold = "return a if (a > b) | (a != a) else b";
+      init = "x[start]";
+      tail = "x[min(k + j, stop - 1)]";
       break;
   }
-  return R"(@tack.func
-def combine(a, b):
-    )" + combine +
-         R"(
+  // Every lane index is a constant after unrolling, so the lanes live in registers.
+  return "@tack.func\ndef fold(a, b):\n    " + fold + R"(
 
 @tack.kernel
 def tack_reduce_pass(x, partial, n):
@@ -53,25 +58,24 @@ def tack_reduce_pass(x, partial, n):
         start = blk * 4096
         stop = min(start + 4096, n)
         for j in range(16):
-            )" +
+            lanes[j] = )" +
          init + R"(
         k = start
         while k + 16 <= stop:
             for j in range(16):
-                lanes[j] = combine(lanes[j], x[k + j])
+                lanes[j] = fold(lanes[j], x[k + j])
             k += 16
-        lane = 0
-        while k < stop:
-            lanes[lane] = combine(lanes[lane], x[k])
-            k += 1
-            lane += 1
+        if k < stop:
+            for j in range(16):
+                lanes[j] = fold(lanes[j], )" +
+         tail + R"()
         for j in range(8):
-            lanes[j] = combine(lanes[2 * j], lanes[2 * j + 1])
+            lanes[j] = fold(lanes[2 * j], lanes[2 * j + 1])
         for j in range(4):
-            lanes[j] = combine(lanes[2 * j], lanes[2 * j + 1])
+            lanes[j] = fold(lanes[2 * j], lanes[2 * j + 1])
         for j in range(2):
-            lanes[j] = combine(lanes[2 * j], lanes[2 * j + 1])
-        partial[blk] = combine(lanes[0], lanes[1])
+            lanes[j] = fold(lanes[2 * j], lanes[2 * j + 1])
+        partial[blk] = fold(lanes[0], lanes[1])
 )";
 }
 
