@@ -367,8 +367,8 @@ Value lower_conditional(Lowerer& l, const frontend::Conditional& c) {
   if (tv.is_vecmat() || fv.is_vecmat()) {
     // Vectors and matrices of one shape, component by component.
     if (tv.rows != fv.rows || tv.cols != fv.cols) {
-      l.fail(c.loc, "the two values of the conditional expression are " + l.describe(tv) +
-                        " and " + l.describe(fv) + "; they must have one shape");
+      l.fail(c.loc, "the two values of the conditional expression are " + l.describe(tv) + " and " +
+                        l.describe(fv) + "; they must have one shape");
     }
     if (!cheap_to_repeat(cond)) cond = l.spill(cond);
     const bool lazy = !then_stmts.empty() || !else_stmts.empty();
