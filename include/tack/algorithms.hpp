@@ -1,8 +1,14 @@
 // tack.algorithms (docs/algorithms.md; docs/design/algorithms.md): reductions over a whole array
-// (a view too), in one defined order, so the result is the same bits on every device and thread
-// count. Python: tack.sum(a), a.sum(), ...
+// (a view too) or along one axis, in one defined order, so the result is the same bits on every
+// device and thread count. Python mirrors each name: tack.sum(a, axis=1), a.sum(), ...
+//
+// Each reduction comes twice: over every element (a Scalar, or the C++ type NumPy's result
+// has), and along one `axis` of a 1-3-D array (negative counts from the end; IndexError
+// outside), giving an Array of the shape without that axis (`keepdims`: the axis kept with
+// length 1) on the input's device. The reduced axis of a 1-D array leaves a 0-d array.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "tack/array.hpp"
@@ -10,14 +16,65 @@
 
 namespace tack {
 
-// The sum of every element, in the accumulator type NumPy uses (i64 for signed integers, u64
-// for unsigned ones, the float's own type) or `dtype`; 0 for an empty array.
+// The sum of the elements, in the accumulator type NumPy uses (i64 for signed integers, u64
+// for unsigned ones, the float's own type) or `dtype`; 0 for no elements.
 Scalar sum(const Array& a, std::optional<DType> dtype = std::nullopt);
-// The product, likewise; 1 for an empty array.
+Array sum(const Array& a, int axis, std::optional<DType> dtype = std::nullopt,
+          bool keepdims = false);
+// The product, likewise; 1 for no elements.
 Scalar prod(const Array& a, std::optional<DType> dtype = std::nullopt);
-// The smallest / largest element; NaN if any element is NaN (NumPy's rule). ValueError for an
-// empty array (no identity).
+Array prod(const Array& a, int axis, std::optional<DType> dtype = std::nullopt,
+           bool keepdims = false);
+// The smallest / largest element, in the array's dtype; NaN if any element is NaN (NumPy's
+// rule). ValueError for no elements (no identity).
 Scalar min(const Array& a);
+Array min(const Array& a, int axis, bool keepdims = false);
 Scalar max(const Array& a);
+Array max(const Array& a, int axis, bool keepdims = false);
+// The largest absolute value (NumPy's abs(a).max(), so the most negative integer stays itself).
+Scalar absmax(const Array& a);
+Array absmax(const Array& a, int axis, bool keepdims = false);
+
+// The arithmetic mean: the sum in `dtype` (default f64 for integers, the float itself) divided
+// by the count; NaN for no elements (NumPy warns and gives NaN).
+Scalar mean(const Array& a, std::optional<DType> dtype = std::nullopt);
+Array mean(const Array& a, int axis, std::optional<DType> dtype = std::nullopt,
+           bool keepdims = false);
+// The variance, two passes (the mean, then the sum of squared deviations) divided by
+// max(count - ddof, 0), as NumPy; std is its square root.
+Scalar var(const Array& a, std::optional<DType> dtype = std::nullopt, int ddof = 0);
+Array var(const Array& a, int axis, std::optional<DType> dtype = std::nullopt, int ddof = 0,
+          bool keepdims = false);
+Scalar std(const Array& a, std::optional<DType> dtype = std::nullopt, int ddof = 0);
+Array std(const Array& a, int axis, std::optional<DType> dtype = std::nullopt, int ddof = 0,
+          bool keepdims = false);
+
+// The sum of a * b over arrays of one shape (NumPy's vdot: every element; a 1-D dot), in the
+// two dtypes' common type or `dtype`. ValueError for different shapes.
+Scalar dot(const Array& a, const Array& b, std::optional<DType> dtype = std::nullopt);
+Array dot(const Array& a, const Array& b, int axis, std::optional<DType> dtype = std::nullopt,
+          bool keepdims = false);
+// The Euclidean norm sqrt(sum(a * a)), in the float type (f64 for integers), as NumPy's
+// linalg.norm of the flattened array.
+Scalar norm(const Array& a);
+Array norm(const Array& a, int axis, bool keepdims = false);
+
+// How many elements are not zero (NaN counts), as i64.
+std::int64_t count_nonzero(const Array& a);
+Array count_nonzero(const Array& a, int axis, bool keepdims = false);
+// Whether any / every element is not zero; along an axis a u8 array of 0 and 1 (Tack arrays
+// have no bool dtype). any() of nothing is false, all() of nothing true.
+bool any(const Array& a);
+Array any(const Array& a, int axis, bool keepdims = false);
+bool all(const Array& a);
+Array all(const Array& a, int axis, bool keepdims = false);
+
+// The index of the first smallest / largest element (of the flattened array; along an axis,
+// the index along it, as i64); a NaN is the first extreme, as NumPy's. ValueError for no
+// elements.
+std::int64_t argmin(const Array& a);
+Array argmin(const Array& a, int axis, bool keepdims = false);
+std::int64_t argmax(const Array& a);
+Array argmax(const Array& a, int axis, bool keepdims = false);
 
 }  // namespace tack

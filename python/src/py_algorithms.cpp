@@ -1,6 +1,9 @@
-// tack.sum, tack.prod, tack.min, tack.max and the methods a.sum() ... (docs/algorithms.md): the
-// C++ reductions, each result a NumPy scalar of the accumulator's dtype, as NumPy's own.
+// tack.sum ... tack.argmax and the methods a.sum() ... (docs/algorithms.md): the C++ reductions.
+// Over every element (axis=None) a result is a NumPy scalar of NumPy's result type; along an
+// axis a tack.Array on the input's device (a 0-d result, as NumPy's, a NumPy scalar).
+#include <cstdint>
 #include <optional>
+#include <string>
 
 #include "py_convert.hpp"
 #include "tack/algorithms.hpp"
@@ -8,7 +11,6 @@
 namespace tack::python {
 namespace {
 
-// The reduction's result as a NumPy scalar of type `t` (np.float32(...), np.int64(...)).
 nb::object numpy_scalar(const Scalar& s, ScalarType t) {
   return numpy_dtype(t).attr("type")(nb::cast(s));
 }
@@ -18,64 +20,269 @@ std::optional<DType> optional_dtype(nb::handle dtype) {
   return to_dtype(dtype);
 }
 
-ScalarType accumulator_type(const Array& a, const std::optional<DType>& dtype) {
+std::optional<int> optional_axis(nb::handle axis, const char* what) {
+  if (axis.is_none()) return std::nullopt;
+  if (!nb::isinstance<nb::int_>(axis) || nb::isinstance<nb::bool_>(axis)) {
+    throw TypeError(std::string("tack.") + what + ": axis takes None or one integer, got " +
+                    nb::cast<std::string>(nb::repr(axis)) + "; reduce one axis at a time");
+  }
+  const auto k = nb::cast<std::int64_t>(axis);
+  if (k < -64 || k > 64) {
+    throw IndexError(std::string("tack.") + what + ": axis " + std::to_string(k) +
+                     " is out of bounds; use an axis in [-ndim, ndim - 1]");
+  }
+  return static_cast<int>(k);
+}
+
+// An axis result: the array, or for a 0-d array its one element as a NumPy scalar.
+nb::object array_result(const Array& r) {
+  if (r.ndim() != 0) return nb::cast(r);
+  const Scalar s = std::get<Scalar>(r.reshape({1}).index({std::int64_t{0}}));
+  return numpy_scalar(s, r.dtype().scalar);
+}
+
+ScalarType sum_type(const Array& a, const std::optional<DType>& dtype) {
   if (dtype) return dtype->scalar;
   const ScalarType t = a.dtype().scalar;
   if (is_float(t)) return t;
   return is_signed(t) ? ScalarType::i64 : ScalarType::u64;
 }
 
+ScalarType float_type(const Array& a, const std::optional<DType>& dtype) {
+  if (dtype) return dtype->scalar;
+  return is_float(a.dtype().scalar) ? a.dtype().scalar : ScalarType::f64;
+}
+
+// The shape every reduction shares: whole(a) -> (Scalar, result type) or lines(a, axis) -> Array.
+template <class Whole, class Lines>
+nb::object reduction(const Array& a, nb::handle axis, const char* what, Whole whole, Lines lines,
+                     bool keepdims = false) {
+  const std::optional<int> k = optional_axis(axis, what);
+  if (!k && !keepdims) return whole();
+  if (!k) {  // keepdims over every element: an array of shape (1, ..., 1), as NumPy's
+    const nb::object s = whole();
+    const DType t = to_dtype(s.attr("dtype"));
+    const Scalar v = nb::cast<Scalar>(s.attr("item")());
+    return nb::cast(tack::full(Shape(static_cast<std::size_t>(a.ndim()), 1), v, t, a.device()));
+  }
+  std::optional<Array> r;
+  {
+    GilRelease release;
+    r.emplace(lines(*k));
+  }
+  return array_result(*r);
+}
+
+template <class F>
+Scalar released(F f) {
+  GilRelease release;
+  return f();
+}
+
+// Binds `name` as tack.name(a, <args>) and a.name(<args>).
+template <class F, class... Extra>
+void both(nb::module_& m, nb::class_<Array>& cls, const char* name, F f, const char* doc,
+          const Extra&... args) {
+  m.def(name, f, nb::arg("a"), args..., doc);
+  cls.def(name, f, args..., doc);
+}
+
 }  // namespace
 
 void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
-  auto sum_fn = [](const Array& a, nb::handle dtype) {
-    std::optional<DType> d = optional_dtype(dtype);
-    Scalar s;
-    {
-      GilRelease release;
-      s = tack::sum(a, d);
-    }
-    return numpy_scalar(s, accumulator_type(a, d));
+  const auto axis = nb::arg("axis").none() = nb::none();
+  const auto dtype = nb::arg("dtype").none() = nb::none();
+  const auto keepdims = nb::arg("keepdims") = false;
+  const auto ddof = nb::arg("ddof") = 0;
+
+  both(
+      m, array_class, "sum",
+      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        return reduction(
+            a, axis, "sum",
+            [&] { return numpy_scalar(released([&] { return tack::sum(a, d); }), sum_type(a, d)); },
+            [&](int k) { return tack::sum(a, k, d, keepdims); }, keepdims);
+      },
+      "The sum of the elements (axis=None) or along one axis, in one defined order (the same "
+      "bits on every device and thread count); accumulates as NumPy (i64/u64 for integers) or "
+      "in dtype.",
+      axis, dtype, keepdims);
+  both(
+      m, array_class, "prod",
+      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        return reduction(
+            a, axis, "prod",
+            [&] {
+              return numpy_scalar(released([&] { return tack::prod(a, d); }), sum_type(a, d));
+            },
+            [&](int k) { return tack::prod(a, k, d, keepdims); }, keepdims);
+      },
+      "The product of the elements, in tack.sum's order and accumulators.", axis, dtype, keepdims);
+
+  // min, max, absmax: the array's own dtype.
+  auto same_type = [](auto whole, auto lines, const char* what) {
+    return [whole, lines, what](const Array& a, nb::handle axis, bool keepdims) {
+      return reduction(
+          a, axis, what,
+          [&] { return numpy_scalar(released([&] { return whole(a); }), a.dtype().scalar); },
+          [&](int k) { return lines(a, k, keepdims); }, keepdims);
+    };
   };
-  auto prod_fn = [](const Array& a, nb::handle dtype) {
-    std::optional<DType> d = optional_dtype(dtype);
-    Scalar s;
-    {
-      GilRelease release;
-      s = tack::prod(a, d);
-    }
-    return numpy_scalar(s, accumulator_type(a, d));
+  both(m, array_class, "min",
+       same_type([](const Array& a) { return tack::min(a); },
+                 [](const Array& a, int k, bool kd) { return tack::min(a, k, kd); }, "min"),
+       "The smallest element (NaN if any is NaN); ValueError for no elements.", axis, keepdims);
+  both(m, array_class, "max",
+       same_type([](const Array& a) { return tack::max(a); },
+                 [](const Array& a, int k, bool kd) { return tack::max(a, k, kd); }, "max"),
+       "The largest element (NaN if any is NaN); ValueError for no elements.", axis, keepdims);
+  both(m, array_class, "absmax",
+       same_type([](const Array& a) { return tack::absmax(a); },
+                 [](const Array& a, int k, bool kd) { return tack::absmax(a, k, kd); }, "absmax"),
+       "The largest absolute value (NumPy's abs(a).max()); ValueError for no elements.", axis,
+       keepdims);
+
+  both(
+      m, array_class, "mean",
+      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        return reduction(
+            a, axis, "mean",
+            [&] {
+              return numpy_scalar(released([&] { return tack::mean(a, d); }), float_type(a, d));
+            },
+            [&](int k) { return tack::mean(a, k, d, keepdims); }, keepdims);
+      },
+      "The arithmetic mean: the sum (f64 for integers, the float itself, or dtype) divided by "
+      "the count; NaN for no elements.",
+      axis, dtype, keepdims);
+  auto variance = [](bool root) {
+    return [root](const Array& a, nb::handle axis, nb::handle dtype, int ddof, bool keepdims) {
+      const std::optional<DType> d = optional_dtype(dtype);
+      const char* what = root ? "std" : "var";
+      return reduction(
+          a, axis, what,
+          [&] {
+            const Scalar s =
+                released([&] { return root ? tack::std(a, d, ddof) : tack::var(a, d, ddof); });
+            return numpy_scalar(s, float_type(a, d));
+          },
+          [&](int k) {
+            return root ? tack::std(a, k, d, ddof, keepdims) : tack::var(a, k, d, ddof, keepdims);
+          },
+          keepdims);
+    };
   };
-  auto min_fn = [](const Array& a) {
-    Scalar s;
-    {
-      GilRelease release;
-      s = tack::min(a);
-    }
-    return numpy_scalar(s, a.dtype().scalar);
+  both(m, array_class, "var", variance(false),
+       "The variance: the mean of squared deviations from the mean (two passes), divided by "
+       "max(count - ddof, 0) as NumPy.",
+       axis, dtype, ddof, keepdims);
+  both(m, array_class, "std", variance(true), "The standard deviation: the root of tack.var.", axis,
+       dtype, ddof, keepdims);
+
+  both(
+      m, array_class, "dot",
+      [](const Array& a, const Array& b, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        return reduction(
+            a, axis, "dot",
+            [&] {
+              const Scalar s = released([&] { return tack::dot(a, b, d); });
+              // The common type, as NumPy promotes (np.result_type).
+              const ScalarType t =
+                  d ? d->scalar
+                    : to_dtype(nb::module_::import_("numpy").attr("result_type")(
+                                   numpy_dtype(a.dtype().scalar), numpy_dtype(b.dtype().scalar)))
+                          .scalar;
+              return numpy_scalar(s, t);
+            },
+            [&](int k) { return tack::dot(a, b, k, d, keepdims); }, keepdims);
+      },
+      "The sum of a * b over two arrays of one shape (NumPy's vdot; a 1-D dot), in the common "
+      "type or dtype.",
+      nb::arg("b"), axis, dtype, keepdims);
+  both(
+      m, array_class, "norm",
+      [](const Array& a, nb::handle axis, bool keepdims) {
+        return reduction(
+            a, axis, "norm",
+            [&] {
+              return numpy_scalar(released([&] { return tack::norm(a); }),
+                                  float_type(a, std::nullopt));
+            },
+            [&](int k) { return tack::norm(a, k, keepdims); }, keepdims);
+      },
+      "The Euclidean norm sqrt(sum(a * a)) (NumPy's linalg.norm of the flattened array); f64 "
+      "for integers.",
+      axis, keepdims);
+
+  both(
+      m, array_class, "count_nonzero",
+      [](const Array& a, nb::handle axis, bool keepdims) {
+        return reduction(
+            a, axis, "count_nonzero",
+            [&] {
+              std::int64_t c;
+              {
+                GilRelease release;
+                c = tack::count_nonzero(a);
+              }
+              return nb::object(nb::int_(c));
+            },
+            [&](int k) { return tack::count_nonzero(a, k, keepdims); }, keepdims);
+      },
+      "How many elements are not zero (NaN counts); along an axis an i64 array.", axis, keepdims);
+  auto truth = [](bool every) {
+    return [every](const Array& a, nb::handle axis, bool keepdims) {
+      return reduction(
+          a, axis, every ? "all" : "any",
+          [&] {
+            bool r;
+            {
+              GilRelease release;
+              r = every ? tack::all(a) : tack::any(a);
+            }
+            return nb::module_::import_("numpy").attr("bool_")(r);
+          },
+          [&](int k) { return every ? tack::all(a, k, keepdims) : tack::any(a, k, keepdims); },
+          keepdims);
+    };
   };
-  auto max_fn = [](const Array& a) {
-    Scalar s;
-    {
-      GilRelease release;
-      s = tack::max(a);
-    }
-    return numpy_scalar(s, a.dtype().scalar);
+  both(m, array_class, "any", truth(false),
+       "Whether any element is not zero (np.bool_); along an axis a u8 array of 0 and 1.", axis,
+       keepdims);
+  both(m, array_class, "all", truth(true),
+       "Whether every element is not zero (np.bool_); along an axis a u8 array of 0 and 1.", axis,
+       keepdims);
+
+  auto arg = [](bool is_max) {
+    return [is_max](const Array& a, nb::handle axis, bool keepdims) {
+      return reduction(
+          a, axis, is_max ? "argmax" : "argmin",
+          [&] {
+            std::int64_t i;
+            {
+              GilRelease release;
+              i = is_max ? tack::argmax(a) : tack::argmin(a);
+            }
+            return numpy_scalar(Scalar::from(i), ScalarType::i64);
+          },
+          [&](int k) {
+            return is_max ? tack::argmax(a, k, keepdims) : tack::argmin(a, k, keepdims);
+          },
+          keepdims);
+    };
   };
-  const char* sum_doc =
-      "The sum of every element, in one defined order (the same bits on every device and "
-      "thread count); accumulates as NumPy (i64/u64 for integers) or in dtype.";
-  m.def("sum", sum_fn, nb::arg("a"), nb::arg("dtype").none() = nb::none(), sum_doc);
-  m.def("prod", prod_fn, nb::arg("a"), nb::arg("dtype").none() = nb::none(),
-        "The product of every element, as tack.sum orders it.");
-  m.def("min", min_fn, nb::arg("a"),
-        "The smallest element (NaN if any is NaN); ValueError for an empty array.");
-  m.def("max", max_fn, nb::arg("a"),
-        "The largest element (NaN if any is NaN); ValueError for an empty array.");
-  array_class.def("sum", sum_fn, nb::arg("dtype").none() = nb::none(), sum_doc)
-      .def("prod", prod_fn, nb::arg("dtype").none() = nb::none())
-      .def("min", min_fn)
-      .def("max", max_fn);
+  both(m, array_class, "argmin", arg(false),
+       "The index of the first smallest element (of the flattened array, or along the axis); a "
+       "NaN comes first. ValueError for no elements.",
+       axis, keepdims);
+  both(m, array_class, "argmax", arg(true),
+       "The index of the first largest element (of the flattened array, or along the axis); a "
+       "NaN comes first. ValueError for no elements.",
+       axis, keepdims);
 }
 
 }  // namespace tack::python

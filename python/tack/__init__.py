@@ -32,7 +32,6 @@ from tack._tack import (
     i64,
     memory_space,
     ones,
-    prod,
     set_default_device,
     soa,
     sync,
@@ -45,7 +44,25 @@ from tack._tack import (
     zeros,
     zeros_like,
 )
-from tack._tack import max, min, sum  # noqa: A004 - NumPy's names, as tack.sum(a)
+# tack.algorithms (docs/algorithms.md), NumPy's names: tack.sum(a, axis=0). In kernels tack.dot,
+# tack.min ... are the kernel language's functions of numbers and vectors.
+from tack._tack import (  # noqa: A004
+    absmax,
+    all,
+    any,
+    argmax,
+    argmin,
+    count_nonzero,
+    dot,
+    max,
+    mean,
+    min,
+    norm,
+    prod,
+    std,
+    sum,
+    var,
+)
 
 from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
 from tack._kernel import (
@@ -63,7 +80,6 @@ from tack._kernel import (
     constant,
     cross,
     distance,
-    dot,
     func,
     inspect,
     kernel,
@@ -84,6 +100,7 @@ from tack import random  # tack.random.uniform(state) ... in kernels, and its Nu
 __version__ = "0.1.0"
 
 import atexit as _atexit
+import builtins as _builtins
 
 
 def _on_exit():
@@ -95,7 +112,7 @@ def _on_exit():
     from tack import _tack
 
     me = threading.current_thread()
-    if any(t.daemon and t.is_alive() and t is not me for t in threading.enumerate()):
+    if _builtins.any(t.daemon and t.is_alive() and t is not me for t in threading.enumerate()):
         _tack._quiet_leak_report()
     _tack._at_exit()
 
@@ -171,10 +188,20 @@ __all__ = [
     "u32",
     "u64",
     "mat",
+    "absmax",
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "count_nonzero",
     "max",
+    "mean",
     "min",
+    "norm",
     "prod",
+    "std",
     "sum",
+    "var",
     "vec",
     "zeros",
     "zeros_like",

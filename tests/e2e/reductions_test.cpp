@@ -59,5 +59,37 @@ TEST_P(ReductionsOnDevice, TheSameBitsAsTheCpu) {
   EXPECT_EQ(std::memcmp(&here, &on_cpu, sizeof here), 0);
 }
 
+TEST_P(ReductionsOnDevice, AlongAnAxis) {
+  // x[i, j] = i * 10 + j over (3, 5000): each row's sum, column means, the first maximum.
+  std::vector<float> v(3 * 5000);
+  for (std::size_t k = 0; k < v.size(); ++k)
+    v[k] = static_cast<float>((k / 5000) * 10 + (k % 5000) % 7);
+  const Array a = array(v, {3, 5000}, dev_);
+  const Array rows = sum(a, 1);
+  ASSERT_EQ(rows.shape(), (Shape{3}));
+  EXPECT_EQ(rows.dtype(), f32);
+  double expect0 = 0;
+  for (int j = 0; j < 5000; ++j) expect0 += j % 7;
+  EXPECT_FLOAT_EQ(rows.item<float>({0}), static_cast<float>(expect0));
+  EXPECT_FLOAT_EQ(rows.item<float>({2}), static_cast<float>(expect0 + 20 * 5000));
+  EXPECT_EQ(sum(a, 0, std::nullopt, true).shape(), (Shape{1, 5000}));
+  EXPECT_EQ(argmax(a, 1).item<std::int64_t>({1}), 6);
+  EXPECT_EQ(argmax(a), 2 * 5000 + 6);
+  EXPECT_FLOAT_EQ(mean(a, 0).item<float>({3}), 13.0f);
+  EXPECT_FLOAT_EQ(var(a, 0).item<float>({3}), 200.0f / 3.0f);
+  EXPECT_EQ(count_nonzero(a, 1).item<std::int64_t>({0}), 5000 - 715);
+  EXPECT_EQ(all(a, 1).item<std::uint8_t>({0}), 0);
+  EXPECT_EQ(any(a, 1).item<std::uint8_t>({0}), 1);
+  EXPECT_DOUBLE_EQ(dot(a, a, f64).f, [&] {
+    double s = 0;
+    for (float x : v) s += static_cast<double>(x) * x;
+    return s;
+  }());
+  EXPECT_THROW(sum(a, 2), IndexError);
+  EXPECT_THROW(argmin(zeros({3, 0}, f32, dev_), 1), ValueError);
+  EXPECT_THROW(dot(a, a.slice(0, 1)), ValueError);
+  EXPECT_EQ(sum(array(std::vector<float>{1, 2}, {2}, dev_), 0).ndim(), 0);
+}
+
 }  // namespace
 }  // namespace tack
