@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "tack/array.hpp"
 #include "tack/dtype.hpp"
@@ -76,5 +77,21 @@ std::int64_t argmin(const Array& a);
 Array argmin(const Array& a, int axis, bool keepdims = false);
 std::int64_t argmax(const Array& a);
 Array argmax(const Array& a, int axis, bool keepdims = false);
+
+// Scans of every element in C order (a 1-D result, as NumPy's cumsum without an axis), in one
+// defined order. `op` is "add", "min" or "max" (ValueError otherwise); the output dtype is
+// NumPy's cumsum accumulator for "add" (i64/u64 for integers, a float itself), the input's for
+// min and max, or `dtype`. An exclusive scan starts from the identity (0, the dtype's largest
+// value or +inf for min, its smallest or -inf for max). min and max propagate NaN.
+Array inclusive_scan(const Array& a, std::string_view op = "add",
+                     std::optional<DType> dtype = std::nullopt);
+Array exclusive_scan(const Array& a, std::string_view op = "add",
+                     std::optional<DType> dtype = std::nullopt);
+// Into `out` (n scalar elements, writable, on a's device; its dtype is the accumulator): `a`
+// itself scans in place; an `out` that overlaps `a` otherwise is a ValueError.
+void inclusive_scan(const Array& a, const Array& out, std::string_view op = "add");
+void exclusive_scan(const Array& a, const Array& out, std::string_view op = "add");
+// NumPy's cumsum: inclusive_scan(a, "add", dtype).
+Array cumsum(const Array& a, std::optional<DType> dtype = std::nullopt);
 
 }  // namespace tack

@@ -283,6 +283,51 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
        "The index of the first largest element (of the flattened array, or along the axis); a "
        "NaN comes first. ValueError for no elements.",
        axis, keepdims);
+
+  // Scans: tack.Array results of every element in C order.
+  auto scan = [](bool exclusive) {
+    return [exclusive](const Array& a, const std::string& op, nb::handle dtype,
+                       nb::handle out_obj) -> nb::object {
+      const std::optional<DType> d = optional_dtype(dtype);
+      if (!out_obj.is_none()) {
+        const Array& out = nb::cast<const Array&>(out_obj);
+        // dtype= with out=: the accumulator is out's dtype; a different dtype is refused.
+        if (d && !(*d == out.dtype())) {
+          throw TypeError(std::string("tack.") + (exclusive ? "exclusive" : "inclusive") +
+                          "_scan: dtype=" + d->str() + " but out= has dtype " + out.dtype().str() +
+                          "; pass one of them");
+        }
+        {
+          GilRelease release;
+          exclusive ? tack::exclusive_scan(a, out, op) : tack::inclusive_scan(a, out, op);
+        }
+        return nb::borrow(out_obj);
+      }
+      std::optional<Array> r;
+      {
+        GilRelease release;
+        r.emplace(exclusive ? tack::exclusive_scan(a, op, d) : tack::inclusive_scan(a, op, d));
+      }
+      return nb::cast(*r);
+    };
+  };
+  const auto op = nb::arg("op") = "add";
+  both(m, array_class, "inclusive_scan", scan(false),
+       "out[k] = a[0] op ... op a[k] over every element in C order (op 'add', 'min' or "
+       "'max'), in one defined order; NumPy's cumsum dtype for 'add', or dtype; into out= "
+       "(a itself scans in place).",
+       op, dtype, nb::arg("out").none() = nb::none());
+  both(m, array_class, "exclusive_scan", scan(true),
+       "out[k] = a[0] op ... op a[k - 1], out[0] the identity; otherwise as inclusive_scan.", op,
+       dtype, nb::arg("out").none() = nb::none());
+  both(
+      m, array_class, "cumsum",
+      [](const Array& a, nb::handle dtype) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        GilRelease release;
+        return tack::cumsum(a, d);
+      },
+      "NumPy's cumsum of every element: tack.inclusive_scan(a, 'add', dtype).", dtype);
 }
 
 }  // namespace tack::python

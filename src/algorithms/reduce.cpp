@@ -13,16 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/kernel_text.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 #include "tack/kernel.hpp"
 
 namespace tack {
-namespace {
+namespace algorithms {
 
-constexpr std::int64_t kBlock = 4096;
-
-// Replaces every `{key}` in `text`.
 std::string subst(std::string text, const std::string& key, const std::string& value) {
   const std::string k = "{" + key + "}";
   for (std::size_t at = text.find(k); at != std::string::npos; at = text.find(k, at)) {
@@ -32,7 +30,6 @@ std::string subst(std::string text, const std::string& key, const std::string& v
   return text;
 }
 
-// One kernel per source text, made on first use and kept for the process.
 const Kernel& cached_kernel(const std::string& source) {
   static std::mutex mutex;
   static std::map<std::string, Kernel> kernels;
@@ -41,6 +38,16 @@ const Kernel& cached_kernel(const std::string& source) {
   if (it == kernels.end()) it = kernels.emplace(source, kernel(source)).first;
   return it->second;
 }
+
+std::string cast_name(ScalarType t) { return "tack." + std::string(name(t)); }
+
+}  // namespace algorithms
+
+namespace {
+
+using algorithms::cached_kernel;
+using algorithms::kBlock;
+using algorithms::subst;
 
 // What one reduction does. The first pass reads the inputs through `map` (an expression of the
 // element at `{I}`, in the accumulator type `{T}`; `aux[{A}]` is the line's entry of an extra
@@ -116,7 +123,7 @@ def tack_reduce_pass({INPUTS}, partial, n):
   s = subst(s, "TAIL", tail);
   s = subst(s, "OUT", lines ? "p, blk, q" : "blk");
   s = subst(s, "A", lines ? "p, q" : "0");
-  return subst(s, "T", "tack." + std::string(name(acc)));
+  return subst(s, "T", algorithms::cast_name(acc));
 }
 
 // argmin / argmax: (value, index) pairs, the first index winning ties and a NaN winning over
@@ -256,7 +263,7 @@ Array run_passes(const Fold& f, std::vector<Array> inputs, const Plan& p, DType 
   std::int64_t n = p.len;
   bool first = true;
   for (;;) {
-    const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+    const std::int64_t blocks = algorithms::block_count(n);
     Array partial = lines ? empty({p.outer, blocks, p.inner}, acc, dev) : empty({blocks}, acc, dev);
     std::vector<KernelArg> args(inputs.begin(), inputs.end());
     args.emplace_back(partial);
@@ -268,6 +275,18 @@ Array run_passes(const Fold& f, std::vector<Array> inputs, const Plan& p, DType 
     first = false;
   }
 }
+
+}  // namespace
+
+Array algorithms::block_totals(const Array& x, BlockOp op, DType acc) {
+  const Fold& f = op == BlockOp::Sum ? kSum : op == BlockOp::Min ? kMin : kMax;
+  const std::int64_t n = x.size();
+  Array totals = empty({algorithms::block_count(n)}, acc, x.device());
+  cached_kernel(pass_source(f, true, false, acc.scalar))(x, totals, n);
+  return totals;
+}
+
+namespace {
 
 Scalar first_element(const Array& a) {
   return std::get<Scalar>(a.reshape({a.size()}).index({std::int64_t{0}}));
@@ -616,7 +635,7 @@ std::pair<Array, Array> arg_passes(const Array& a, const Plan& p, bool is_max) {
   std::int64_t n = p.len;
   bool first = true;
   for (;;) {
-    const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+    const std::int64_t blocks = algorithms::block_count(n);
     const Shape s = lines ? Shape{p.outer, blocks, p.inner} : Shape{blocks};
     Array pv = empty(s, a.dtype(), dev), pi = empty(s, i64, dev);
     const Kernel& k = cached_kernel(arg_pass_source(is_max, first, lines));

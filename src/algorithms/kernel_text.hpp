@@ -1,0 +1,34 @@
+// What the algorithms share (src/algorithms/*.cpp): kernels made from source text once per
+// process, the text's placeholders, and one pass of the blocked reduction (reduce.cpp) that the
+// scans reuse for their block totals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tack/array.hpp"
+#include "tack/kernel.hpp"
+
+namespace tack::algorithms {
+
+// The fixed block: every algorithm cuts its input into runs of kBlock consecutive elements.
+inline constexpr std::int64_t kBlock = 4096;
+
+inline std::int64_t block_count(std::int64_t n) { return (n + kBlock - 1) / kBlock; }
+
+// `text` with every `{key}` replaced by `value`.
+std::string subst(std::string text, const std::string& key, const std::string& value);
+
+// The kernel of this source text, made on first use and kept for the process.
+const Kernel& cached_kernel(const std::string& source);
+
+// "tack.f32": the kernel language's cast to `t`.
+std::string cast_name(ScalarType t);
+
+enum class BlockOp { Sum, Min, Max };
+
+// totals[b] = the fold of x[b * kBlock : (b + 1) * kBlock] (x 1-D, n >= 1), in `acc`, in the
+// reductions' lane order; min and max propagate NaN.
+Array block_totals(const Array& x, BlockOp op, DType acc);
+
+}  // namespace tack::algorithms

@@ -1,0 +1,169 @@
+// Scans in one defined order (docs/design/algorithms.md): blocks of kBlock consecutive elements;
+// the blocks' totals (reduce.cpp's lane order) are scanned exclusively, recursively, into each
+// block's offset, and each block is then scanned serially from its offset. The order depends
+// only on the length, so every device and thread count gives the same bits.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "algorithms/kernel_text.hpp"
+#include "memory/scalar_dispatch.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+
+namespace tack {
+namespace {
+
+using algorithms::BlockOp;
+
+BlockOp scan_op(std::string_view op, const char* what) {
+  if (op == "add") return BlockOp::Sum;
+  if (op == "min") return BlockOp::Min;
+  if (op == "max") return BlockOp::Max;
+  throw ValueError(std::string("tack.") + what + ": op must be 'add', 'min' or 'max', got '" +
+                   std::string(op) + "'");
+}
+
+std::string fold_text(BlockOp op) {
+  switch (op) {
+    case BlockOp::Sum: return "return a + b";
+    case BlockOp::Min: return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
+    case BlockOp::Max: return "return a if (a > b) | (a != a) else b";
+  }
+  return "";
+}
+
+// out[k] for the block of k, serially from the block's offset.
+std::string scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
+  std::string s = "@tack.func\ndef fold(a, b):\n    " + fold_text(op) + R"(
+
+@tack.kernel
+def tack_scan_pass(x, offsets, out, n):
+    for blk in range(len(offsets)):
+        start = blk * 4096
+        stop = min(start + 4096, n)
+        acc = offsets[blk]
+        for k in range(start, stop):
+            v = {T}(x[k])
+{STEP})";
+  const std::string step = exclusive ? "            out[k] = acc\n            acc = fold(acc, v)\n"
+                                     : "            acc = fold(acc, v)\n            out[k] = acc\n";
+  s = algorithms::subst(s, "STEP", step);
+  return algorithms::subst(s, "T", algorithms::cast_name(acc));
+}
+
+// The value a scan starts from: the operator's identity in `acc` (-0.0 for a float inclusive
+// sum, so that a lone -0.0 stays itself as in NumPy's cumsum).
+Scalar start_value(BlockOp op, DType acc, bool exclusive) {
+  const ScalarType t = acc.scalar;
+  if (op == BlockOp::Sum) {
+    if (is_float(t)) return Scalar::from(exclusive ? 0.0 : -0.0);
+    return is_signed(t) ? Scalar::from(std::int64_t{0}) : Scalar::from_unsigned(0);
+  }
+  const bool largest = op == BlockOp::Min;
+  if (is_float(t)) {
+    const double inf = std::numeric_limits<double>::infinity();
+    return Scalar::from(largest ? inf : -inf);
+  }
+  return detail::with_scalar_type(t, [largest](auto tag) {
+    using T = decltype(tag);
+    const T v = largest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    if constexpr (std::is_same_v<T, std::uint64_t>) return Scalar::from_unsigned(v);
+    return Scalar::from(static_cast<std::int64_t>(v));
+  });
+}
+
+void scan_into(const Array& x, const Array& out, BlockOp op, DType acc, bool exclusive,
+               const Scalar& init) {
+  const std::int64_t n = x.size();
+  const std::int64_t blocks = algorithms::block_count(n);
+  Array offsets = blocks == 1 ? full({1}, init, acc, x.device()) : empty({blocks}, acc, x.device());
+  if (blocks > 1) scan_into(algorithms::block_totals(x, op, acc), offsets, op, acc, true, init);
+  algorithms::cached_kernel(scan_pass_source(op, exclusive, acc.scalar))(x, offsets, out, n);
+}
+
+DType scan_type(const Array& a, BlockOp op, std::optional<DType> dtype, const Array* out,
+                const char* what) {
+  if (a.dtype().is_vector()) {
+    throw TypeError(std::string("tack.") + what + ": the elements of this array are " +
+                    a.dtype().str() + "; scan a component (a view of it) or a scalar array");
+  }
+  if (dtype) {
+    check_array_dtype(*dtype, what);
+    if (dtype->is_vector()) {
+      throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " +
+                      dtype->str());
+    }
+    return *dtype;
+  }
+  if (out) return out->dtype();
+  if (op == BlockOp::Sum && !is_float(a.dtype().scalar))
+    return is_signed(a.dtype().scalar) ? i64 : u64;  // NumPy's cumsum accumulator
+  return a.dtype();
+}
+
+// `out` must take the n results: n elements of a scalar dtype, writable, on a's device, and
+// either a itself (an in-place scan reads each element before writing it) or disjoint from it.
+void check_out(const Array& a, const Array& out, DType acc, const char* what) {
+  const std::string w = std::string("tack.") + what;
+  if (out.size() != a.size() || out.dtype().is_vector()) {
+    throw ValueError(w + ": out= has " + std::to_string(out.size()) + " elements of " +
+                     out.dtype().str() + ", the scan gives " + std::to_string(a.size()) +
+                     "; pass an array of as many scalar elements");
+  }
+  if (out.dtype() != acc) {
+    throw TypeError(w + ": out= has dtype " + out.dtype().str() + " but the scan accumulates in " +
+                    acc.str() + "; pass dtype=" + out.dtype().str() + " or an out of that dtype");
+  }
+  out.check_writable(what);
+  if (!(out.device() == a.device())) {
+    throw ValueError(w + ": out= lives on " + out.device().name() + " and the input on " +
+                     a.device().name() + "; scan into an array on the input's device");
+  }
+  const std::uintptr_t a0 = a.address(), o0 = out.address();
+  const bool same = a0 == o0 && a.dtype() == out.dtype();
+  const bool overlap = a0 < o0 + out.nbytes() && o0 < a0 + a.nbytes();
+  if (overlap && !same && a.size() > 0) {
+    throw ValueError(w + ": out= overlaps the input without being it (the input's bytes [" +
+                     std::to_string(0) + ", " + std::to_string(a.nbytes()) + ") and out's at " +
+                     std::to_string(static_cast<std::int64_t>(o0 - a0)) +
+                     " bytes from them); scan in place into the input itself, or into a "
+                     "separate array");
+  }
+}
+
+Array scan(const Array& a, std::string_view op_name, std::optional<DType> dtype,
+           const Array* out_arg, bool exclusive, const char* what) {
+  const BlockOp op = scan_op(op_name, what);
+  const DType acc = scan_type(a, op, dtype, out_arg, what);
+  const std::int64_t n = a.size();
+  if (out_arg) check_out(a, *out_arg, acc, what);
+  Array out = out_arg ? out_arg->reshape({n}) : empty({n}, acc, a.device());
+  if (n == 0) return out;
+  scan_into(a.reshape({n}), out, op, acc, exclusive, start_value(op, acc, exclusive));
+  return out;
+}
+
+}  // namespace
+
+Array inclusive_scan(const Array& a, std::string_view op, std::optional<DType> dtype) {
+  return scan(a, op, dtype, nullptr, false, "inclusive_scan");
+}
+void inclusive_scan(const Array& a, const Array& out, std::string_view op) {
+  scan(a, op, std::nullopt, &out, false, "inclusive_scan");
+}
+
+Array exclusive_scan(const Array& a, std::string_view op, std::optional<DType> dtype) {
+  return scan(a, op, dtype, nullptr, true, "exclusive_scan");
+}
+void exclusive_scan(const Array& a, const Array& out, std::string_view op) {
+  scan(a, op, std::nullopt, &out, true, "exclusive_scan");
+}
+
+Array cumsum(const Array& a, std::optional<DType> dtype) {
+  return scan(a, "add", dtype, nullptr, false, "cumsum");
+}
+
+}  // namespace tack
