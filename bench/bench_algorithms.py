@@ -1,6 +1,8 @@
-"""tack.algorithms (issue 11): the deterministic sum, min and max of 64 Mi f32 against NumPy and
-a vectorized C reduction (`#pragma omp parallel for simd reduction`, -O3 -march=native, built
-here with the system compiler), all in one run. Prints times, GB/s and ratios (reference / tack).
+"""tack.algorithms (issue 11): the deterministic sum, min, max and dot of 64 Mi f32 against NumPy
+and vectorized C reductions (`#pragma omp parallel for simd reduction`, -O3 -march=native, built
+here with the system compiler), and the inclusive scan of 64 Mi f32 and i32 against np.cumsum and
+a two-pass parallel C scan (chunk totals, then each chunk rescanned from its offset), all in one
+run. Prints times, GB/s and ratios (reference / tack; above 1 means Tack is faster).
 
     PYTHONPATH=build/release/python .venv/bin/python bench/bench_algorithms.py [n]
 """
@@ -31,6 +33,41 @@ float vmax(const float* x, long n) {
   for (long i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }
+float vmin(const float* x, long n) {
+  float m = INFINITY;
+  #pragma omp parallel for simd reduction(min:m)
+  for (long i = 0; i < n; ++i) m = x[i] < m ? x[i] : m;
+  return m;
+}
+float dot(const float* x, const float* y, long n) {
+  float s = 0.0f;
+  #pragma omp parallel for simd reduction(+:s)
+  for (long i = 0; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+#include <omp.h>
+#include <stdlib.h>
+#define SCAN(NAME, T, ACC)                                                   \
+  void NAME(const T* x, ACC* out, long n) {                                 \
+    int p = omp_get_max_threads();                                          \
+    ACC* totals = calloc(p + 1, sizeof(ACC));                               \
+    _Pragma("omp parallel")                                                 \
+    {                                                                       \
+      int t = omp_get_thread_num(), nt = omp_get_num_threads();             \
+      long lo = n * t / nt, hi = n * (t + 1) / nt;                          \
+      ACC s = 0;                                                            \
+      _Pragma("omp simd reduction(+:s)")                                    \
+      for (long i = lo; i < hi; ++i) s += x[i];                             \
+      totals[t + 1] = s;                                                    \
+      _Pragma("omp barrier")                                                \
+      ACC off = 0;                                                          \
+      for (int k = 0; k <= t; ++k) off += totals[k];                        \
+      for (long i = lo; i < hi; ++i) { off += x[i]; out[i] = off; }         \
+    }                                                                       \
+    free(totals);                                                           \
+  }
+SCAN(scan_f32, float, float)
+SCAN(scan_i32, int, long)
 """
 
 
@@ -46,9 +83,14 @@ def c_reference():
         print(f"C reference skipped: {e}")
         return None
     so = ctypes.CDLL(lib)
-    for f in (so.sum, so.vmax):
+    for f in (so.sum, so.vmax, so.vmin):
         f.argtypes = [ctypes.c_void_p, ctypes.c_long]
         f.restype = ctypes.c_float
+    so.dot.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    so.dot.restype = ctypes.c_float
+    for f in (so.scan_f32, so.scan_i32):
+        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+        f.restype = None
     return so
 
 
@@ -62,34 +104,56 @@ def best_of(fn, repeat=7):
     return best
 
 
+def row(name, gb, t_fn, np_fn, c_fn, c_name):
+    t = best_of(t_fn)
+    line = f"{name:<12} tack {t * 1e3:8.2f} ms {gb / t:6.2f} GB/s"
+    t_np = best_of(np_fn)
+    line += f"  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})"
+    if c_fn:
+        t_c = best_of(c_fn)
+        line += f"  {c_name} {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
+    print(line)
+
+
 def main():
     x = np.random.default_rng(0).random(N, dtype=np.float32)
-    a = tack.array(x)
+    y = np.random.default_rng(1).random(N, dtype=np.float32)
+    xi = np.random.default_rng(2).integers(-100, 100, N, dtype=np.int32)
+    a, b, ai = tack.array(x), tack.array(y), tack.array(xi)
     gb = x.nbytes / 1e9
     c = c_reference()
-    print(f"reductions of {N} f32 ({x.nbytes >> 20} MiB), {os.cpu_count()} CPUs")
-    for name, t_fn, np_fn, c_fn in [
-        ("sum", lambda: tack.sum(a), lambda: x.sum(),
-         (lambda: c.sum(x.ctypes.data, N)) if c else None),
-        ("max", lambda: tack.max(a), lambda: x.max(),
-         (lambda: c.vmax(x.ctypes.data, N)) if c else None),
-        ("min", lambda: tack.min(a), lambda: x.min(), None),
-    ]:
-        t = best_of(t_fn)
-        line = f"{name:<4} tack {t * 1e3:8.2f} ms {gb / t:6.2f} GB/s"
-        t_np = best_of(np_fn)
-        line += f"  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})"
-        if c_fn:
-            t_c = best_of(c_fn)
-            line += f"  C omp simd {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
-        print(line)
+    print(f"reductions and scans of {N} elements ({x.nbytes >> 20} MiB), {os.cpu_count()} CPUs")
+    row("sum", gb, lambda: tack.sum(a), lambda: x.sum(),
+        (lambda: c.sum(x.ctypes.data, N)) if c else None, "C omp simd")
+    row("max", gb, lambda: tack.max(a), lambda: x.max(),
+        (lambda: c.vmax(x.ctypes.data, N)) if c else None, "C omp simd")
+    row("min", gb, lambda: tack.min(a), lambda: x.min(),
+        (lambda: c.vmin(x.ctypes.data, N)) if c else None, "C omp simd")
+    row("dot", 2 * gb, lambda: tack.dot(a, b), lambda: np.dot(x, y),
+        (lambda: c.dot(x.ctypes.data, y.ctypes.data, N)) if c else None, "C omp simd")
+    # Scans write their output: GB/s counts the input read and the output written. The C scan
+    # and Tack's out= write into one reused output; np.cumsum and tack.cumsum allocate theirs.
+    out_f = tack.empty(N, dtype=tack.f32)
+    out_i = tack.empty(N, dtype=tack.i64)
+    c_out_f = np.empty(N, np.float32)
+    c_out_i = np.empty(N, np.int64)
+    row("scan f32 out", 2 * gb, lambda: tack.inclusive_scan(a, out=out_f), lambda: np.cumsum(x),
+        (lambda: c.scan_f32(x.ctypes.data, c_out_f.ctypes.data, N)) if c else None,
+        "C 2-pass")
+    row("cumsum f32", 2 * gb, lambda: tack.cumsum(a), lambda: np.cumsum(x), None, "")
+    row("scan i32 out", 3 * gb, lambda: tack.inclusive_scan(ai, out=out_i), lambda: np.cumsum(xi),
+        (lambda: c.scan_i32(xi.ctypes.data, c_out_i.ctypes.data, N)) if c else None,
+        "C 2-pass")
     ocl = [d for d in tack.devices() if d.kind == "opencl"]
     if ocl:
-        b = tack.array(x, device=ocl[0])
-        t = best_of(lambda: tack.sum(b))
-        same = tack.sum(b).tobytes() == tack.sum(a).tobytes()
+        o = tack.array(x, device=ocl[0])
+        t = best_of(lambda: tack.sum(o))
+        same = tack.sum(o).tobytes() == tack.sum(a).tobytes()
         print(f"sum on {ocl[0].name}: {t * 1e3:8.2f} ms {gb / t:6.2f} GB/s; the same bits as the "
               f"CPU: {same}")
+        out_o = tack.empty(N, dtype=tack.f32, device=ocl[0])
+        t = best_of(lambda: (tack.inclusive_scan(o, out=out_o), tack.sync()))
+        print(f"scan on {ocl[0].name}: {t * 1e3:8.2f} ms {2 * gb / t:6.2f} GB/s")
 
 
 if __name__ == "__main__":
