@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "tack/array.hpp"
 #include "tack/dtype.hpp"
@@ -93,5 +94,36 @@ void inclusive_scan(const Array& a, const Array& out, std::string_view op = "add
 void exclusive_scan(const Array& a, const Array& out, std::string_view op = "add");
 // NumPy's cumsum: inclusive_scan(a, "add", dtype).
 Array cumsum(const Array& a, std::optional<DType> dtype = std::nullopt);
+
+// ---- Array utilities (NumPy's names and formulas) ----
+
+// [start, stop) by step: NumPy's length ceil((stop - start) / step) and values (out[i] = start +
+// i * delta, delta = (start + step) - start in the dtype). The dtype is i64 when all three are
+// integers, f64 otherwise, or `dtype`. ValueError for a zero or NaN step.
+Array arange(const Scalar& start, const Scalar& stop, const Scalar& step,
+             std::optional<DType> dtype = std::nullopt, const Device& device = default_device());
+Array arange(std::int64_t stop, std::optional<DType> dtype = std::nullopt,
+             const Device& device = default_device());
+// `num` evenly spaced samples of [start, stop] (or [start, stop) without endpoint), NumPy's
+// formula in f64 (integers floored), then cast to `dtype` (f64 by default).
+Array linspace(double start, double stop, std::int64_t num = 50, bool endpoint = true,
+               std::optional<DType> dtype = std::nullopt, const Device& device = default_device());
+// The arrays joined along `axis`: one dtype and one device (TypeError / ValueError otherwise),
+// every other dimension equal.
+Array concat(const std::vector<Array>& arrays, int axis = 0);
+// Copies: converted to `dtype` (the conversion rules of tack::copyto), as they are, or to
+// another device.
+Array astype(const Array& a, DType dtype);
+Array copy(const Array& a);
+Array to(const Array& a, const Device& device);
+// New arrays of a's shape, in a's dtype and on a's device unless given.
+Array empty_like(const Array& a, std::optional<DType> dtype,
+                 std::optional<Device> device = std::nullopt);
+Array zeros_like(const Array& a, std::optional<DType> dtype,
+                 std::optional<Device> device = std::nullopt);
+Array ones_like(const Array& a, std::optional<DType> dtype = std::nullopt,
+                std::optional<Device> device = std::nullopt);
+Array full_like(const Array& a, const Scalar& value, std::optional<DType> dtype = std::nullopt,
+                std::optional<Device> device = std::nullopt);
 
 }  // namespace tack

@@ -87,6 +87,95 @@ void both(nb::module_& m, nb::class_<Array>& cls, const char* name, F f, const c
   cls.def(name, f, args..., doc);
 }
 
+// The device of a *_like call: a's unless given.
+std::optional<Device> like_device(const DeviceArg& device) {
+  if (!device) return std::nullopt;
+  return to_device(device);
+}
+
+void init_utilities(nb::module_& m, nb::class_<Array>& array_class) {
+  const auto dtype = nb::arg("dtype").none() = nb::none();
+  const auto device = nb::arg("device").none() = nb::none();
+  m.def(
+      "arange",
+      [](const Scalar& start, std::optional<Scalar> stop, const Scalar& step, nb::handle dtype,
+         const DeviceArg& device) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        const Device dev = to_device(device);
+        GilRelease release;
+        if (!stop) return tack::arange(Scalar::from(std::int64_t{0}), start, step, d, dev);
+        return tack::arange(start, *stop, step, d, dev);
+      },
+      nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step") = 1, dtype, device,
+      "NumPy's arange: [start, stop) by step (arange(n) is [0, n)), the same values; i64 for "
+      "integers, f64 otherwise, or dtype.");
+  m.def(
+      "linspace",
+      [](double start, double stop, std::int64_t num, bool endpoint, nb::handle dtype,
+         const DeviceArg& device) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        const Device dev = to_device(device);
+        GilRelease release;
+        return tack::linspace(start, stop, num, endpoint, d, dev);
+      },
+      nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, dtype,
+      device, "NumPy's linspace: num evenly spaced samples, the same values; f64 or dtype.");
+  m.def(
+      "concat",
+      [](const std::vector<Array>& arrays, int axis) {
+        GilRelease release;
+        return tack::concat(arrays, axis);
+      },
+      nb::arg("arrays"), nb::arg("axis") = 0,
+      "The arrays joined along axis (NumPy's concatenate): one dtype, one device.");
+  array_class
+      .def(
+          "astype",
+          [](const Array& a, nb::handle dtype) {
+            const DType d = to_dtype(dtype);
+            GilRelease release;
+            return tack::astype(a, d);
+          },
+          nb::arg("dtype"), "A copy converted to dtype, on the same device.")
+      .def(
+          "copy",
+          [](const Array& a) {
+            GilRelease release;
+            return tack::copy(a);
+          },
+          "A copy on the same device (a new root array).")
+      .def(
+          "to",
+          [](const Array& a, const DeviceArg& device) {
+            const Device d = to_device(device);
+            GilRelease release;
+            return tack::to(a, d);
+          },
+          nb::arg("device"), "A copy on another device (a Device or a name such as 'opencl').");
+  auto like = [](auto make) {
+    return [make](const Array& a, nb::handle dtype, const DeviceArg& device) {
+      return make(a, optional_dtype(dtype), like_device(device));
+    };
+  };
+  m.def("empty_like",
+        like([](const Array& a, auto d, auto dev) { return tack::empty_like(a, d, dev); }),
+        nb::arg("a"), dtype, device,
+        "A new array of a's shape (contents unspecified), in a's dtype and device unless given.");
+  m.def("zeros_like",
+        like([](const Array& a, auto d, auto dev) { return tack::zeros_like(a, d, dev); }),
+        nb::arg("a"), dtype, device, "Zeros of a's shape, in a's dtype and device unless given.");
+  m.def("ones_like",
+        like([](const Array& a, auto d, auto dev) { return tack::ones_like(a, d, dev); }),
+        nb::arg("a"), dtype, device, "Ones of a's shape, in a's dtype and device unless given.");
+  m.def(
+      "full_like",
+      [](const Array& a, const Scalar& value, nb::handle dtype, const DeviceArg& device) {
+        return tack::full_like(a, value, optional_dtype(dtype), like_device(device));
+      },
+      nb::arg("a"), nb::arg("fill_value"), dtype, device,
+      "fill_value in a's shape, in a's dtype and device unless given.");
+}
+
 }  // namespace
 
 void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
@@ -328,6 +417,8 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
         return tack::cumsum(a, d);
       },
       "NumPy's cumsum of every element: tack.inclusive_scan(a, 'add', dtype).", dtype);
+
+  init_utilities(m, array_class);
 }
 
 }  // namespace tack::python

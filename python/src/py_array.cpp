@@ -263,8 +263,6 @@ nb::class_<Array> init_array(nb::module_& m) {
       },
       nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype").none() = f32,
       nb::arg("device") = nb::none());
-  m.def("empty_like", &empty_like, nb::arg("a"));
-  m.def("zeros_like", &zeros_like, nb::arg("a"));
   m.def(
       "array",
       [](nb::handle obj, nb::handle dtype, const DeviceArg& device) {

@@ -39,7 +39,9 @@ const Kernel& cached_kernel(const std::string& source) {
   return it->second;
 }
 
-std::string cast_name(ScalarType t) { return "tack." + std::string(name(t)); }
+std::string cast_name(ScalarType t) {
+  return "tack." + std::string(name(t));
+}
 
 }  // namespace algorithms
 
@@ -408,11 +410,12 @@ Scalar finish_scalar(const Scalar& s, DType acc, double divisor, bool root) {
                                : Scalar::from_unsigned(static_cast<std::uint64_t>(v));
 }
 
-Array finish_array(const Array& y, DType out_type, const std::string& expr, double d) {
+// `d`: a float for divisions (it takes y's float type), an integer for comparisons with counts.
+Array finish_array(const Array& y, DType out_type, const std::string& expr, KernelArg d) {
   Array out = empty(y.shape(), out_type, y.device());
   if (y.size() == 0) return out;
   finish_kernel(expr).call(
-      {KernelArg(y.reshape({y.size()})), KernelArg(out.reshape({y.size()})), KernelArg(d)});
+      {KernelArg(y.reshape({y.size()})), KernelArg(out.reshape({y.size()})), d});
   return out;
 }
 
