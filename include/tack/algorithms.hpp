@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tack/array.hpp"
@@ -94,6 +95,26 @@ void inclusive_scan(const Array& a, const Array& out, std::string_view op = "add
 void exclusive_scan(const Array& a, const Array& out, std::string_view op = "add");
 // NumPy's cumsum: inclusive_scan(a, "add", dtype).
 Array cumsum(const Array& a, std::optional<DType> dtype = std::nullopt);
+
+// ---- Sorts (a stable LSD radix sort; floats in NumPy's order, NaN last) ----
+
+// The elements sorted along the last axis (each row on its own), or every element flattened
+// (axis nullopt, a 1-D result). Another axis is a ValueError; vector arrays a TypeError. -0.0
+// and 0.0 tie (as NumPy's), and values come back bit for bit.
+Array sort(const Array& a, std::optional<int> axis = -1);
+// The i64 indices that sort a stably (ties keep their order): along the last axis each row's
+// positions, or flat positions for axis nullopt.
+Array argsort(const Array& a, std::optional<int> axis = -1);
+// keys sorted stably (flattened) and values permuted alike; values has one row per key
+// (values.shape[0] == keys.size, ValueError otherwise; any dtype, vectors too).
+std::pair<Array, Array> sort_by_key(const Array& keys, const Array& values);
+// values[indices] along the first axis (NumPy's take): the result's shape is indices' shape
+// followed by values' other dimensions. Negative indices count from the end; one outside
+// [-n, n) is an IndexError.
+Array gather(const Array& values, const Array& indices);
+// out[indices] = values along out's first axis. With a repeated index, which value lands is
+// unspecified.
+void scatter(const Array& values, const Array& indices, const Array& out);
 
 // ---- Array utilities (NumPy's names and formulas) ----
 

@@ -176,6 +176,64 @@ void init_utilities(nb::module_& m, nb::class_<Array>& array_class) {
       "fill_value in a's shape, in a's dtype and device unless given.");
 }
 
+// axis=-1 (the last) or None (every element); other values reach the C++ check.
+std::optional<int> sort_axis(nb::handle axis, const char* what) {
+  return optional_axis(axis, what);
+}
+
+void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
+  m.def(
+      "sort",
+      [](const Array& a, nb::handle axis) {
+        const std::optional<int> k = sort_axis(axis, "sort");
+        GilRelease release;
+        return tack::sort(a, k);
+      },
+      nb::arg("a"), nb::arg("axis").none() = -1,
+      "A sorted copy, stable, along the last axis (each row) or of every element (axis=None); "
+      "NumPy's order, NaN last.");
+  auto argsort = [](const Array& a, nb::handle axis) {
+    const std::optional<int> k = sort_axis(axis, "argsort");
+    GilRelease release;
+    return tack::argsort(a, k);
+  };
+  const char* argsort_doc =
+      "The i64 indices that sort a, stably (ties keep their order), along the last axis or of "
+      "every element (axis=None).";
+  m.def("argsort", argsort, nb::arg("a"), nb::arg("axis").none() = -1, argsort_doc);
+  array_class.def("argsort", argsort, nb::arg("axis").none() = -1, argsort_doc);
+  m.def(
+      "sort_by_key",
+      [](const Array& keys, const Array& values) {
+        std::optional<std::pair<Array, Array>> r;
+        {
+          GilRelease release;
+          r.emplace(tack::sort_by_key(keys, values));
+        }
+        return nb::make_tuple(r->first, r->second);
+      },
+      nb::arg("keys"), nb::arg("values"),
+      "(keys sorted stably, values permuted alike): one value (row of values) per key.");
+  m.def(
+      "gather",
+      [](const Array& values, const Array& indices) {
+        GilRelease release;
+        return tack::gather(values, indices);
+      },
+      nb::arg("values"), nb::arg("indices"),
+      "values[indices] along the first axis (NumPy's take); negative indices count from the "
+      "end.");
+  m.def(
+      "scatter",
+      [](const Array& values, const Array& indices, const Array& out) {
+        GilRelease release;
+        tack::scatter(values, indices, out);
+      },
+      nb::arg("values"), nb::arg("indices"), nb::arg("out"),
+      "out[indices] = values along out's first axis; with a repeated index, which value lands "
+      "is unspecified.");
+}
+
 }  // namespace
 
 void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
@@ -419,6 +477,7 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       "NumPy's cumsum of every element: tack.inclusive_scan(a, 'add', dtype).", dtype);
 
   init_utilities(m, array_class);
+  init_sorts(m, array_class);
 }
 
 }  // namespace tack::python

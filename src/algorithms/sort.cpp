@@ -1,0 +1,386 @@
+// Sorts (docs/design/algorithms.md, "Sorts"): a stable LSD radix sort over 8-bit digits, as Tack
+// kernels. Keys are first mapped to unsigned integers in the order NumPy sorts them (floats: the
+// sign bit flipped for positives, every bit for negatives, every NaN to the largest key, so NaNs
+// come last; signed integers: the sign bit flipped), and the key's spread above its minimum, not
+// its width, sets the number of passes. Each pass: per-block digit histograms, one exclusive
+// scan over (digit, block) counts, a stable scatter per block carrying the other arrays along.
+// A sort along the last axis of an N-D array then sorts stably by row, so rows stay apart.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/kernel_text.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+
+namespace tack {
+namespace {
+
+using algorithms::cached_kernel;
+using algorithms::cast_name;
+using algorithms::kBlock;
+using algorithms::subst;
+
+// The unsigned type of the same width, for the bits of a key.
+ScalarType bits_type(ScalarType t) {
+  switch (itemsize(t)) {
+    case 1: return ScalarType::u8;
+    case 2: return ScalarType::u16;
+    case 4: return ScalarType::u32;
+    default: return ScalarType::u64;
+  }
+}
+
+// The radix key: u32 for keys of up to 4 bytes, u64 for 8.
+ScalarType key_type(ScalarType t) { return itemsize(t) == 8 ? ScalarType::u64 : ScalarType::u32; }
+
+// a's elements, flat, read as their unsigned bits (the same memory).
+Array bits_of(const Array& a) {
+  const Array flat = a.reshape({a.size()});
+  return Array(flat.buffer(), DType(bits_type(a.dtype().scalar)), {a.size()}, false);
+}
+
+// key = f(bits) and, for integers, its inverse, as kernel expressions of `u` (bits widened to the
+// key type) and `key`. Float keys have no inverse: -0.0 ties with 0.0 and NaNs with each other,
+// as in NumPy, so the keys do not tell those values apart and the values travel with them.
+struct KeyMap {
+  std::string to_key, from_key;
+};
+
+KeyMap key_map(ScalarType t) {
+  const int w = static_cast<int>(itemsize(t)) * 8;
+  if (t == ScalarType::f32) {
+    return {"{K}(0xffffffff) if (u & 0x7fffffff) > 0x7f800000 else ({K}(0x80000000) if u == "
+            "0x80000000 else ((~u) if (u >> 31) != 0 else (u | 0x80000000)))",
+            ""};
+  }
+  if (t == ScalarType::f64) {
+    return {"{K}(0xffffffffffffffff) if (u & 0x7fffffffffffffff) > 0x7ff0000000000000 else "
+            "({K}(0x8000000000000000) if u == 0x8000000000000000 else ((~u) if (u >> 63) != 0 "
+            "else (u | 0x8000000000000000)))",
+            ""};
+  }
+  if (is_signed(t)) {
+    const std::string sign = std::to_string(std::uint64_t{1} << (w - 1));
+    const std::string mask = w == 64 ? "0xffffffffffffffff" : std::to_string((std::uint64_t{1} << w) - 1);
+    return {"u ^ {K}(" + sign + ")", "(key ^ {K}(" + sign + ")) & {K}(" + mask + ")"};
+  }
+  return {"u", "key"};
+}
+
+Array to_keys(const Array& a) {
+  const ScalarType t = a.dtype().scalar;
+  std::string src = R"(@tack.kernel
+def tack_sort_keys(bits, keys):
+    for k in range(len(bits)):
+        u = {K}(bits[k])
+        keys[k] = {EXPR}
+)";
+  src = subst(subst(src, "EXPR", key_map(t).to_key), "K", cast_name(key_type(t)));
+  Array keys = empty({a.size()}, DType(key_type(t)), a.device());
+  cached_kernel(src)(bits_of(a), keys);
+  return keys;
+}
+
+// The sorted integers from their sorted keys, in `like`'s dtype and shape.
+Array from_keys(const Array& keys, const Array& like) {
+  const ScalarType t = like.dtype().scalar;
+  std::string src = R"(@tack.kernel
+def tack_sort_values(keys, bits):
+    for k in range(len(keys)):
+        key = keys[k]
+        bits[k] = {B}({EXPR})
+)";
+  src = subst(subst(src, "EXPR", key_map(t).from_key), "K", cast_name(key_type(t)));
+  src = subst(src, "B", cast_name(bits_type(t)));
+  Array out = empty(like.shape(), like.dtype(), like.device());
+  const Array bits(out.buffer(), DType(bits_type(t)), {out.size()}, true);
+  cached_kernel(src)(keys, bits);
+  return out;
+}
+
+// The per-block digit counts: counts[d, b] = how many keys of block b have digit d.
+const Kernel& histogram_kernel() {
+  return cached_kernel(R"(@tack.kernel
+def tack_radix_histogram(src, kmin, counts, n, shift):
+    for blk in range(counts.shape[1]):
+        h = tack.zeros(256, tack.i32)
+        start = blk * 4096
+        stop = min(start + 4096, n)
+        low = kmin[0]
+        for k in range(start, stop):
+            d = ((src[k] - low) >> shift) & 255
+            h[d] += 1
+        for b in range(256):
+            counts[b, blk] = h[b]
+)");
+}
+
+// Moves every carried array's element k to its place: the digit's next slot in its block.
+const Kernel& scatter_kernel(std::size_t carried) {
+  std::string params, moves;
+  for (std::size_t c = 0; c < carried; ++c) {
+    const std::string i = std::to_string(c);
+    params += ", a" + i + ", o" + i;
+    moves += "            o" + i + "[p] = a" + i + "[k]\n";
+  }
+  return cached_kernel(R"(@tack.kernel
+def tack_radix_scatter(src, kmin, offsets, n, shift)" +
+                       params + R"():
+    for blk in range(offsets.shape[1]):
+        h = tack.zeros(256, tack.i64)
+        for b in range(256):
+            h[b] = offsets[b, blk]
+        start = blk * 4096
+        stop = min(start + 4096, n)
+        low = kmin[0]
+        for k in range(start, stop):
+            d = ((src[k] - low) >> shift) & 255
+            p = h[d]
+)" + moves + "            h[d] = p + 1\n");
+}
+
+// One stable pass by digit `shift` of carried[source] (minus kmin[0]); every carried array is
+// replaced by its permuted copy.
+void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Array>& carried) {
+  const Array src = carried[source];
+  const std::int64_t n = src.size();
+  const std::int64_t blocks = algorithms::block_count(n);
+  Array counts = empty({256, blocks}, i32, src.device());
+  // An unsigned shift: the digit expression stays in the keys' unsigned type.
+  const Scalar ushift = Scalar::from_unsigned(static_cast<std::uint64_t>(shift));
+  histogram_kernel()(src, kmin, counts, n, ushift);
+  Array offsets = exclusive_scan(counts, "add", i64).reshape({256, blocks});
+  std::vector<KernelArg> args = {src, kmin, offsets, n, ushift};
+  std::vector<Array> outs;
+  outs.reserve(carried.size());
+  for (const Array& c : carried) outs.push_back(empty(c.shape(), c.dtype(), c.device()));
+  for (std::size_t c = 0; c < carried.size(); ++c) {
+    args.emplace_back(carried[c]);
+    args.emplace_back(outs[c]);
+  }
+  scatter_kernel(carried.size()).call(args);
+  carried = std::move(outs);
+}
+
+// The number of 8-bit digits of the keys' spread above their minimum.
+int digits_of(std::uint64_t spread) {
+  return spread == 0 ? 0 : (std::bit_width(spread) + 7) / 8;
+}
+
+std::uint64_t as_u64(const Scalar& s) {
+  return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
+}
+
+Array minimum_of(const Array& keys, std::uint64_t lo) {
+  const Scalar v = keys.dtype().scalar == ScalarType::u64
+                       ? Scalar::from_unsigned(lo)
+                       : Scalar::from(static_cast<std::int64_t>(lo));
+  return full({1}, v, keys.dtype(), keys.device());
+}
+
+// Sorts carried[0] (the keys) stably, permuting the other carried arrays alike. With rows
+// (row_len < n), the keys are rows of row_len elements, each sorted on its own: a stable sort by
+// row index after the key passes keeps every row's order.
+void radix_sort(std::vector<Array>& carried, std::int64_t row_len) {
+  const std::int64_t n = carried[0].size();
+  if (n <= 1 || row_len <= 1) return;
+  const std::uint64_t lo = as_u64(min(carried[0])), hi = as_u64(max(carried[0]));
+  const Array kmin = minimum_of(carried[0], lo);
+  const int digits = digits_of(hi - lo);
+  if (row_len >= n) {
+    for (int d = 0; d < digits; ++d) radix_pass(0, kmin, 8 * d, carried);
+    return;
+  }
+  const std::int64_t rows = n / row_len;
+  Array row = empty({n}, rows <= (std::int64_t{1} << 32) ? u32 : u64, carried[0].device());
+  cached_kernel(R"(@tack.kernel
+def tack_sort_rows(row, m):
+    for k in range(len(row)):
+        row[k] = k // m
+)")(row, row_len);
+  carried.push_back(row);
+  const std::size_t r = carried.size() - 1;
+  for (int d = 0; d < digits; ++d) radix_pass(0, kmin, 8 * d, carried);
+  const Array zero = minimum_of(row, 0);
+  for (int d = 0; d < digits_of(static_cast<std::uint64_t>(rows - 1)); ++d)
+    radix_pass(r, zero, 8 * d, carried);
+  carried.pop_back();
+}
+
+void check_sortable(const Array& a, const char* what) {
+  if (a.dtype().is_vector()) {
+    throw TypeError(std::string("tack.") + what + ": the elements of this array are " +
+                    a.dtype().str() +
+                    "; sort keys are numbers (sort a component, or by a key array with "
+                    "tack.sort_by_key)");
+  }
+}
+
+// The sort's lines: every element (axis None) or each row along the last axis.
+std::int64_t line_length(const Array& a, std::optional<int> axis, const char* what) {
+  if (!axis) return a.size();
+  const int nd = a.ndim();
+  if (nd == 0) {
+    throw ValueError(std::string("tack.") + what +
+                     ": a 0-d array has no axis to sort; reshape it to (1,) or pass axis=None");
+  }
+  if (*axis != -1 && *axis != nd - 1) {
+    throw ValueError(std::string("tack.") + what + ": axis " + std::to_string(*axis) +
+                     " of an array of " + std::to_string(nd) +
+                     " dimensions; Tack sorts along the last axis (-1) or every element "
+                     "(axis=None)");
+  }
+  return a.shape().back();
+}
+
+// Each row's (or every element's) positions 0 .. len - 1, the argsort's starting values.
+Array positions(const Array& a, std::int64_t row_len) {
+  Array idx = empty({a.size()}, i64, a.device());
+  cached_kernel(R"(@tack.kernel
+def tack_sort_positions(idx, m):
+    for k in range(len(idx)):
+        idx[k] = k % m
+)")(idx, row_len);
+  return idx;
+}
+
+// IndexError unless every index is in [-n, n).
+void check_indices(const Array& indices, std::int64_t n, const char* what) {
+  if (indices.dtype().is_vector() || is_float(indices.dtype().scalar)) {
+    throw TypeError(std::string("tack.") + what + ": indices must be an integer array, got " +
+                    indices.dtype().str() + "; convert them with .astype(tack.i64)");
+  }
+  if (indices.size() == 0) return;
+  const Scalar lo = min(indices), hi = max(indices);
+  const bool lo_bad = lo.kind == Scalar::Kind::Int && lo.i < -n;
+  const bool hi_bad = hi.kind == Scalar::Kind::UInt ? hi.u >= static_cast<std::uint64_t>(n)
+                                                     : hi.i >= n;
+  if (lo_bad || hi_bad) {
+    throw IndexError(std::string("tack.") + what + ": index " + (lo_bad ? lo.str() : hi.str()) +
+                     " is out of bounds for " + std::to_string(n) +
+                     " rows; indices must be in [" + std::to_string(-n) + ", " +
+                     std::to_string(n) + ")");
+  }
+}
+
+// A 2-D view (rows, row elements) of an array's first dimension and the rest.
+Array as_rows(const Array& a) {
+  const std::int64_t n = a.ndim() == 0 ? 1 : a.shape()[0];
+  return a.reshape({n, n == 0 ? 0 : a.size() / n});
+}
+
+}  // namespace
+
+Array gather(const Array& values, const Array& indices) {
+  if (values.ndim() == 0) {
+    throw ValueError("tack.gather: a 0-d array has no rows to gather; reshape it to (1,)");
+  }
+  const std::int64_t n = values.shape()[0];
+  check_indices(indices, n, "gather");
+  if (!(values.device() == indices.device())) {
+    throw ValueError("tack.gather: the values live on " + values.device().name() +
+                     " and the indices on " + indices.device().name() + "; move one");
+  }
+  Shape shape = indices.shape();
+  for (int d = 1; d < values.ndim(); ++d) shape.push_back(values.shape()[d]);
+  Array out = empty(shape, values.dtype(), values.device());
+  if (out.size() == 0) return out;
+  const Array v = as_rows(values);
+  cached_kernel(R"(@tack.kernel
+def tack_gather(v, idx, out, n):
+    for i, j in tack.ndrange(out.shape[0], out.shape[1]):
+        r = idx[i]
+        out[i, j] = v[r + n if r < 0 else r, j]
+)")(v, indices.reshape({indices.size()}), out.reshape({indices.size(), v.shape()[1]}), n);
+  return out;
+}
+
+void scatter(const Array& values, const Array& indices, const Array& out) {
+  if (out.ndim() == 0) {
+    throw ValueError("tack.scatter: a 0-d out has no rows to scatter into; reshape it to (1,)");
+  }
+  out.check_writable("tack.scatter");
+  const std::int64_t n = out.shape()[0];
+  check_indices(indices, n, "scatter");
+  Shape expect = indices.shape();
+  for (int d = 1; d < out.ndim(); ++d) expect.push_back(out.shape()[d]);
+  if (values.shape() != expect || !(values.dtype() == out.dtype())) {
+    throw ValueError("tack.scatter: values of shape " + detail::shape_str(values.shape()) +
+                     " and dtype " + values.dtype().str() + " for " +
+                     std::to_string(indices.size()) + " indices into out of shape " +
+                     detail::shape_str(out.shape()) + " and dtype " + out.dtype().str() +
+                     "; pass values of shape " + detail::shape_str(expect) + " and out's dtype");
+  }
+  if (!(values.device() == out.device()) || !(indices.device() == out.device())) {
+    throw ValueError("tack.scatter: values, indices and out must live on one device");
+  }
+  if (values.size() == 0) return;
+  const Array o = as_rows(out);
+  cached_kernel(R"(@tack.kernel
+def tack_scatter(v, idx, out, n):
+    for i, j in tack.ndrange(v.shape[0], v.shape[1]):
+        r = idx[i]
+        out[r + n if r < 0 else r, j] = v[i, j]
+)")(values.reshape({indices.size(), o.shape()[1]}), indices.reshape({indices.size()}), o, n);
+}
+
+namespace {
+
+// Sorts the keys (flattened) stably along lines of `row_len`, carrying `extra` alike. Returns
+// the sorted keys in their dtype, bit for bit (when `want_keys`), then the permuted extras.
+std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::int64_t row_len,
+                              bool want_keys) {
+  const bool carry_keys = want_keys && is_float(keys.dtype().scalar);
+  std::vector<Array> carried = {to_keys(keys)};
+  if (carry_keys) carried.push_back(keys.reshape({keys.size()}));
+  for (Array& e : extra) carried.push_back(std::move(e));
+  radix_sort(carried, row_len);
+  std::vector<Array> out;
+  if (want_keys) out.push_back(carry_keys ? carried[1] : from_keys(carried[0], keys));
+  out.insert(out.end(), carried.begin() + (carry_keys ? 2 : 1), carried.end());
+  return out;
+}
+
+}  // namespace
+
+Array sort(const Array& a, std::optional<int> axis) {
+  check_sortable(a, "sort");
+  const std::int64_t m = line_length(a, axis, "sort");
+  const Array out = sort_lines(a, {}, m, true)[0];
+  return axis ? out.reshape(a.shape()) : out.reshape({a.size()});
+}
+
+Array argsort(const Array& a, std::optional<int> axis) {
+  check_sortable(a, "argsort");
+  const std::int64_t m = line_length(a, axis, "argsort");
+  const Array idx = sort_lines(a, {positions(a, std::max<std::int64_t>(m, 1))}, m, false)[0];
+  return axis ? idx.reshape(a.shape()) : idx;
+}
+
+std::pair<Array, Array> sort_by_key(const Array& keys, const Array& values) {
+  check_sortable(keys, "sort_by_key");
+  const std::int64_t n = keys.size();
+  if (values.ndim() == 0 || values.shape()[0] != n) {
+    throw ValueError("tack.sort_by_key: " + std::to_string(n) + " keys but values of shape " +
+                     detail::shape_str(values.shape()) +
+                     "; pass one value (one row of values) per key");
+  }
+  if (!(values.device() == keys.device())) {
+    throw ValueError("tack.sort_by_key: the keys live on " + keys.device().name() +
+                     " and the values on " + values.device().name() +
+                     "; move one (a.to(device))");
+  }
+  if (values.ndim() == 1) {
+    std::vector<Array> r = sort_lines(keys, {values}, n, true);
+    return {r[0], r[1]};
+  }
+  // Rows of values: permute positions, then gather the rows.
+  std::vector<Array> r = sort_lines(keys, {positions(keys, std::max<std::int64_t>(n, 1))}, n, true);
+  return {r[0], gather(values, r[1])};
+}
+
+}  // namespace tack
