@@ -143,9 +143,10 @@ def tack_radix_scatter(src, kmin, offsets, n, shift)" +
 )" + moves + "            h[d] = p + 1\n");
 }
 
-// One stable pass by digit `shift` of carried[source] (minus kmin[0]); every carried array is
-// replaced by its permuted copy.
-void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Array>& carried) {
+// One stable pass by digit `shift` of carried[source] (minus kmin[0]): every carried array is
+// permuted into its spare (of the same shape and dtype), and the two swap.
+void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Array>& carried,
+                std::vector<Array>& spare) {
   const Array src = carried[source];
   const std::int64_t n = src.size();
   const std::int64_t blocks = algorithms::block_count(n);
@@ -154,17 +155,38 @@ void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Ar
   const Scalar ushift = Scalar::from_unsigned(static_cast<std::uint64_t>(shift));
   histogram_kernel()(src, kmin, counts, n, ushift);
   Array offsets = exclusive_scan(counts, "add", i64).reshape({256, blocks});
+  for (std::size_t c = spare.size(); c < carried.size(); ++c)
+    spare.push_back(empty(carried[c].shape(), carried[c].dtype(), src.device()));
+  // KernelArg borrows the arrays: no vector below may grow while `args` lives.
   std::vector<KernelArg> args = {src, kmin, offsets, n, ushift};
-  std::vector<Array> outs;
-  outs.reserve(carried.size());
-  for (const Array& c : carried) outs.push_back(empty(c.shape(), c.dtype(), c.device()));
   for (std::size_t c = 0; c < carried.size(); ++c) {
     args.emplace_back(carried[c]);
-    args.emplace_back(outs[c]);
+    args.emplace_back(spare[c]);
   }
   scatter_kernel(carried.size()).call(args);
-  carried = std::move(outs);
+  for (std::size_t c = 0; c < carried.size(); ++c) std::swap(carried[c], spare[c]);
 }
+
+// The caller's arrays among the carried ones are read, never written: after the first pass
+// their spares are fresh arrays, and one that no pass moved is copied.
+struct Carried {
+  std::vector<Array>& arrays;
+  std::vector<bool> foreign;
+  std::vector<Array> spare;
+
+  void pass(std::size_t source, const Array& kmin, int shift) {
+    radix_pass(source, kmin, shift, arrays, spare);
+    for (std::size_t c = 0; c < foreign.size(); ++c) {
+      if (!foreign[c]) continue;
+      spare[c] = empty(spare[c].shape(), spare[c].dtype(), spare[c].device());
+      foreign[c] = false;
+    }
+  }
+  void finish() {
+    for (std::size_t c = 0; c < foreign.size(); ++c)
+      if (foreign[c]) arrays[c] = copy(arrays[c]);
+  }
+};
 
 // The number of 8-bit digits of the keys' spread above their minimum.
 int digits_of(std::uint64_t spread) {
@@ -182,33 +204,39 @@ Array minimum_of(const Array& keys, std::uint64_t lo) {
   return full({1}, v, keys.dtype(), keys.device());
 }
 
-// Sorts carried[0] (the keys) stably, permuting the other carried arrays alike. With rows
-// (row_len < n), the keys are rows of row_len elements, each sorted on its own: a stable sort by
-// row index after the key passes keeps every row's order.
-void radix_sort(std::vector<Array>& carried, std::int64_t row_len) {
-  const std::int64_t n = carried[0].size();
-  if (n <= 1 || row_len <= 1) return;
-  const std::uint64_t lo = as_u64(min(carried[0])), hi = as_u64(max(carried[0]));
-  const Array kmin = minimum_of(carried[0], lo);
+// Sorts carried[0] (the keys) stably, permuting the other carried arrays alike; the first
+// `own` arrays are the sort's, the rest the caller's. With rows (row_len < n), the keys are rows
+// of row_len elements, each sorted on its own: a stable sort by row index after the key passes
+// keeps every row's order.
+void radix_sort(std::vector<Array>& arrays, std::size_t own, std::int64_t row_len) {
+  Carried carried{arrays, std::vector<bool>(arrays.size(), false), {}};
+  for (std::size_t c = own; c < arrays.size(); ++c) carried.foreign[c] = true;
+  const std::int64_t n = arrays[0].size();
+  if (n <= 1 || row_len <= 1) return carried.finish();
+  const std::uint64_t lo = as_u64(min(arrays[0])), hi = as_u64(max(arrays[0]));
+  const Array kmin = minimum_of(arrays[0], lo);
   const int digits = digits_of(hi - lo);
   if (row_len >= n) {
-    for (int d = 0; d < digits; ++d) radix_pass(0, kmin, 8 * d, carried);
-    return;
+    for (int d = 0; d < digits; ++d) carried.pass(0, kmin, 8 * d);
+    return carried.finish();
   }
   const std::int64_t rows = n / row_len;
-  Array row = empty({n}, rows <= (std::int64_t{1} << 32) ? u32 : u64, carried[0].device());
+  Array row = empty({n}, rows <= (std::int64_t{1} << 32) ? u32 : u64, arrays[0].device());
   cached_kernel(R"(@tack.kernel
 def tack_sort_rows(row, m):
     for k in range(len(row)):
         row[k] = k // m
 )")(row, row_len);
-  carried.push_back(row);
-  const std::size_t r = carried.size() - 1;
-  for (int d = 0; d < digits; ++d) radix_pass(0, kmin, 8 * d, carried);
+  arrays.push_back(row);
+  carried.foreign.push_back(false);
+  const std::size_t r = arrays.size() - 1;
+  for (int d = 0; d < digits; ++d) carried.pass(0, kmin, 8 * d);
   const Array zero = minimum_of(row, 0);
   for (int d = 0; d < digits_of(static_cast<std::uint64_t>(rows - 1)); ++d)
-    radix_pass(r, zero, 8 * d, carried);
-  carried.pop_back();
+    carried.pass(r, zero, 8 * d);
+  arrays.pop_back();
+  carried.foreign.pop_back();
+  carried.finish();
 }
 
 void check_sortable(const Array& a, const char* what) {
@@ -332,16 +360,20 @@ namespace {
 
 // Sorts the keys (flattened) stably along lines of `row_len`, carrying `extra` alike. Returns
 // the sorted keys in their dtype, bit for bit (when `want_keys`), then the permuted extras.
-std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::int64_t row_len,
-                              bool want_keys) {
+std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::size_t own_extra,
+                              std::int64_t row_len, bool want_keys) {
+  // Own arrays first: the keys, then the sort's own extras (positions); the caller's last.
   const bool carry_keys = want_keys && is_float(keys.dtype().scalar);
   std::vector<Array> carried = {to_keys(keys)};
+  for (std::size_t e = 0; e < own_extra; ++e) carried.push_back(extra[e]);
+  const std::size_t own = carried.size();
   if (carry_keys) carried.push_back(keys.reshape({keys.size()}));
-  for (Array& e : extra) carried.push_back(std::move(e));
-  radix_sort(carried, row_len);
+  for (std::size_t e = own_extra; e < extra.size(); ++e) carried.push_back(extra[e]);
+  radix_sort(carried, own, row_len);
   std::vector<Array> out;
-  if (want_keys) out.push_back(carry_keys ? carried[1] : from_keys(carried[0], keys));
-  out.insert(out.end(), carried.begin() + (carry_keys ? 2 : 1), carried.end());
+  if (want_keys) out.push_back(carry_keys ? carried[own] : from_keys(carried[0], keys));
+  for (std::size_t c = 1; c < carried.size(); ++c)
+    if (!(carry_keys && c == own)) out.push_back(carried[c]);
   return out;
 }
 
@@ -350,14 +382,14 @@ std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::
 Array sort(const Array& a, std::optional<int> axis) {
   check_sortable(a, "sort");
   const std::int64_t m = line_length(a, axis, "sort");
-  const Array out = sort_lines(a, {}, m, true)[0];
+  const Array out = sort_lines(a, {}, 0, m, true)[0];
   return axis ? out.reshape(a.shape()) : out.reshape({a.size()});
 }
 
 Array argsort(const Array& a, std::optional<int> axis) {
   check_sortable(a, "argsort");
   const std::int64_t m = line_length(a, axis, "argsort");
-  const Array idx = sort_lines(a, {positions(a, std::max<std::int64_t>(m, 1))}, m, false)[0];
+  const Array idx = sort_lines(a, {positions(a, std::max<std::int64_t>(m, 1))}, 1, m, false)[0];
   return axis ? idx.reshape(a.shape()) : idx;
 }
 
@@ -375,11 +407,12 @@ std::pair<Array, Array> sort_by_key(const Array& keys, const Array& values) {
                      "; move one (a.to(device))");
   }
   if (values.ndim() == 1) {
-    std::vector<Array> r = sort_lines(keys, {values}, n, true);
+    std::vector<Array> r = sort_lines(keys, {values}, 0, n, true);
     return {r[0], r[1]};
   }
   // Rows of values: permute positions, then gather the rows.
-  std::vector<Array> r = sort_lines(keys, {positions(keys, std::max<std::int64_t>(n, 1))}, n, true);
+  std::vector<Array> r =
+      sort_lines(keys, {positions(keys, std::max<std::int64_t>(n, 1))}, 1, n, true);
   return {r[0], gather(values, r[1])};
 }
 

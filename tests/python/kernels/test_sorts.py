@@ -1,0 +1,116 @@
+"""Sorts (docs/algorithms.md): sort, argsort and sort_by_key against NumPy's stable sort on every
+dtype, NaN and signed zeros, duplicate keys (stability), rows of 2-D arrays, views, gather and
+scatter, and bad input."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import ALL_DTYPES, FLOAT_DTYPES, arr, name, rng
+
+
+def data(n, dtype, seed=0):
+    g = rng(seed)
+    if np.issubdtype(dtype, np.floating):
+        x = g.standard_normal(n).astype(dtype) * 1e3
+        x[::97] = np.nan
+        x[1::101] = -0.0
+        x[2::103] = 0.0
+        x[3::107] = np.inf
+        x[4::109] = -np.inf
+        x[5::113] = -np.nan
+        return x
+    info = np.iinfo(dtype)
+    return g.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
+def test_sort_and_argsort_match_numpys_stable_sort(dtype):
+    x = data(20011, dtype, 1)
+    a = arr(x)
+    s = tack.sort(a).numpy()
+    ref = np.sort(x, kind="stable")
+    assert s.dtype == x.dtype
+    assert s.tobytes() == ref.tobytes()  # bit for bit: -0.0, NaN payloads, order
+    i = tack.argsort(a)
+    assert i.dtype == tack.i64
+    np.testing.assert_array_equal(i.numpy(), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(a.argsort().numpy(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float32], ids=name)
+def test_duplicates_are_stable(dtype):
+    x = rng(2).integers(0, 5, 50000).astype(dtype)
+    np.testing.assert_array_equal(tack.argsort(arr(x)).numpy(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4097, 70000])
+def test_sizes_and_narrow_spreads(n):
+    x = (rng(3).integers(0, 3, n) + 1_000_000).astype(np.int64)  # one digit of spread
+    np.testing.assert_array_equal(tack.sort(arr(x)).numpy(), np.sort(x))
+    same = np.full(n, 7, np.int32)
+    s = tack.sort(arr(same))
+    np.testing.assert_array_equal(s.numpy(), same)
+    np.testing.assert_array_equal(tack.argsort(arr(same)).numpy(), np.arange(n))
+
+
+def test_rows_of_a_2d_array_and_views():
+    x = rng(4).standard_normal((37, 301)).astype(np.float32)
+    a = arr(x)
+    assert tack.sort(a).numpy().tobytes() == np.sort(x, axis=-1).tobytes()
+    np.testing.assert_array_equal(tack.argsort(a).numpy(), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(tack.sort(a, axis=None).numpy(), np.sort(x, axis=None))
+    np.testing.assert_array_equal(tack.sort(a[5:9], axis=1).numpy(), np.sort(x[5:9], axis=1))
+    before = a.numpy().copy()
+    tack.sort(a[5:9])
+    np.testing.assert_array_equal(a.numpy(), before)  # the input is never written
+
+
+def test_sort_by_key():
+    g = rng(5)
+    k = g.integers(0, 100, 5000).astype(np.int32)
+    v = g.standard_normal(5000).astype(np.float64)
+    order = np.argsort(k, kind="stable")
+    sk, sv = tack.sort_by_key(arr(k), arr(v))
+    np.testing.assert_array_equal(sk.numpy(), k[order])
+    np.testing.assert_array_equal(sv.numpy(), v[order])
+    rows = g.standard_normal((5000, 3)).astype(np.float32)
+    _, sr = tack.sort_by_key(arr(k), arr(rows))
+    np.testing.assert_array_equal(sr.numpy(), rows[order])
+    with pytest.raises(ValueError, match="5000 keys but values of shape"):
+        tack.sort_by_key(arr(k), arr(v[:10]))
+
+
+def test_gather_and_scatter():
+    x = np.arange(30, dtype=np.float32).reshape(10, 3)
+    a = arr(x)
+    idx = np.array([[3, -1], [0, 9]])
+    np.testing.assert_array_equal(tack.gather(a, arr(idx)).numpy(), x[idx])
+    out = arr(np.zeros((10, 3), np.float32))
+    tack.scatter(arr(x[:2]), arr(np.array([7, -2])), out)
+    expect = np.zeros((10, 3), np.float32)
+    expect[[7, -2]] = x[:2]
+    np.testing.assert_array_equal(out.numpy(), expect)
+    with pytest.raises(IndexError, match="index 10 is out of bounds"):
+        tack.gather(a, arr(np.array([10])))
+    with pytest.raises(IndexError, match="-11"):
+        tack.scatter(arr(x[:1]), arr(np.array([-11])), out)
+    with pytest.raises(TypeError, match="integer"):
+        tack.gather(a, arr(np.array([1.0])))
+    with pytest.raises(ValueError, match="shape"):
+        tack.scatter(arr(x[:3]), arr(np.array([1, 2])), out)
+
+
+def test_bad_input():
+    v = tack.zeros(5, dtype=tack.vec(2, tack.f32))
+    with pytest.raises(TypeError, match="vec"):
+        tack.sort(v)
+    with pytest.raises(ValueError, match="last axis"):
+        tack.sort(arr(np.zeros((3, 4), np.float32)), axis=0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=name)
+def test_the_same_result_on_every_device(dtype):
+    x = data(30000, dtype, 6)
+    ref = np.sort(x, kind="stable").tobytes()
+    for d in tack.devices():
+        assert tack.sort(tack.array(x, device=d)).numpy().tobytes() == ref, d.name
