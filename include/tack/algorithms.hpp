@@ -116,6 +116,32 @@ Array gather(const Array& values, const Array& indices);
 // unspecified.
 void scatter(const Array& values, const Array& indices, const Array& out);
 
+// ---- unique, compaction, searchsorted, histogram ----
+
+// NumPy's unique of every element: the sorted distinct values (NaNs one value, -0.0 and 0.0
+// one), and on request the first index of each in the flattened input, the inverse (a's shape:
+// values[inverse] rebuilds a) and the counts, all i64.
+struct Unique {
+  Array values;
+  std::optional<Array> index, inverse, counts;
+};
+Unique unique(const Array& a, bool return_index = false, bool return_inverse = false,
+              bool return_counts = false);
+// One i64 index array per dimension of a's nonzero elements (NaN is nonzero), in C order.
+std::vector<Array> nonzero(const Array& a);
+// The rows (axis 0) or elements (axis nullopt: a flattened) whose condition is nonzero; a
+// condition shorter than the axis is false past its end, a longer one a ValueError.
+Array compress(const Array& condition, const Array& a, std::optional<int> axis = std::nullopt);
+// Where each value would go in the sorted 1-D array to keep it sorted: side "left" the first
+// such place, "right" the last (NumPy's order: NaN after every number). i64, values' shape.
+Array searchsorted(const Array& sorted, const Array& values, std::string_view side = "left");
+// NumPy's histogram: `bins` equal bins over `range` (default the data's min and max, widened by
+// 0.5 each way when equal); returns (i64 counts, bins + 1 edges in the data's float type, f64
+// for integers). Values outside the range are not counted; the last bin includes its right
+// edge. ValueError for bins <= 0, a reversed or non-finite range, or NaN/inf data without one.
+std::pair<Array, Array> histogram(const Array& a, std::int64_t bins = 10,
+                                  std::optional<std::pair<double, double>> range = std::nullopt);
+
 // ---- Array utilities (NumPy's names and formulas) ----
 
 // [start, stop) by step: NumPy's length ceil((stop - start) / step) and values (out[i] = start +

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <nanobind/stl/pair.h>
+
 #include "py_convert.hpp"
 #include "tack/algorithms.hpp"
 
@@ -232,6 +234,92 @@ void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
       nb::arg("values"), nb::arg("indices"), nb::arg("out"),
       "out[indices] = values along out's first axis; with a repeated index, which value lands "
       "is unspecified.");
+}
+
+nb::tuple as_tuple(const std::vector<Array>& arrays) {
+  nb::list l;
+  for (const Array& a : arrays) l.append(nb::cast(a));
+  return nb::tuple(l);
+}
+
+void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
+  m.def(
+      "unique",
+      [](const Array& a, bool return_index, bool return_inverse, bool return_counts) {
+        std::optional<Unique> u;
+        {
+          GilRelease release;
+          u.emplace(tack::unique(a, return_index, return_inverse, return_counts));
+        }
+        if (!return_index && !return_inverse && !return_counts) return nb::cast(u->values);
+        nb::list l;
+        l.append(nb::cast(u->values));
+        if (u->index) l.append(nb::cast(*u->index));
+        if (u->inverse) l.append(nb::cast(*u->inverse));
+        if (u->counts) l.append(nb::cast(*u->counts));
+        return nb::object(nb::tuple(l));
+      },
+      nb::arg("a"), nb::arg("return_index") = false, nb::arg("return_inverse") = false,
+      nb::arg("return_counts") = false,
+      "NumPy's unique of every element: the sorted distinct values (NaNs one value), and on "
+      "request (values, index, inverse, counts) in that order.");
+  auto nonzero = [](const Array& a) {
+    std::vector<Array> r;
+    {
+      GilRelease release;
+      r = tack::nonzero(a);
+    }
+    return as_tuple(r);
+  };
+  const char* nonzero_doc =
+      "A tuple of i64 index arrays, one per dimension, of the nonzero elements.";
+  m.def("nonzero", nonzero, nb::arg("a"), nonzero_doc);
+  array_class.def("nonzero", nonzero, nonzero_doc);
+  m.def(
+      "compress",
+      [](const Array& condition, const Array& a, nb::handle axis) {
+        const std::optional<int> k = optional_axis(axis, "compress");
+        GilRelease release;
+        return tack::compress(condition, a, k);
+      },
+      nb::arg("condition"), nb::arg("a"), nb::arg("axis").none() = nb::none(),
+      "The rows (axis=0) or elements (axis=None) of a whose condition is nonzero.");
+  m.def(
+      "searchsorted",
+      [](const Array& a, nb::handle v, const std::string& side) -> nb::object {
+        if (nb::isinstance<Array>(v)) {
+          const Array& values = nb::cast<const Array&>(v);
+          std::optional<Array> r;
+          {
+            GilRelease release;
+            r.emplace(tack::searchsorted(a, values, side));
+          }
+          return nb::cast(*r);
+        }
+        // One number: a NumPy integer, as NumPy's.
+        const Scalar s = nb::cast<Scalar>(v);
+        const Array one = tack::full({1}, s, a.dtype(), a.device());
+        Array r = [&] {
+          GilRelease release;
+          return tack::searchsorted(a, one, side);
+        }();
+        return numpy_scalar(std::get<Scalar>(r.index({std::int64_t{0}})), ScalarType::i64);
+      },
+      nb::arg("a"), nb::arg("v"), nb::arg("side") = "left",
+      "Where each value of v goes in the sorted 1-D array a: side 'left' the first such place, "
+      "'right' the last (NaN after every number).");
+  m.def(
+      "histogram",
+      [](const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range) {
+        std::optional<std::pair<Array, Array>> r;
+        {
+          GilRelease release;
+          r.emplace(tack::histogram(a, bins, range));
+        }
+        return nb::make_tuple(r->first, r->second);
+      },
+      nb::arg("a"), nb::arg("bins") = 10, nb::arg("range").none() = nb::none(),
+      "NumPy's histogram with equal bins: (i64 counts, bins + 1 edges), the last bin closed.");
 }
 
 }  // namespace
@@ -478,6 +566,7 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   init_utilities(m, array_class);
   init_sorts(m, array_class);
+  init_selection(m, array_class);
 }
 
 }  // namespace tack::python

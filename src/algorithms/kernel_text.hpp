@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "tack/array.hpp"
@@ -14,7 +15,9 @@ namespace tack::algorithms {
 // The fixed block: every algorithm cuts its input into runs of kBlock consecutive elements.
 inline constexpr std::int64_t kBlock = 4096;
 
-inline std::int64_t block_count(std::int64_t n) { return (n + kBlock - 1) / kBlock; }
+inline std::int64_t block_count(std::int64_t n) {
+  return (n + kBlock - 1) / kBlock;
+}
 
 // `text` with every `{key}` replaced by `value`.
 std::string subst(std::string text, const std::string& key, const std::string& value);
@@ -30,5 +33,10 @@ enum class BlockOp { Sum, Min, Max };
 // totals[b] = the fold of x[b * kBlock : (b + 1) * kBlock] (x 1-D, n >= 1), in `acc`, in the
 // reductions' lane order; min and max propagate NaN.
 Array block_totals(const Array& x, BlockOp op, DType acc);
+
+// tack::linspace computed in `compute`: f64 (NumPy's for Python numbers), or f32 (NumPy's for f32
+// scalars, as histogram's autodetected edges of f32 data).
+Array linspace_in(double start, double stop, std::int64_t num, bool endpoint,
+                  std::optional<DType> dtype, const Device& device, ScalarType compute);
 
 }  // namespace tack::algorithms

@@ -26,7 +26,8 @@ bool is_integer_scalar(const Scalar& s) {
 // The value of `s` as the dtype `t` holds it, for the kernels' arguments: exact for floats of t
 // (f32 rounded on the host) and for integers.
 Scalar in_type(const Scalar& s, ScalarType t) {
-  if (t == ScalarType::f32) return Scalar::from(static_cast<double>(static_cast<float>(s.as_double())));
+  if (t == ScalarType::f32)
+    return Scalar::from(static_cast<double>(static_cast<float>(s.as_double())));
   if (is_float(t)) return Scalar::from(s.as_double());
   if (s.kind == Scalar::Kind::Float) return Scalar::from(static_cast<std::int64_t>(s.f));
   return s;
@@ -35,8 +36,7 @@ Scalar in_type(const Scalar& s, ScalarType t) {
 void check_scalar_dtype(DType d, const char* what) {
   check_array_dtype(d, what);
   if (d.is_vector()) {
-    throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " +
-                    d.str());
+    throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " + d.str());
   }
 }
 
@@ -104,8 +104,11 @@ Array arange(std::int64_t stop, std::optional<DType> dtype, const Device& device
                 dtype, device);
 }
 
-Array linspace(double start, double stop, std::int64_t num, bool endpoint,
-               std::optional<DType> dtype, const Device& device) {
+namespace algorithms {
+
+// linspace computed in `compute` (f64, or f32 where NumPy's inputs are f32 scalars).
+Array linspace_in(double start, double stop, std::int64_t num, bool endpoint,
+                  std::optional<DType> dtype, const Device& device, ScalarType compute) {
   if (num < 0) {
     throw ValueError("tack.linspace: num is " + std::to_string(num) +
                      "; the number of samples must be non-negative");
@@ -117,21 +120,26 @@ Array linspace(double start, double stop, std::int64_t num, bool endpoint,
   // NumPy's formula in f64: y = i * step + start (or i / div * delta when step is 0), the last
   // sample stop itself with endpoint; integers floored, then cast to the dtype.
   const std::int64_t div = endpoint ? num - 1 : num;
-  const double delta = stop - start;
-  const double step = div > 0 ? delta / static_cast<double>(div) : std::nan("");
+  double delta = stop - start;
+  double step = div > 0 ? delta / static_cast<double>(div) : std::nan("");
+  if (compute == ScalarType::f32) {  // each step rounded to f32, as NumPy's f32 arithmetic
+    delta = static_cast<float>(static_cast<float>(stop) - static_cast<float>(start));
+    step = div > 0 ? static_cast<float>(static_cast<float>(delta) / static_cast<float>(div))
+                   : std::nan("");
+  }
   const bool step_zero = div > 0 && step == 0;
   // The parameters travel in an f64 array, so the kernel computes in f64 whatever the dtype
   // (a Python float argument would take the output's float type).
   std::string src = R"(@tack.kernel
 def tack_linspace(out, params, div, step_zero, last_is_stop):
-    start = params[0]
-    stop = params[1]
-    step = params[2]
-    delta = params[3]
+    start = {C}(params[0])
+    stop = {C}(params[1])
+    step = {C}(params[2])
+    delta = {C}(params[3])
     for i in range(len(out)):
-        y = tack.f64(i) * step
+        y = {C}(i) * step
         if step_zero:
-            y = tack.f64(i) / tack.f64(div) * delta
+            y = {C}(i) / {C}(div) * delta
         y = y + start
         if last_is_stop and i == len(out) - 1:
             y = stop
@@ -142,9 +150,17 @@ def tack_linspace(out, params, div, step_zero, last_is_stop):
   // div == 0 (one sample with endpoint): NumPy gives start.
   const std::vector<double> params = {start, stop, div > 0 ? step : 0.0, delta};
   const Array p = array(params, {4}, device);
+  src = subst(src, "C", cast_name(compute));
   cached_kernel(subst(src, "T", cast_name(t.scalar)))(
       out, p, static_cast<std::int64_t>(div > 0 ? div : 1), step_zero, last_is_stop);
   return out;
+}
+
+}  // namespace algorithms
+
+Array linspace(double start, double stop, std::int64_t num, bool endpoint,
+               std::optional<DType> dtype, const Device& device) {
+  return algorithms::linspace_in(start, stop, num, endpoint, dtype, device, ScalarType::f64);
 }
 
 Array concat(const std::vector<Array>& arrays, int axis) {
@@ -169,8 +185,8 @@ Array concat(const std::vector<Array>& arrays, int axis) {
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     const Array& a = arrays[i];
     if (!(a.dtype() == a0.dtype())) {
-      throw TypeError("tack.concat: array " + std::to_string(i) + " has dtype " +
-                      a.dtype().str() + " and array 0 " + a0.dtype().str() +
+      throw TypeError("tack.concat: array " + std::to_string(i) + " has dtype " + a.dtype().str() +
+                      " and array 0 " + a0.dtype().str() +
                       "; convert them to one dtype first (a.astype(dtype))");
     }
     if (!(a.device() == a0.device())) {
@@ -209,9 +225,15 @@ def tack_concat(out, x, offset):
   return out;
 }
 
-Array astype(const Array& a, DType dtype) { return array(a, dtype, a.device()); }
-Array copy(const Array& a) { return array(a, std::nullopt, a.device()); }
-Array to(const Array& a, const Device& device) { return array(a, std::nullopt, device); }
+Array astype(const Array& a, DType dtype) {
+  return array(a, dtype, a.device());
+}
+Array copy(const Array& a) {
+  return array(a, std::nullopt, a.device());
+}
+Array to(const Array& a, const Device& device) {
+  return array(a, std::nullopt, device);
+}
 
 Array empty_like(const Array& a, std::optional<DType> dtype, std::optional<Device> device) {
   return empty(a.shape(), dtype.value_or(a.dtype()), device.value_or(a.device()));
