@@ -96,6 +96,22 @@ void exclusive_scan(const Array& a, const Array& out, std::string_view op = "add
 // NumPy's cumsum: inclusive_scan(a, "add", dtype).
 Array cumsum(const Array& a, std::optional<DType> dtype = std::nullopt);
 
+// ---- By key: runs of equal consecutive keys are segments ----
+
+// The scan of values restarting at every run of equal consecutive keys (keys and values of one
+// size, any shapes, flattened; a NaN key is a run of its own). `op` "add", "min" or "max"; the
+// dtype as tack.sum's accumulator for add (i64/u64 for integers), the values' for min and max,
+// or `dtype`. Exclusive: a run's first element is the identity (as exclusive_scan's).
+Array inclusive_scan_by_key(const Array& keys, const Array& values, std::string_view op = "add",
+                            std::optional<DType> dtype = std::nullopt);
+Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_view op = "add",
+                            std::optional<DType> dtype = std::nullopt);
+// One (key, reduction) per run of equal consecutive keys, in order: sort by key first to reduce
+// every equal key together.
+std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values,
+                                      std::string_view op = "add",
+                                      std::optional<DType> dtype = std::nullopt);
+
 // ---- Sorts (a stable LSD radix sort; floats in NumPy's order, NaN last) ----
 
 // The elements sorted along the last axis (each row on its own), or every element flattened

@@ -567,6 +567,36 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
   init_utilities(m, array_class);
   init_sorts(m, array_class);
   init_selection(m, array_class);
+
+  auto by_key = [](bool exclusive) {
+    return [exclusive](const Array& keys, const Array& values, const std::string& op,
+                       nb::handle dtype) {
+      const std::optional<DType> d = optional_dtype(dtype);
+      GilRelease release;
+      return exclusive ? tack::exclusive_scan_by_key(keys, values, op, d)
+                       : tack::inclusive_scan_by_key(keys, values, op, d);
+    };
+  };
+  m.def("inclusive_scan_by_key", by_key(false), nb::arg("keys"), nb::arg("values"),
+        nb::arg("op") = "add", dtype,
+        "The scan of values restarting at every run of equal consecutive keys ('add', 'min', "
+        "'max'); dtype as tack.sum's accumulator for add.");
+  m.def("exclusive_scan_by_key", by_key(true), nb::arg("keys"), nb::arg("values"),
+        nb::arg("op") = "add", dtype,
+        "As inclusive_scan_by_key, each run starting from the identity.");
+  m.def(
+      "reduce_by_key",
+      [](const Array& keys, const Array& values, const std::string& op, nb::handle dtype) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        std::optional<std::pair<Array, Array>> r;
+        {
+          GilRelease release;
+          r.emplace(tack::reduce_by_key(keys, values, op, d));
+        }
+        return nb::make_tuple(r->first, r->second);
+      },
+      nb::arg("keys"), nb::arg("values"), nb::arg("op") = "add", dtype,
+      "(run keys, reductions): one per run of equal consecutive keys, in order.");
 }
 
 }  // namespace tack::python

@@ -22,13 +22,18 @@ inline std::int64_t block_count(std::int64_t n) {
 // `text` with every `{key}` replaced by `value`.
 std::string subst(std::string text, const std::string& key, const std::string& value);
 
-// The kernel of this source text, made on first use and kept for the process.
-const Kernel& cached_kernel(const std::string& source);
+// The kernel `name` (default: the last one) of this source text, made on first use and kept for
+// the process.
+const Kernel& cached_kernel(const std::string& source, const std::string& name = {});
 
 // "tack.f32": the kernel language's cast to `t`.
 std::string cast_name(ScalarType t);
 
 enum class BlockOp { Sum, Min, Max };
+
+// The operator's identity in `acc`, where a scan starts: 0 (-0.0 for a float inclusive sum, so
+// that a lone -0.0 stays itself), for min the largest value (+inf), for max the smallest (-inf).
+Scalar scan_identity(BlockOp op, DType acc, bool exclusive);
 
 // totals[b] = the fold of x[b * kBlock : (b + 1) * kBlock] (x 1-D, n >= 1), in `acc`, in the
 // reductions' lane order; min and max propagate NaN.

@@ -30,12 +30,13 @@ std::string subst(std::string text, const std::string& key, const std::string& v
   return text;
 }
 
-const Kernel& cached_kernel(const std::string& source) {
+const Kernel& cached_kernel(const std::string& source, const std::string& name) {
   static std::mutex mutex;
-  static std::map<std::string, Kernel> kernels;
+  static std::map<std::pair<std::string, std::string>, Kernel> kernels;
   std::lock_guard lock(mutex);
-  auto it = kernels.find(source);
-  if (it == kernels.end()) it = kernels.emplace(source, kernel(source)).first;
+  auto key = std::make_pair(name, source);
+  auto it = kernels.find(key);
+  if (it == kernels.end()) it = kernels.emplace(key, kernel(source, name)).first;
   return it->second;
 }
 

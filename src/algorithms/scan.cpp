@@ -28,9 +28,12 @@ BlockOp scan_op(std::string_view op, const char* what) {
 
 std::string fold_text(BlockOp op) {
   switch (op) {
-    case BlockOp::Sum: return "return a + b";
-    case BlockOp::Min: return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
-    case BlockOp::Max: return "return a if (a > b) | (a != a) else b";
+    case BlockOp::Sum:
+      return "return a + b";
+    case BlockOp::Min:
+      return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
+    case BlockOp::Max:
+      return "return a if (a > b) | (a != a) else b";
   }
   return "";
 }
@@ -54,9 +57,9 @@ def tack_scan_pass(x, offsets, out, n):
   return algorithms::subst(s, "T", algorithms::cast_name(acc));
 }
 
-// The value a scan starts from: the operator's identity in `acc` (-0.0 for a float inclusive
-// sum, so that a lone -0.0 stays itself as in NumPy's cumsum).
-Scalar start_value(BlockOp op, DType acc, bool exclusive) {
+}  // namespace
+
+Scalar algorithms::scan_identity(BlockOp op, DType acc, bool exclusive) {
   const ScalarType t = acc.scalar;
   if (op == BlockOp::Sum) {
     if (is_float(t)) return Scalar::from(exclusive ? 0.0 : -0.0);
@@ -74,6 +77,8 @@ Scalar start_value(BlockOp op, DType acc, bool exclusive) {
     return Scalar::from(static_cast<std::int64_t>(v));
   });
 }
+
+namespace {
 
 void scan_into(const Array& x, const Array& out, BlockOp op, DType acc, bool exclusive,
                const Scalar& init) {
@@ -142,7 +147,7 @@ Array scan(const Array& a, std::string_view op_name, std::optional<DType> dtype,
   if (out_arg) check_out(a, *out_arg, acc, what);
   Array out = out_arg ? out_arg->reshape({n}) : empty({n}, acc, a.device());
   if (n == 0) return out;
-  scan_into(a.reshape({n}), out, op, acc, exclusive, start_value(op, acc, exclusive));
+  scan_into(a.reshape({n}), out, op, acc, exclusive, algorithms::scan_identity(op, acc, exclusive));
   return out;
 }
 

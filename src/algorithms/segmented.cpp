@@ -1,0 +1,187 @@
+// Scans and reductions by key (docs/algorithms.md, "By key"): runs of equal consecutive keys are
+// segments. Three passes over blocks of kBlock elements: each block's summary (whether a run
+// starts in it, and the fold of its elements after the last start), the carry into each block
+// (one serial loop over the block summaries), and each block scanned serially from its carry,
+// restarting at every run's start. The order depends only on the keys and the length, so every
+// device and thread count gives the same bits.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "algorithms/kernel_text.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+
+namespace tack {
+namespace {
+
+using algorithms::cached_kernel;
+using algorithms::cast_name;
+using algorithms::subst;
+
+algorithms::BlockOp op_of(std::string_view op, const char* what) {
+  if (op == "add") return algorithms::BlockOp::Sum;
+  if (op == "min") return algorithms::BlockOp::Min;
+  if (op == "max") return algorithms::BlockOp::Max;
+  throw ValueError(std::string("tack.") + what + ": op must be 'add', 'min' or 'max', got '" +
+                   std::string(op) + "'");
+}
+
+DType value_type(const Array& values, std::string_view op, std::optional<DType> dtype,
+                 const char* what) {
+  if (dtype) {
+    check_array_dtype(*dtype, what);
+    if (dtype->is_vector()) {
+      throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " +
+                      dtype->str());
+    }
+    return *dtype;
+  }
+  const ScalarType t = values.dtype().scalar;
+  if (op == "add" && !is_float(t)) return is_signed(t) ? i64 : u64;  // as tack.sum
+  return values.dtype();
+}
+
+void check_pair(const Array& keys, const Array& values, const char* what) {
+  for (const Array* a : {&keys, &values}) {
+    if (a->dtype().is_vector()) {
+      throw TypeError(std::string("tack.") + what + ": the elements are " + a->dtype().str() +
+                      "; keys and values are scalar arrays");
+    }
+  }
+  if (keys.size() != values.size()) {
+    throw ValueError(std::string("tack.") + what + ": " + std::to_string(keys.size()) +
+                     " keys and " + std::to_string(values.size()) +
+                     " values; pass one value per key");
+  }
+  if (!(keys.device() == values.device())) {
+    throw ValueError(std::string("tack.") + what + ": the keys live on " + keys.device().name() +
+                     " and the values on " + values.device().name() + "; move one");
+  }
+}
+
+// The source of the three passes; {T} the accumulator cast, {F} the fold's body.
+std::string by_key_source(const std::string& fold, DType acc, bool exclusive) {
+  std::string s = R"(@tack.func
+def fold(a, b):
+    {F}
+
+@tack.kernel
+def tack_by_key_blocks(keys, vals, starts, tails, n):
+    for blk in range(len(tails)):
+        start = blk * 4096
+        stop = min(start + 4096, n)
+        acc = {T}(vals[start])
+        head = 1 if (start == 0) else (0 if keys[start] == keys[start - 1] else 1)
+        for k in range(start + 1, stop):
+            v = {T}(vals[k])
+            if keys[k] != keys[k - 1]:
+                head = 1
+                acc = v
+            else:
+                acc = fold(acc, v)
+        starts[blk] = head
+        tails[blk] = acc
+
+@tack.kernel
+def tack_by_key_carry(starts, tails, carry, identity):
+    for once in range(1):
+        acc = identity[0]
+        for b in range(len(tails)):
+            carry[b] = acc
+            acc = tails[b] if starts[b] != 0 else fold(acc, tails[b])
+
+@tack.kernel
+def tack_by_key_scan(keys, vals, carry, out, identity, n):
+    for blk in range(len(carry)):
+        start = blk * 4096
+        stop = min(start + 4096, n)
+        acc = carry[blk]
+        for k in range(start, stop):
+            v = {T}(vals[k])
+            restart = (k == 0) | ((k > 0) & (keys[k] != keys[max(k - 1, 0)]))
+{STEP})";
+  const std::string step =
+      exclusive ? "            out[k] = identity[0] if restart else acc\n"
+                  "            acc = v if restart else fold(acc, v)\n"
+                : "            acc = v if restart else fold(acc, v)\n"
+                  "            out[k] = acc\n";
+  s = subst(s, "STEP", step);
+  s = subst(s, "F", fold);
+  return subst(s, "T", cast_name(acc.scalar));
+}
+
+std::string fold_body(algorithms::BlockOp op) {
+  switch (op) {
+    case algorithms::BlockOp::Sum: return "return a + b";
+    case algorithms::BlockOp::Min: return "return a if (a < b) | (a != a) else b";
+    case algorithms::BlockOp::Max: return "return a if (a > b) | (a != a) else b";
+  }
+  return "";
+}
+
+Array scan_by_key(const Array& keys, const Array& values, std::string_view op,
+                  std::optional<DType> dtype, bool exclusive, const char* what) {
+  check_pair(keys, values, what);
+  const algorithms::BlockOp bop = op_of(op, what);
+  const std::string fold = fold_body(bop);
+  const DType acc = value_type(values, op, dtype, what);
+  const std::int64_t n = keys.size();
+  Array out = empty({n}, acc, values.device());
+  if (n == 0) return out;
+  const Array k = keys.reshape({n}), v = values.reshape({n});
+  const std::string src = by_key_source(fold, acc, exclusive);
+  const std::int64_t blocks = algorithms::block_count(n);
+  const Device dev = values.device();
+  Array starts = empty({blocks}, u8, dev), tails = empty({blocks}, acc, dev),
+        carry = empty({blocks}, acc, dev);
+  // The exclusive scan's value at a run start; the carry into block 0 is never read (element 0
+  // starts a run).
+  const Array identity = full({1}, algorithms::scan_identity(bop, acc, true), acc, dev);
+  cached_kernel(src, "tack_by_key_blocks")(k, v, starts, tails, n);
+  cached_kernel(src, "tack_by_key_carry")(starts, tails, carry, identity);
+  cached_kernel(src, "tack_by_key_scan")(k, v, carry, out, identity, n);
+  return out;
+}
+
+}  // namespace
+
+Array inclusive_scan_by_key(const Array& keys, const Array& values, std::string_view op,
+                            std::optional<DType> dtype) {
+  return scan_by_key(keys, values, op, dtype, false, "inclusive_scan_by_key");
+}
+
+Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_view op,
+                            std::optional<DType> dtype) {
+  return scan_by_key(keys, values, op, dtype, true, "exclusive_scan_by_key");
+}
+
+std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values,
+                                      std::string_view op, std::optional<DType> dtype) {
+  const Array running = scan_by_key(keys, values, op, dtype, false, "reduce_by_key");
+  const std::int64_t n = keys.size();
+  const Device dev = values.device();
+  if (n == 0) return {empty({0}, keys.dtype(), dev), empty({0}, running.dtype(), dev)};
+  const Array k = keys.reshape({n});
+  // run[k] - 1: the run of element k (an inclusive scan of the run starts).
+  Array heads = empty({n}, i64, dev);
+  cached_kernel(R"(@tack.kernel
+def tack_run_heads(keys, heads):
+    for k in range(len(keys)):
+        heads[k] = 1 if k == 0 else (0 if keys[k] == keys[max(k - 1, 0)] else 1)
+)")(k, heads);
+  const Array run = inclusive_scan(heads, "add");
+  const std::int64_t runs = std::get<Scalar>(run.index({n - 1})).i;
+  Array out_keys = empty({runs}, keys.dtype(), dev), out_vals = empty({runs}, running.dtype(), dev);
+  cached_kernel(R"(@tack.kernel
+def tack_run_ends(keys, running, run, out_keys, out_vals, n):
+    for k in range(len(keys)):
+        last = (k == n - 1) | ((k < n - 1) & (keys[min(k + 1, n - 1)] != keys[k]))
+        if last:
+            out_keys[run[k] - 1] = keys[k]
+            out_vals[run[k] - 1] = running[k]
+)")(k, running, run, out_keys, out_vals, n);
+  return {out_keys, out_vals};
+}
+
+}  // namespace tack

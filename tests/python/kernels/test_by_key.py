@@ -1,0 +1,83 @@
+"""Scans and reductions by key (docs/algorithms.md, "By key"): runs of equal consecutive keys,
+against a serial reference and np.add.reduceat, around the block boundaries, with float values
+the same bits on every device, and bad input."""
+import numpy as np
+import pytest
+
+import tack
+from kutil import arr, rng
+
+
+def reference_scan(k, v, op, exclusive, acc):
+    out = np.empty(len(k), acc)
+    floats = np.issubdtype(acc, np.floating)
+    ident = {"add": 0,
+             "min": np.inf if floats else np.iinfo(acc).max,
+             "max": -np.inf if floats else np.iinfo(acc).min}[op]
+    f = {"add": lambda x, y: x + y, "min": min, "max": max}[op]
+    a = None
+    for i in range(len(k)):
+        start = i == 0 or k[i] != k[i - 1]
+        if exclusive:
+            out[i] = ident if start else a
+        a = acc(v[i]) if start else f(a, acc(v[i]))
+        if not exclusive:
+            out[i] = a
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 10, 4096, 4097, 9000, 13000])
+@pytest.mark.parametrize("op", ["add", "min", "max"])
+def test_scans_by_key(n, op):
+    g = rng(n)
+    k = np.sort(g.integers(0, max(n // 300, 1), n)).astype(np.int32)
+    if n == 9000:
+        k[:] = 5  # one run over three blocks
+    v = g.integers(-50, 50, n).astype(np.int16)
+    acc = np.int64 if op == "add" else np.int16
+    for exclusive, f in [(False, tack.inclusive_scan_by_key), (True, tack.exclusive_scan_by_key)]:
+        got = f(arr(k), arr(v), op).numpy()
+        assert got.dtype == acc
+        np.testing.assert_array_equal(got, reference_scan(k, v, op, exclusive, acc))
+
+
+def test_reduce_by_key_matches_reduceat():
+    g = rng(1)
+    k = np.sort(g.integers(0, 500, 30000)).astype(np.int64)
+    v = g.standard_normal(30000)
+    rk, rv = tack.reduce_by_key(arr(k), arr(v))
+    uk, starts = np.unique(k, return_index=True)
+    np.testing.assert_array_equal(rk.numpy(), uk)
+    np.testing.assert_allclose(rv.numpy(), np.add.reduceat(v, starts), rtol=1e-12)
+    mk, mv = tack.reduce_by_key(arr(k), arr(v), "max")
+    np.testing.assert_array_equal(mv.numpy(), np.maximum.reduceat(v, starts))
+    # Unsorted keys: runs, not groups.
+    rk, rv = tack.reduce_by_key(arr(np.array([1, 1, 2, 1], np.int32)),
+                                arr(np.array([1, 2, 3, 4], np.int32)))
+    np.testing.assert_array_equal(rk.numpy(), [1, 2, 1])
+    np.testing.assert_array_equal(rv.numpy(), [3, 3, 4])
+
+
+def test_float_values_the_same_bits_on_every_device():
+    g = rng(2)
+    k = np.sort(g.integers(0, 7, 50000)).astype(np.int32)
+    v = g.standard_normal(50000).astype(np.float32)
+    cpu = tack.inclusive_scan_by_key(tack.array(k, device=tack.device("cpu")),
+                                     tack.array(v, device=tack.device("cpu"))).numpy().tobytes()
+    for d in tack.devices():
+        got = tack.inclusive_scan_by_key(tack.array(k, device=d), tack.array(v, device=d))
+        assert got.numpy().tobytes() == cpu, d.name
+
+
+def test_empty_and_bad_input():
+    e = arr(np.zeros(0, np.int32))
+    assert tack.inclusive_scan_by_key(e, e).shape == (0,)
+    rk, rv = tack.reduce_by_key(e, e)
+    assert rk.shape == (0,) and rv.shape == (0,)
+    a = arr(np.zeros(5, np.int32))
+    with pytest.raises(ValueError, match="5 keys and 4 values"):
+        tack.reduce_by_key(a, arr(np.zeros(4, np.int32)))
+    with pytest.raises(ValueError, match="'add', 'min' or 'max'"):
+        tack.inclusive_scan_by_key(a, a, "mul")
+    with pytest.raises(TypeError, match="vec"):
+        tack.reduce_by_key(a, tack.zeros(5, dtype=tack.vec(2, tack.f32), device=a.device))
