@@ -41,6 +41,19 @@ TEST_P(ScansOnDevice, InclusiveExclusiveAndInPlace) {
   EXPECT_THROW(inclusive_scan(w.slice(0, 10), w.slice(5, 15)), ValueError);
 }
 
+TEST_P(ScansOnDevice, ByKey) {
+  const Array k = array(std::vector<std::int32_t>{0, 0, 1, 1, 1, 0}, {6}, dev_);
+  const Array v = array(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, {6}, dev_);
+  EXPECT_EQ(inclusive_scan_by_key(k, v).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 3, 3, 7, 12, 6}));
+  EXPECT_EQ(exclusive_scan_by_key(k, v).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 1, 0, 3, 7, 0}));
+  auto [keys, sums] = reduce_by_key(k, v);
+  EXPECT_EQ(keys.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 1, 0}));
+  EXPECT_EQ(sums.to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 12, 6}));
+  EXPECT_THROW(reduce_by_key(k, v.slice(0, 3)), ValueError);
+}
+
 TEST_P(ScansOnDevice, Utilities) {
   const Array r = arange(Scalar::from(0.5), Scalar::from(3.0), Scalar::from(0.5), f32, dev_);
   ASSERT_EQ(r.shape(), (Shape{5}));
