@@ -2,7 +2,9 @@
 #include "runtime/cpu/cpu_backend.hpp"
 
 #include <malloc.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -42,11 +44,18 @@ void tune_malloc_from_environment() {
 
 class CpuBuffer final : public DeviceBuffer {
  public:
+  // `capacity`: the allocation's size (at least nbytes), for the pool; 0 for views and wrapped
+  // memory.
   CpuBuffer(std::byte* data, std::size_t nbytes, std::shared_ptr<AllocationState> state,
-            std::shared_ptr<Backend> backend)
-      : DeviceBuffer(nbytes, std::move(state)), data_(data), backend_(std::move(backend)) {}
+            std::shared_ptr<Backend> backend, std::size_t capacity = 0)
+      : DeviceBuffer(nbytes, std::move(state)),
+        data_(data),
+        backend_(std::move(backend)),
+        capacity_(capacity) {}
   ~CpuBuffer() override {
-    if (!is_view() && owned()) std::free(data_);
+    if (is_view() || !owned()) return;
+    auto* cpu = static_cast<CpuBackend*>(backend_.get());
+    if (!cpu->pool().give(data_, capacity_)) std::free(data_);
   }
 
   std::uintptr_t address() const override { return reinterpret_cast<std::uintptr_t>(data_); }
@@ -76,6 +85,7 @@ class CpuBuffer final : public DeviceBuffer {
  private:
   std::byte* data_;
   std::shared_ptr<Backend> backend_;
+  std::size_t capacity_;
 };
 
 // Fills of this many bytes or more bypass the caches (non-temporal stores), as memset does:
@@ -178,6 +188,59 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
   }
 }
 
+HostPool::HostPool() {
+#if defined(__SANITIZE_ADDRESS__)
+  cap_ = 0;  // AddressSanitizer must see every free
+#else
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const std::size_t eighth =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8
+                            : 0;
+  cap_ = std::min<std::size_t>(eighth, std::size_t{1} << 30);
+  if (const char* s = std::getenv("TACK_CPU_POOL_MB")) {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(s, &end, 10);
+    if (end != s && *end == '\0') cap_ = static_cast<std::size_t>(mb) << 20;
+  }
+#endif
+}
+
+HostPool::~HostPool() {
+  release_all();
+}
+
+std::pair<void*, std::size_t> HostPool::take(std::size_t size) {
+  if (size < kPoolMinBytes) return {nullptr, 0};
+  std::lock_guard lock(mutex_);
+  auto it = blocks_.lower_bound(size);
+  if (it == blocks_.end() || it->first > size + size / 4) return {nullptr, 0};
+  const std::pair<void*, std::size_t> block{it->second, it->first};
+  held_ -= it->first;
+  blocks_.erase(it);
+  return block;
+}
+
+bool HostPool::give(void* p, std::size_t capacity) {
+  if (capacity < kPoolMinBytes) return false;
+  std::lock_guard lock(mutex_);
+  if (held_ + capacity > cap_) return false;
+  blocks_.emplace(capacity, p);
+  held_ += capacity;
+  return true;
+}
+
+void HostPool::release_all() {
+  std::lock_guard lock(mutex_);
+  for (const auto& [size, p] : blocks_) std::free(p);
+  blocks_.clear();
+  held_ = 0;
+}
+
+std::size_t HostPool::held() const {
+  std::lock_guard lock(mutex_);
+  return held_;
+}
+
 CpuBackend::CpuBackend() {
   tune_malloc_from_environment();
 }
@@ -187,7 +250,16 @@ std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
   // every array has a distinct, valid address.
   std::size_t size = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   if (size == 0) size = kCpuAlignment;
+  if (auto [kept, capacity] = pool_.take(size); kept != nullptr) {
+    auto state = std::make_shared<AllocationState>();
+    return std::make_shared<CpuBuffer>(static_cast<std::byte*>(kept), nbytes, std::move(state),
+                                       shared_from_this(), capacity);
+  }
   void* p = std::aligned_alloc(kCpuAlignment, size);
+  if (p == nullptr && pool_.held() > 0) {  // the kept blocks are needed: free them, try again
+    pool_.release_all();
+    p = std::aligned_alloc(kCpuAlignment, size);
+  }
   if (p == nullptr) {
     throw RuntimeError("cannot allocate " + std::to_string(nbytes) +
                        " bytes on the CPU: out of memory; free arrays or use a smaller shape");
@@ -201,7 +273,7 @@ std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
 #endif
   auto state = std::make_shared<AllocationState>();
   return std::make_shared<CpuBuffer>(static_cast<std::byte*>(p), nbytes, std::move(state),
-                                     shared_from_this());
+                                     shared_from_this(), size);
 }
 
 std::shared_ptr<DeviceBuffer> CpuBackend::wrap(std::uintptr_t address, std::size_t nbytes,

@@ -1,6 +1,11 @@
 // The CPU backend: aligned, uninitialized host allocations; parallel first-touch fills.
 #pragma once
 
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "runtime/backend.hpp"
 
 namespace tack::detail {
@@ -10,9 +15,39 @@ inline constexpr std::size_t kParallelFillBytes = 256 * 1024;
 // Every CPU allocation starts at this alignment (a cache line; also satisfies every atomic).
 inline constexpr std::size_t kCpuAlignment = 64;
 
+// Freed allocations of at least kPoolMinBytes are kept for reuse, up to a cap (TACK_CPU_POOL_MB,
+// default an eighth of the memory, at most 1 GiB; 0 turns it off; off under AddressSanitizer,
+// so it keeps finding use after free): a loop of algorithms or kernels that allocate their
+// results and temporaries reuses the same pages instead of faulting in fresh ones
+// (docs/design/algorithms.md, "Temporaries"). CPU launches complete before they return, so a
+// freed buffer has no work left on it.
+inline constexpr std::size_t kPoolMinBytes = 1u << 20;
+
+class HostPool {
+ public:
+  HostPool();
+  ~HostPool();
+  HostPool(const HostPool&) = delete;
+  HostPool& operator=(const HostPool&) = delete;
+  // A kept block of at least `size` bytes (and at most a quarter more), or {nullptr, 0}.
+  std::pair<void*, std::size_t> take(std::size_t size);
+  // Keeps the block if it is large enough and fits under the cap; false: the caller frees it.
+  bool give(void* p, std::size_t capacity);
+  // Frees every kept block (an allocation failed: the memory is needed).
+  void release_all();
+  std::size_t held() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, void*> blocks_;
+  std::size_t held_ = 0;
+  std::size_t cap_ = 0;
+};
+
 class CpuBackend final : public Backend {
  public:
   CpuBackend();
+  HostPool& pool() { return pool_; }
   std::string name() const override { return "cpu"; }
   std::string kind() const override { return "cpu"; }
   std::shared_ptr<DeviceBuffer> allocate(std::size_t nbytes) override;
@@ -27,6 +62,9 @@ class CpuBackend final : public Backend {
   }
   void check_dlpack_stream(std::int64_t stream) const override;
   bool host_memory() const override { return true; }
+
+ private:
+  HostPool pool_;
 };
 
 // Host memory helpers shared by the CPU buffer and host transfers: parallel above the
