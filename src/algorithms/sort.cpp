@@ -43,9 +43,10 @@ Array bits_of(const Array& a) {
   return Array(flat.buffer(), DType(bits_type(a.dtype().scalar)), {a.size()}, false);
 }
 
-// key = f(bits) and, for integers, its inverse, as kernel expressions of `u` (bits widened to the
-// key type) and `key`. Float keys have no inverse: -0.0 ties with 0.0 and NaNs with each other,
-// as in NumPy, so the keys do not tell those values apart and the values travel with them.
+// key = f(bits) and its inverse, as kernel expressions of `u` (bits widened to the key type) and
+// `key`. Float keys tie -0.0 with 0.0 and every NaN with each other, as NumPy orders them, so
+// their inverse gives 0.0 and the canonical NaN: a sort puts the original zeros and NaNs back
+// (sort_floats below), or carries the values along.
 struct KeyMap {
   std::string to_key, from_key;
 };
@@ -55,13 +56,15 @@ KeyMap key_map(ScalarType t) {
   if (t == ScalarType::f32) {
     return {"{K}(0xffffffff) if (u & 0x7fffffff) > 0x7f800000 else ({K}(0x80000000) if u == "
             "0x80000000 else ((~u) if (u >> 31) != 0 else (u | 0x80000000)))",
-            ""};
+            "{K}(0x7fc00000) if key == 0xffffffff else ((key & 0x7fffffff) if (key >> 31) != 0 "
+            "else (~key))"};
   }
   if (t == ScalarType::f64) {
     return {"{K}(0xffffffffffffffff) if (u & 0x7fffffffffffffff) > 0x7ff0000000000000 else "
             "({K}(0x8000000000000000) if u == 0x8000000000000000 else ((~u) if (u >> 63) != 0 "
             "else (u | 0x8000000000000000)))",
-            ""};
+            "{K}(0x7ff8000000000000) if key == 0xffffffffffffffff else ((key & "
+            "0x7fffffffffffffff) if (key >> 63) != 0 else (~key))"};
   }
   if (is_signed(t)) {
     const std::string sign = std::to_string(std::uint64_t{1} << (w - 1));
@@ -85,7 +88,8 @@ def tack_sort_keys(bits, keys):
   return keys;
 }
 
-// The sorted integers from their sorted keys, in `like`'s dtype and shape.
+// The sorted values from their sorted keys, in `like`'s dtype and shape (zeros as 0.0, NaNs
+// canonical).
 Array from_keys(const Array& keys, const Array& like) {
   const ScalarType t = like.dtype().scalar;
   std::string src = R"(@tack.kernel
@@ -379,9 +383,64 @@ std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::
 
 }  // namespace
 
+namespace {
+
+// A flat float sort without carrying the values: the keys alone, inverted, then the zeros and
+// NaNs (which the keys do not tell apart) copied from the input in their input order into their
+// runs, which start after the negatives and at n - NaNs. One counting pass; the copies only
+// when there are zeros or NaNs.
+Array sort_floats(const Array& a) {
+  const std::int64_t n = a.size();
+  const Array flat = a.reshape({n});
+  std::vector<Array> keys = {to_keys(a)};
+  radix_sort(keys, 0, n);
+  Array out = from_keys(keys[0], flat);
+  const std::int64_t blocks = algorithms::block_count(n);
+  Array counts = empty({blocks, 3}, i64, a.device());
+  cached_kernel(R"(@tack.kernel
+def tack_sort_classes(x, counts, n):
+    for blk in range(counts.shape[0]):
+        neg = tack.i64(0)
+        zero = tack.i64(0)
+        nan = tack.i64(0)
+        for k in range(blk * 4096, min(blk * 4096 + 4096, n)):
+            v = x[k]
+            neg += 1 if v < 0 else 0
+            zero += 1 if v == 0 else 0
+            nan += 1 if v != v else 0
+        counts[blk, 0] = neg
+        counts[blk, 1] = zero
+        counts[blk, 2] = nan
+)")(flat, counts, n);
+  const std::vector<std::int64_t> c = sum(counts, 0).to_vector<std::int64_t>();
+  const std::int64_t negatives = c[0], zeros = c[1], nans = c[2];
+  auto put_back = [&](const char* test, std::int64_t count, std::int64_t at) {
+    if (count == 0) return;
+    Array flags = empty({n}, u8, a.device());
+    cached_kernel(subst(R"(@tack.kernel
+def tack_sort_pick(x, flags):
+    for k in range(len(x)):
+        v = x[k]
+        flags[k] = tack.u8(1) if {TEST} else tack.u8(0)
+)",
+                        "TEST", test))(flat, flags);
+    copyto(out.slice(at, at + count), compress(flags, flat));
+  };
+  put_back("v == 0", zeros, negatives);
+  put_back("v != v", nans, n - nans);
+  return out;
+}
+
+}  // namespace
+
 Array sort(const Array& a, std::optional<int> axis) {
   check_sortable(a, "sort");
   const std::int64_t m = line_length(a, axis, "sort");
+  const bool flat = !axis || a.ndim() <= 1;
+  if (is_float(a.dtype().scalar) && flat && a.size() > 1) {
+    const Array out = sort_floats(a);
+    return axis ? out.reshape(a.shape()) : out;
+  }
   const Array out = sort_lines(a, {}, 0, m, true)[0];
   return axis ? out.reshape(a.shape()) : out.reshape({a.size()});
 }

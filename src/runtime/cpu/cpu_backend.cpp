@@ -214,24 +214,33 @@ std::pair<void*, std::size_t> HostPool::take(std::size_t size) {
   std::lock_guard lock(mutex_);
   auto it = blocks_.lower_bound(size);
   if (it == blocks_.end() || it->first > size + size / 4) return {nullptr, 0};
-  const std::pair<void*, std::size_t> block{it->second, it->first};
+  const std::pair<void*, std::size_t> block{it->second.p, it->first};
   held_ -= it->first;
   blocks_.erase(it);
   return block;
 }
 
 bool HostPool::give(void* p, std::size_t capacity) {
-  if (capacity < kPoolMinBytes) return false;
+  if (capacity < kPoolMinBytes || capacity > cap_) return false;
   std::lock_guard lock(mutex_);
-  if (held_ + capacity > cap_) return false;
-  blocks_.emplace(capacity, p);
+  // Full: the blocks freed longest ago make room (a program's next requests are most like its
+  // latest frees).
+  while (held_ + capacity > cap_ && !blocks_.empty()) {
+    auto oldest = blocks_.begin();
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+      if (it->second.stamp < oldest->second.stamp) oldest = it;
+    std::free(oldest->second.p);
+    held_ -= oldest->first;
+    blocks_.erase(oldest);
+  }
+  blocks_.emplace(capacity, Block{p, ++stamp_});
   held_ += capacity;
   return true;
 }
 
 void HostPool::release_all() {
   std::lock_guard lock(mutex_);
-  for (const auto& [size, p] : blocks_) std::free(p);
+  for (const auto& [size, block] : blocks_) std::free(block.p);
   blocks_.clear();
   held_ = 0;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -31,15 +32,21 @@ class HostPool {
   HostPool& operator=(const HostPool&) = delete;
   // A kept block of at least `size` bytes (and at most a quarter more), or {nullptr, 0}.
   std::pair<void*, std::size_t> take(std::size_t size);
-  // Keeps the block if it is large enough and fits under the cap; false: the caller frees it.
+  // Keeps the block if it is large enough and not larger than the cap, freeing the blocks kept
+  // longest to make room; false: the caller frees it.
   bool give(void* p, std::size_t capacity);
   // Frees every kept block (an allocation failed: the memory is needed).
   void release_all();
   std::size_t held() const;
 
  private:
+  struct Block {
+    void* p;
+    std::uint64_t stamp;  // when it was given: the oldest go first when the pool is full
+  };
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, void*> blocks_;
+  std::multimap<std::size_t, Block> blocks_;
+  std::uint64_t stamp_ = 0;
   std::size_t held_ = 0;
   std::size_t cap_ = 0;
 };

@@ -40,6 +40,26 @@ TEST(HostPool, KeepsLargeBlocksUnderTheCapAndHandsThemBack) {
   EXPECT_TRUE(pool.give(q, capacity));  // freed with the pool
 }
 
+TEST(HostPool, AFullPoolFreesTheOldestBlocks) {
+  setenv("TACK_CPU_POOL_MB", "3", 1);
+  HostPool pool;  // a 3 MiB cap (unless AddressSanitizer turns it off)
+  unsetenv("TACK_CPU_POOL_MB");
+  void* a = std::aligned_alloc(kCpuAlignment, 2 * kPoolMinBytes);
+  void* b = std::aligned_alloc(kCpuAlignment, 2 * kPoolMinBytes);
+  if (!pool.give(a, 2 * kPoolMinBytes)) {
+    std::free(a);
+    std::free(b);
+    GTEST_SKIP() << "the pool is off";
+  }
+  EXPECT_TRUE(pool.give(b, 2 * kPoolMinBytes));  // a, given first, is freed for it
+  EXPECT_EQ(pool.held(), 2 * kPoolMinBytes);
+  EXPECT_EQ(pool.take(2 * kPoolMinBytes).first, b);
+  void* huge = std::malloc(4 * kPoolMinBytes);
+  EXPECT_FALSE(pool.give(huge, 4 * kPoolMinBytes));  // over the cap by itself
+  std::free(huge);
+  std::free(b);
+}
+
 TEST(CpuBackend, ReusedMemoryIsNotAssumedZero) {
   // A freed buffer comes back from the pool with its old bytes: zeros() must still fill.
   auto cpu = find_backend("cpu");
