@@ -29,6 +29,13 @@ const Kernel& cached_kernel(const std::string& source, const std::string& name =
 // "tack.f32": the kernel language's cast to `t`.
 std::string cast_name(ScalarType t);
 
+// TypeError unless `d` is a scalar array dtype; `what` names the call ("sum").
+void check_scalar_dtype(DType d, const char* what);
+
+// NumPy's sum accumulator: the platform integer for integers (i64, or u64 for unsigned ones),
+// a float itself.
+DType sum_accumulator(ScalarType t);
+
 enum class BlockOp { Sum, Min, Max };
 
 // The operator's identity in `acc`, where a scan starts: 0 (-0.0 for a float inclusive sum, so

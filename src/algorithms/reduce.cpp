@@ -44,6 +44,18 @@ std::string cast_name(ScalarType t) {
   return "tack." + std::string(name(t));
 }
 
+void check_scalar_dtype(DType d, const char* what) {
+  check_array_dtype(d, what);
+  if (d.is_vector()) {
+    throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " + d.str());
+  }
+}
+
+DType sum_accumulator(ScalarType t) {
+  if (is_float(t)) return t;
+  return is_signed(t) ? i64 : u64;
+}
+
 }  // namespace algorithms
 
 namespace {
@@ -339,27 +351,19 @@ Scalar reduce_all(const Fold& f, const std::vector<Array>& inputs, const Plan& p
 // ---------------------------------------------------------------------------------------------
 // Accumulators, as NumPy chooses them.
 
-void check_scalar_dtype(DType d, const char* what) {
-  check_array_dtype(d, what);
-  if (d.is_vector()) {
-    throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " + d.str());
-  }
-}
-
 // sum, prod, dot: the platform integer for integers, the float itself.
 DType sum_accumulator(ScalarType t, std::optional<DType> dtype, const char* what) {
   if (dtype) {
-    check_scalar_dtype(*dtype, what);
+    algorithms::check_scalar_dtype(*dtype, what);
     return *dtype;
   }
-  if (is_float(t)) return t;
-  return is_signed(t) ? i64 : u64;
+  return algorithms::sum_accumulator(t);
 }
 
 // mean, var, std, norm: the float itself, f64 for integers.
 DType float_accumulator(ScalarType t, std::optional<DType> dtype, const char* what) {
   if (dtype) {
-    check_scalar_dtype(*dtype, what);
+    algorithms::check_scalar_dtype(*dtype, what);
     return *dtype;
   }
   return is_float(t) ? DType(t) : f64;

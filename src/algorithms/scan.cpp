@@ -96,16 +96,11 @@ DType scan_type(const Array& a, BlockOp op, std::optional<DType> dtype, const Ar
                     a.dtype().str() + "; scan a component (a view of it) or a scalar array");
   }
   if (dtype) {
-    check_array_dtype(*dtype, what);
-    if (dtype->is_vector()) {
-      throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " +
-                      dtype->str());
-    }
+    algorithms::check_scalar_dtype(*dtype, what);
     return *dtype;
   }
   if (out) return out->dtype();
-  if (op == BlockOp::Sum && !is_float(a.dtype().scalar))
-    return is_signed(a.dtype().scalar) ? i64 : u64;  // NumPy's cumsum accumulator
+  if (op == BlockOp::Sum) return algorithms::sum_accumulator(a.dtype().scalar);  // as cumsum
   return a.dtype();
 }
 

@@ -30,15 +30,10 @@ algorithms::BlockOp op_of(std::string_view op, const char* what) {
 DType value_type(const Array& values, std::string_view op, std::optional<DType> dtype,
                  const char* what) {
   if (dtype) {
-    check_array_dtype(*dtype, what);
-    if (dtype->is_vector()) {
-      throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " +
-                      dtype->str());
-    }
+    algorithms::check_scalar_dtype(*dtype, what);
     return *dtype;
   }
-  const ScalarType t = values.dtype().scalar;
-  if (op == "add" && !is_float(t)) return is_signed(t) ? i64 : u64;  // as tack.sum
+  if (op == "add") return algorithms::sum_accumulator(values.dtype().scalar);  // as tack.sum
   return values.dtype();
 }
 
@@ -101,11 +96,10 @@ def tack_by_key_scan(keys, vals, carry, out, identity, n):
             v = {T}(vals[k])
             restart = (k == 0) | ((k > 0) & (keys[k] != keys[max(k - 1, 0)]))
 {STEP})";
-  const std::string step =
-      exclusive ? "            out[k] = identity[0] if restart else acc\n"
-                  "            acc = v if restart else fold(acc, v)\n"
-                : "            acc = v if restart else fold(acc, v)\n"
-                  "            out[k] = acc\n";
+  const std::string step = exclusive ? "            out[k] = identity[0] if restart else acc\n"
+                                       "            acc = v if restart else fold(acc, v)\n"
+                                     : "            acc = v if restart else fold(acc, v)\n"
+                                       "            out[k] = acc\n";
   s = subst(s, "STEP", step);
   s = subst(s, "F", fold);
   return subst(s, "T", cast_name(acc.scalar));
@@ -113,9 +107,12 @@ def tack_by_key_scan(keys, vals, carry, out, identity, n):
 
 std::string fold_body(algorithms::BlockOp op) {
   switch (op) {
-    case algorithms::BlockOp::Sum: return "return a + b";
-    case algorithms::BlockOp::Min: return "return a if (a < b) | (a != a) else b";
-    case algorithms::BlockOp::Max: return "return a if (a > b) | (a != a) else b";
+    case algorithms::BlockOp::Sum:
+      return "return a + b";
+    case algorithms::BlockOp::Min:
+      return "return a if (a < b) | (a != a) else b";
+    case algorithms::BlockOp::Max:
+      return "return a if (a > b) | (a != a) else b";
   }
   return "";
 }
@@ -156,8 +153,8 @@ Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_
   return scan_by_key(keys, values, op, dtype, true, "exclusive_scan_by_key");
 }
 
-std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values,
-                                      std::string_view op, std::optional<DType> dtype) {
+std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values, std::string_view op,
+                                      std::optional<DType> dtype) {
   const Array running = scan_by_key(keys, values, op, dtype, false, "reduce_by_key");
   const std::int64_t n = keys.size();
   const Device dev = values.device();

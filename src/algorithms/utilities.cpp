@@ -33,13 +33,6 @@ Scalar in_type(const Scalar& s, ScalarType t) {
   return s;
 }
 
-void check_scalar_dtype(DType d, const char* what) {
-  check_array_dtype(d, what);
-  if (d.is_vector()) {
-    throw TypeError(std::string("tack.") + what + ": dtype= takes a scalar dtype, got " + d.str());
-  }
-}
-
 }  // namespace
 
 Array arange(const Scalar& start, const Scalar& stop, const Scalar& step,
@@ -55,7 +48,7 @@ Array arange(const Scalar& start, const Scalar& stop, const Scalar& step,
   }
   const bool ints = is_integer_scalar(start) && is_integer_scalar(stop) && is_integer_scalar(step);
   const DType t = dtype.value_or(ints ? i64 : f64);
-  check_scalar_dtype(t, "arange");
+  algorithms::check_scalar_dtype(t, "arange");
   // NumPy's length: ceil((stop - start) / step), at least 0.
   std::int64_t n = 0;
   if (ints && start.kind == Scalar::Kind::Int && stop.kind == Scalar::Kind::Int &&
@@ -114,7 +107,7 @@ Array linspace_in(double start, double stop, std::int64_t num, bool endpoint,
                      "; the number of samples must be non-negative");
   }
   const DType t = dtype.value_or(f64);
-  check_scalar_dtype(t, "linspace");
+  algorithms::check_scalar_dtype(t, "linspace");
   Array out = empty({num}, t, device);
   if (num == 0) return out;
   // NumPy's formula in f64: y = i * step + start (or i / div * delta when step is 0), the last
