@@ -7,7 +7,10 @@ per thread's chunk, then std::inplace_merge pairwise, OpenMP), argsort against n
 unique and histogram of 16 Mi values against NumPy's. Prints times, GB/s and ratios
 (reference / tack; above 1 means Tack is faster).
 
-    PYTHONPATH=build/release/python .venv/bin/python bench/bench_algorithms.py [n]
+    PYTHONPATH=build/dev/python .venv/bin/python bench/bench_algorithms.py [n] [--device opencl]
+
+With --device, Tack's arrays live on that device (PoCL: the OpenCL table beside the CPU's); each
+timed call ends with tack.sync(), so queued launches are counted.
 """
 import ctypes
 import os
@@ -20,7 +23,24 @@ import numpy as np
 
 import tack
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 64 * 2**20
+_argv = sys.argv[1:]
+DEVICE = tack.device("cpu")
+if "--device" in _argv:
+    k = _argv.index("--device")
+    DEVICE = tack.device(_argv[k + 1])
+    del _argv[k:k + 2]
+N = int(_argv[0]) if _argv else 64 * 2**20
+
+
+def on(x):
+    return tack.array(x, device=DEVICE)
+
+
+def synced(fn):
+    def run():
+        fn()
+        tack.sync()
+    return run
 
 C_SOURCE = r"""
 #include <math.h>
@@ -117,12 +137,12 @@ def sorts():
     n = N // 4
     cxx = cxx_reference()
     g = np.random.default_rng(3)
-    print(f"sorts of {n} elements, {os.cpu_count()} CPUs")
+    print(f"sorts of {n} elements, {os.cpu_count()} CPUs, Tack on {DEVICE.name}")
     for name, x, c_fn in [("u32", g.integers(0, 2**32, n, dtype=np.uint32),
                            cxx.sort_u32 if cxx else None),
                           ("f32", g.standard_normal(n).astype(np.float32),
                            cxx.sort_f32 if cxx else None)]:
-        a = tack.array(x)
+        a = on(x)
         work = x.copy()
 
         def c_sort():
@@ -130,25 +150,25 @@ def sorts():
             c_fn(work.ctypes.data, n)
 
         t_copy = best_of(lambda: np.copyto(work, x))
-        t = best_of(lambda: tack.sort(a), 3)
+        t = best_of(synced(lambda: tack.sort(a)), 3)
         t_np = best_of(lambda: np.sort(x), 3)
         line = f"sort {name}     tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})"
         if c_fn:
             t_c = best_of(c_sort, 3) - t_copy
             line += f"  C++ parallel sort {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
         print(line)
-        t = best_of(lambda: tack.argsort(a), 3)
+        t = best_of(synced(lambda: tack.argsort(a)), 3)
         t_np = best_of(lambda: np.argsort(x), 3)
         print(f"argsort {name}  tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio "
               f"{t_np / t:5.2f})")
     v = g.integers(0, 1000, n).astype(np.int32)
-    b = tack.array(v)
-    t = best_of(lambda: tack.unique(b), 3)
+    b = on(v)
+    t = best_of(synced(lambda: tack.unique(b)), 3)
     t_np = best_of(lambda: np.unique(v), 3)
     print(f"unique i32    tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})")
     h = g.standard_normal(n).astype(np.float32)
-    c = tack.array(h)
-    t = best_of(lambda: tack.histogram(c, 100), 3)
+    c = on(h)
+    t = best_of(synced(lambda: tack.histogram(c, 100)), 3)
     t_np = best_of(lambda: np.histogram(h, 100), 3)
     print(f"histogram f32 tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})")
 
@@ -187,7 +207,7 @@ def best_of(fn, repeat=7):
 
 
 def row(name, gb, t_fn, np_fn, c_fn, c_name):
-    t = best_of(t_fn)
+    t = best_of(synced(t_fn))
     line = f"{name:<12} tack {t * 1e3:8.2f} ms {gb / t:6.2f} GB/s"
     t_np = best_of(np_fn)
     line += f"  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})"
@@ -201,10 +221,11 @@ def main():
     x = np.random.default_rng(0).random(N, dtype=np.float32)
     y = np.random.default_rng(1).random(N, dtype=np.float32)
     xi = np.random.default_rng(2).integers(-100, 100, N, dtype=np.int32)
-    a, b, ai = tack.array(x), tack.array(y), tack.array(xi)
+    a, b, ai = on(x), on(y), on(xi)
     gb = x.nbytes / 1e9
     c = c_reference()
-    print(f"reductions and scans of {N} elements ({x.nbytes >> 20} MiB), {os.cpu_count()} CPUs")
+    print(f"reductions and scans of {N} elements ({x.nbytes >> 20} MiB), {os.cpu_count()} CPUs, "
+          f"Tack on {DEVICE.name}")
     row("sum", gb, lambda: tack.sum(a), lambda: x.sum(),
         (lambda: c.sum(x.ctypes.data, N)) if c else None, "C omp simd")
     row("max", gb, lambda: tack.max(a), lambda: x.max(),
@@ -215,8 +236,8 @@ def main():
         (lambda: c.dot(x.ctypes.data, y.ctypes.data, N)) if c else None, "C omp simd")
     # Scans write their output: GB/s counts the input read and the output written. The C scan
     # and Tack's out= write into one reused output; np.cumsum and tack.cumsum allocate theirs.
-    out_f = tack.empty(N, dtype=tack.f32)
-    out_i = tack.empty(N, dtype=tack.i64)
+    out_f = tack.empty(N, dtype=tack.f32, device=DEVICE)
+    out_i = tack.empty(N, dtype=tack.i64, device=DEVICE)
     c_out_f = np.empty(N, np.float32)
     c_out_i = np.empty(N, np.int64)
     row("scan f32 out", 2 * gb, lambda: tack.inclusive_scan(a, out=out_f), lambda: np.cumsum(x),
@@ -227,7 +248,7 @@ def main():
         (lambda: c.scan_i32(xi.ctypes.data, c_out_i.ctypes.data, N)) if c else None,
         "C 2-pass")
     ocl = [d for d in tack.devices() if d.kind == "opencl"]
-    if ocl:
+    if ocl and DEVICE.kind == "cpu":
         o = tack.array(x, device=ocl[0])
         t = best_of(lambda: tack.sum(o))
         same = tack.sum(o).tobytes() == tack.sum(a).tobytes()
