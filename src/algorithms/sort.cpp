@@ -27,15 +27,21 @@ using algorithms::subst;
 // The unsigned type of the same width, for the bits of a key.
 ScalarType bits_type(ScalarType t) {
   switch (itemsize(t)) {
-    case 1: return ScalarType::u8;
-    case 2: return ScalarType::u16;
-    case 4: return ScalarType::u32;
-    default: return ScalarType::u64;
+    case 1:
+      return ScalarType::u8;
+    case 2:
+      return ScalarType::u16;
+    case 4:
+      return ScalarType::u32;
+    default:
+      return ScalarType::u64;
   }
 }
 
 // The radix key: u32 for keys of up to 4 bytes, u64 for 8.
-ScalarType key_type(ScalarType t) { return itemsize(t) == 8 ? ScalarType::u64 : ScalarType::u32; }
+ScalarType key_type(ScalarType t) {
+  return itemsize(t) == 8 ? ScalarType::u64 : ScalarType::u32;
+}
 
 // a's elements, flat, read as their unsigned bits (the same memory).
 Array bits_of(const Array& a) {
@@ -54,21 +60,24 @@ struct KeyMap {
 KeyMap key_map(ScalarType t) {
   const int w = static_cast<int>(itemsize(t)) * 8;
   if (t == ScalarType::f32) {
-    return {"{K}(0xffffffff) if (u & 0x7fffffff) > 0x7f800000 else ({K}(0x80000000) if u == "
-            "0x80000000 else ((~u) if (u >> 31) != 0 else (u | 0x80000000)))",
-            "{K}(0x7fc00000) if key == 0xffffffff else ((key & 0x7fffffff) if (key >> 31) != 0 "
-            "else (~key))"};
+    return {
+        "{K}(0xffffffff) if (u & 0x7fffffff) > 0x7f800000 else ({K}(0x80000000) if u == "
+        "0x80000000 else ((~u) if (u >> 31) != 0 else (u | 0x80000000)))",
+        "{K}(0x7fc00000) if key == 0xffffffff else ((key & 0x7fffffff) if (key >> 31) != 0 "
+        "else (~key))"};
   }
   if (t == ScalarType::f64) {
-    return {"{K}(0xffffffffffffffff) if (u & 0x7fffffffffffffff) > 0x7ff0000000000000 else "
-            "({K}(0x8000000000000000) if u == 0x8000000000000000 else ((~u) if (u >> 63) != 0 "
-            "else (u | 0x8000000000000000)))",
-            "{K}(0x7ff8000000000000) if key == 0xffffffffffffffff else ((key & "
-            "0x7fffffffffffffff) if (key >> 63) != 0 else (~key))"};
+    return {
+        "{K}(0xffffffffffffffff) if (u & 0x7fffffffffffffff) > 0x7ff0000000000000 else "
+        "({K}(0x8000000000000000) if u == 0x8000000000000000 else ((~u) if (u >> 63) != 0 "
+        "else (u | 0x8000000000000000)))",
+        "{K}(0x7ff8000000000000) if key == 0xffffffffffffffff else ((key & "
+        "0x7fffffffffffffff) if (key >> 63) != 0 else (~key))"};
   }
   if (is_signed(t)) {
     const std::string sign = std::to_string(std::uint64_t{1} << (w - 1));
-    const std::string mask = w == 64 ? "0xffffffffffffffff" : std::to_string((std::uint64_t{1} << w) - 1);
+    const std::string mask =
+        w == 64 ? "0xffffffffffffffff" : std::to_string((std::uint64_t{1} << w) - 1);
     return {"u ^ {K}(" + sign + ")", "(key ^ {K}(" + sign + ")) & {K}(" + mask + ")"};
   }
   return {"u", "key"};
@@ -106,59 +115,82 @@ def tack_sort_values(keys, bits):
   return out;
 }
 
+// The digits of a sort: `bits` per pass over blocks of `block` keys. Large sorts take 11-bit
+// digits over blocks of 65536 (3 passes for 32-bit keys instead of 4; measured: a pass costs
+// about the same); smaller ones 8-bit digits over blocks of 4096, for enough blocks to share
+// among the workers and small per-block tables. The result does not depend on the choice (a
+// stable sort's order is unique).
+struct Digits {
+  int bits;
+  std::int64_t block;
+  std::int64_t radix() const { return std::int64_t{1} << bits; }
+};
+
+Digits digits_for(std::int64_t n) {
+  return n >= (std::int64_t{4} << 20) ? Digits{11, 65536} : Digits{8, 4096};
+}
+
+std::string with_digits(std::string text, const Digits& d) {
+  text = subst(text, "R", std::to_string(d.radix()));
+  text = subst(text, "MASK", std::to_string(d.radix() - 1));
+  return subst(text, "B", std::to_string(d.block));
+}
+
 // The per-block digit counts: counts[d, b] = how many keys of block b have digit d.
-const Kernel& histogram_kernel() {
-  return cached_kernel(R"(@tack.kernel
+const Kernel& histogram_kernel(const Digits& d) {
+  return cached_kernel(with_digits(R"(@tack.kernel
 def tack_radix_histogram(src, kmin, counts, n, shift):
     for blk in range(counts.shape[1]):
-        h = tack.zeros(256, tack.i32)
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        h = tack.zeros({R}, tack.i32)
+        start = blk * {B}
+        stop = min(start + {B}, n)
         low = kmin[0]
         for k in range(start, stop):
-            d = ((src[k] - low) >> shift) & 255
+            d = ((src[k] - low) >> shift) & {MASK}
             h[d] += 1
-        for b in range(256):
+        for b in range({R}):
             counts[b, blk] = h[b]
-)");
+)",
+                                   d));
 }
 
 // Moves every carried array's element k to its place: the digit's next slot in its block.
-const Kernel& scatter_kernel(std::size_t carried) {
+const Kernel& scatter_kernel(std::size_t carried, const Digits& d) {
   std::string params, moves;
   for (std::size_t c = 0; c < carried; ++c) {
     const std::string i = std::to_string(c);
     params += ", a" + i + ", o" + i;
     moves += "            o" + i + "[p] = a" + i + "[k]\n";
   }
-  return cached_kernel(R"(@tack.kernel
+  return cached_kernel(with_digits(R"(@tack.kernel
 def tack_radix_scatter(src, kmin, offsets, n, shift)" +
-                       params + R"():
+                                       params + R"():
     for blk in range(offsets.shape[1]):
-        h = tack.zeros(256, tack.i64)
-        for b in range(256):
+        h = tack.zeros({R}, tack.i64)
+        for b in range({R}):
             h[b] = offsets[b, blk]
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {B}
+        stop = min(start + {B}, n)
         low = kmin[0]
         for k in range(start, stop):
-            d = ((src[k] - low) >> shift) & 255
+            d = ((src[k] - low) >> shift) & {MASK}
             p = h[d]
-)" + moves + "            h[d] = p + 1\n");
+)" + moves + "            h[d] = p + 1\n",
+                                   d));
 }
 
-// One stable pass by digit `shift` of carried[source] (minus kmin[0]): every carried array is
-// permuted into its spare (of the same shape and dtype), and the two swap.
-void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Array>& carried,
-                std::vector<Array>& spare) {
+// One stable pass by the digit at `shift` of carried[source] (minus kmin[0]): every carried
+// array is permuted into its spare (of the same shape and dtype), and the two swap.
+void radix_pass(std::size_t source, const Array& kmin, int shift, const Digits& digits,
+                std::vector<Array>& carried, std::vector<Array>& spare) {
   const Array src = carried[source];
   const std::int64_t n = src.size();
-  const std::int64_t blocks = algorithms::block_count(n);
-  Array counts = empty({256, blocks}, i32, src.device());
+  const std::int64_t blocks = (n + digits.block - 1) / digits.block;
+  Array counts = empty({digits.radix(), blocks}, i32, src.device());
   // An unsigned shift: the digit expression stays in the keys' unsigned type.
   const Scalar ushift = Scalar::from_unsigned(static_cast<std::uint64_t>(shift));
-  histogram_kernel()(src, kmin, counts, n, ushift);
-  Array offsets = exclusive_scan(counts, "add", i64).reshape({256, blocks});
+  histogram_kernel(digits)(src, kmin, counts, n, ushift);
+  Array offsets = exclusive_scan(counts, "add", i64).reshape({digits.radix(), blocks});
   for (std::size_t c = spare.size(); c < carried.size(); ++c)
     spare.push_back(empty(carried[c].shape(), carried[c].dtype(), src.device()));
   // KernelArg borrows the arrays: no vector below may grow while `args` lives.
@@ -167,7 +199,7 @@ void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Ar
     args.emplace_back(carried[c]);
     args.emplace_back(spare[c]);
   }
-  scatter_kernel(carried.size()).call(args);
+  scatter_kernel(carried.size(), digits).call(args);
   for (std::size_t c = 0; c < carried.size(); ++c) std::swap(carried[c], spare[c]);
 }
 
@@ -175,11 +207,13 @@ void radix_pass(std::size_t source, const Array& kmin, int shift, std::vector<Ar
 // their spares are fresh arrays, and one that no pass moved is copied.
 struct Carried {
   std::vector<Array>& arrays;
+  Digits digits;
   std::vector<bool> foreign;
   std::vector<Array> spare;
 
-  void pass(std::size_t source, const Array& kmin, int shift) {
-    radix_pass(source, kmin, shift, arrays, spare);
+  // The pass of digit number `digit` (0: the least significant).
+  void pass(std::size_t source, const Array& kmin, int digit) {
+    radix_pass(source, kmin, digit * digits.bits, digits, arrays, spare);
     for (std::size_t c = 0; c < foreign.size(); ++c) {
       if (!foreign[c]) continue;
       spare[c] = empty(spare[c].shape(), spare[c].dtype(), spare[c].device());
@@ -192,9 +226,9 @@ struct Carried {
   }
 };
 
-// The number of 8-bit digits of the keys' spread above their minimum.
-int digits_of(std::uint64_t spread) {
-  return spread == 0 ? 0 : (std::bit_width(spread) + 7) / 8;
+// The number of digits of `bits` in the keys' spread above their minimum.
+int digits_of(std::uint64_t spread, int bits) {
+  return spread == 0 ? 0 : (static_cast<int>(std::bit_width(spread)) + bits - 1) / bits;
 }
 
 std::uint64_t as_u64(const Scalar& s) {
@@ -213,15 +247,16 @@ Array minimum_of(const Array& keys, std::uint64_t lo) {
 // of row_len elements, each sorted on its own: a stable sort by row index after the key passes
 // keeps every row's order.
 void radix_sort(std::vector<Array>& arrays, std::size_t own, std::int64_t row_len) {
-  Carried carried{arrays, std::vector<bool>(arrays.size(), false), {}};
+  Carried carried{
+      arrays, digits_for(arrays[0].size()), std::vector<bool>(arrays.size(), false), {}};
   for (std::size_t c = own; c < arrays.size(); ++c) carried.foreign[c] = true;
   const std::int64_t n = arrays[0].size();
   if (n <= 1 || row_len <= 1) return carried.finish();
   const std::uint64_t lo = as_u64(min(arrays[0])), hi = as_u64(max(arrays[0]));
   const Array kmin = minimum_of(arrays[0], lo);
-  const int digits = digits_of(hi - lo);
+  const int digits = digits_of(hi - lo, carried.digits.bits);
   if (row_len >= n) {
-    for (int d = 0; d < digits; ++d) carried.pass(0, kmin, 8 * d);
+    for (int d = 0; d < digits; ++d) carried.pass(0, kmin, d);
     return carried.finish();
   }
   const std::int64_t rows = n / row_len;
@@ -234,10 +269,10 @@ def tack_sort_rows(row, m):
   arrays.push_back(row);
   carried.foreign.push_back(false);
   const std::size_t r = arrays.size() - 1;
-  for (int d = 0; d < digits; ++d) carried.pass(0, kmin, 8 * d);
+  for (int d = 0; d < digits; ++d) carried.pass(0, kmin, d);
   const Array zero = minimum_of(row, 0);
-  for (int d = 0; d < digits_of(static_cast<std::uint64_t>(rows - 1)); ++d)
-    carried.pass(r, zero, 8 * d);
+  for (int d = 0; d < digits_of(static_cast<std::uint64_t>(rows - 1), carried.digits.bits); ++d)
+    carried.pass(r, zero, d);
   arrays.pop_back();
   carried.foreign.pop_back();
   carried.finish();
@@ -289,13 +324,12 @@ void check_indices(const Array& indices, std::int64_t n, const char* what) {
   if (indices.size() == 0) return;
   const Scalar lo = min(indices), hi = max(indices);
   const bool lo_bad = lo.kind == Scalar::Kind::Int && lo.i < -n;
-  const bool hi_bad = hi.kind == Scalar::Kind::UInt ? hi.u >= static_cast<std::uint64_t>(n)
-                                                     : hi.i >= n;
+  const bool hi_bad =
+      hi.kind == Scalar::Kind::UInt ? hi.u >= static_cast<std::uint64_t>(n) : hi.i >= n;
   if (lo_bad || hi_bad) {
     throw IndexError(std::string("tack.") + what + ": index " + (lo_bad ? lo.str() : hi.str()) +
-                     " is out of bounds for " + std::to_string(n) +
-                     " rows; indices must be in [" + std::to_string(-n) + ", " +
-                     std::to_string(n) + ")");
+                     " is out of bounds for " + std::to_string(n) + " rows; indices must be in [" +
+                     std::to_string(-n) + ", " + std::to_string(n) + ")");
   }
 }
 
@@ -462,8 +496,7 @@ std::pair<Array, Array> sort_by_key(const Array& keys, const Array& values) {
   }
   if (!(values.device() == keys.device())) {
     throw ValueError("tack.sort_by_key: the keys live on " + keys.device().name() +
-                     " and the values on " + values.device().name() +
-                     "; move one (a.to(device))");
+                     " and the values on " + values.device().name() + "; move one (a.to(device))");
   }
   if (values.ndim() == 1) {
     std::vector<Array> r = sort_lines(keys, {values}, 0, n, true);

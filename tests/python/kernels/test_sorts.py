@@ -114,3 +114,20 @@ def test_the_same_result_on_every_device(dtype):
     ref = np.sort(x, kind="stable").tobytes()
     for d in tack.devices():
         assert tack.sort(tack.array(x, device=d)).numpy().tobytes() == ref, d.name
+
+
+def test_large_sorts_take_wider_digits():
+    # From 4 Mi keys the sort takes 11-bit digits over larger blocks: the same results.
+    n = 4 * 2**20 + 3
+    g = rng(7)
+    u = g.integers(0, 2**32, n, dtype=np.uint32)
+    np.testing.assert_array_equal(tack.sort(arr(u)).numpy(), np.sort(u))
+    f = g.standard_normal(n).astype(np.float32)
+    f[::1001] = np.nan
+    f[1::999] = 0.0
+    assert tack.sort(arr(f)).numpy().tobytes() == np.sort(f, kind="stable").tobytes()
+    d = g.integers(0, 1000, n).astype(np.int64)
+    np.testing.assert_array_equal(tack.argsort(arr(d)).numpy(), np.argsort(d, kind="stable"))
+    rows = g.integers(-5, 5, (2, n // 2)).astype(np.int16)
+    np.testing.assert_array_equal(tack.argsort(arr(rows)).numpy(),
+                                  np.argsort(rows, kind="stable"))
