@@ -24,11 +24,17 @@ std::optional<DType> optional_dtype(nb::handle dtype) {
 
 std::optional<int> optional_axis(nb::handle axis, const char* what) {
   if (axis.is_none()) return std::nullopt;
-  if (!nb::isinstance<nb::int_>(axis) || nb::isinstance<nb::bool_>(axis)) {
+  // Any integer, NumPy's too (operator.index), but not a bool.
+  if (!PyIndex_Check(axis.ptr()) || PyBool_Check(axis.ptr())) {
     throw TypeError(std::string("tack.") + what + ": axis takes None or one integer, got " +
                     nb::cast<std::string>(nb::repr(axis)) + "; reduce one axis at a time");
   }
-  const auto k = nb::cast<std::int64_t>(axis);
+  const Py_ssize_t k = PyNumber_AsSsize_t(axis.ptr(), PyExc_OverflowError);
+  if (k == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw IndexError(std::string("tack.") + what + ": axis " +
+                     nb::cast<std::string>(nb::repr(axis)) + " is out of bounds");
+  }
   if (k < -64 || k > 64) {
     throw IndexError(std::string("tack.") + what + ": axis " + std::to_string(k) +
                      " is out of bounds; use an axis in [-ndim, ndim - 1]");
@@ -63,8 +69,13 @@ nb::object reduction(const Array& a, nb::handle axis, const char* what, Whole wh
   if (!k && !keepdims) return whole();
   if (!k) {  // keepdims over every element: an array of shape (1, ..., 1), as NumPy's
     const nb::object s = whole();
-    const DType t = to_dtype(s.attr("dtype"));
-    const Scalar v = nb::cast<Scalar>(s.attr("item")());
+    // count_nonzero gives a Python int (i64 here), any/all a np.bool_ (u8, as along an axis).
+    const bool is_bool =
+        nb::cast<std::string>(nb::str(s.type().attr("__name__"))).rfind("bool", 0) == 0;
+    const DType t = is_bool ? u8 : !nb::hasattr(s, "dtype") ? i64 : to_dtype(s.attr("dtype"));
+    const Scalar v = is_bool
+                         ? Scalar::from(static_cast<std::int64_t>(PyObject_IsTrue(s.ptr()) == 1))
+                         : nb::cast<Scalar>(nb::hasattr(s, "item") ? s.attr("item")() : s);
     return nb::cast(tack::full(Shape(static_cast<std::size_t>(a.ndim()), 1), v, t, a.device()));
   }
   std::optional<Array> r;
@@ -297,8 +308,13 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
           return nb::cast(*r);
         }
         // One number: a NumPy integer, as NumPy's.
+        // As its own array: a Python int as i64 (u64 past it), a float as f64; the search
+        // compares in the common type.
         const Scalar s = nb::cast<Scalar>(v);
-        const Array one = tack::full({1}, s, a.dtype(), a.device());
+        const DType t = s.kind == Scalar::Kind::Float  ? f64
+                        : s.kind == Scalar::Kind::UInt ? u64
+                                                       : i64;
+        const Array one = tack::full({1}, s, t, a.device());
         Array r = [&] {
           GilRelease release;
           return tack::searchsorted(a, one, side);

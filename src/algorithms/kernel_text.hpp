@@ -36,6 +36,9 @@ void check_scalar_dtype(DType d, const char* what);
 // a float itself.
 DType sum_accumulator(ScalarType t);
 
+// The common type of two element types, as NumPy's result_type.
+ScalarType promote(ScalarType a, ScalarType b);
+
 enum class BlockOp { Sum, Min, Max };
 
 // The operator's identity in `acc`, where a scan starts: 0 (-0.0 for a float inclusive sum, so

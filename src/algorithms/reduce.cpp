@@ -294,7 +294,9 @@ Array run_passes(const Fold& f, std::vector<Array> inputs, const Plan& p, DType 
 }  // namespace
 
 Array algorithms::block_totals(const Array& x, BlockOp op, DType acc) {
-  const Fold& f = op == BlockOp::Sum ? kSum : op == BlockOp::Min ? kMin : kMax;
+  // Every element in the accumulator's type first (a scan's dtype= may differ from x's).
+  Fold f = op == BlockOp::Sum ? kSum : op == BlockOp::Min ? kMin : kMax;
+  f.map = "{T}(x[{I}])";
   const std::int64_t n = x.size();
   Array totals = empty({algorithms::block_count(n)}, acc, x.device());
   cached_kernel(pass_source(f, true, false, acc.scalar))(x, totals, n);
@@ -315,9 +317,12 @@ Scalar identity_scalar(int value, DType acc) {
 
 void refuse_empty(const Plan& p, const char* what) {
   if (p.len > 0) return;
-  throw ValueError(std::string("tack.") + what +
-                   ": the reduced elements are empty, and the operation has no identity; check "
-                   "the size first (a.size, a.shape)");
+  const std::string where = p.axis
+                                ? "the lines along axis " + std::to_string(*p.axis) + " are empty"
+                                : "the array is empty";
+  throw ValueError(std::string("tack.") + what + ": " + where +
+                   ", and the operation has no identity; check the size first (a.size, "
+                   "a.shape)");
 }
 
 // A reduction along the plan's axis into an array of the result's shape: the identity for
@@ -369,8 +374,10 @@ DType float_accumulator(ScalarType t, std::optional<DType> dtype, const char* wh
   return is_float(t) ? DType(t) : f64;
 }
 
+}  // namespace
+
 // The common type of two element types, as NumPy promotes them.
-ScalarType promote(ScalarType a, ScalarType b) {
+ScalarType algorithms::promote(ScalarType a, ScalarType b) {
   if (a == b) return a;
   const std::size_t sa = itemsize(a), sb = itemsize(b);
   if (is_float(a) || is_float(b)) {
@@ -394,6 +401,10 @@ ScalarType promote(ScalarType a, ScalarType b) {
   }
 }
 
+namespace {
+
+using algorithms::promote;
+
 // ---------------------------------------------------------------------------------------------
 // Finishing: mean, var, std, norm divide or take roots of a sum.
 
@@ -411,6 +422,10 @@ Scalar finish_scalar(const Scalar& s, DType acc, double divisor, bool root) {
   if (root) v = std::sqrt(v);
   if (is_float(acc.scalar)) return Scalar::from(v);
   // An integer dtype= for mean/var: NumPy casts the float result.
+  if (!std::isfinite(v)) {
+    throw ValueError("the result is " + std::to_string(v) + ", which the integer dtype " +
+                     acc.str() + " cannot hold; use a float dtype (or none)");
+  }
   return is_signed(acc.scalar) ? Scalar::from(static_cast<std::int64_t>(v))
                                : Scalar::from_unsigned(static_cast<std::uint64_t>(v));
 }
@@ -630,7 +645,7 @@ bool all(const Array& a) {
 Array all(const Array& a, int axis, bool keepdims) {
   const Plan p = plan(a, axis, keepdims, "all");
   Array c = reduce_lines(kCount, {a}, p, i64, "all", 0);
-  return finish_array(c, u8, "tack.u8(1) if y[i] == d else tack.u8(0)", static_cast<double>(p.len));
+  return finish_array(c, u8, "tack.u8(1) if y[i] == d else tack.u8(0)", p.len);
 }
 
 namespace {

@@ -171,13 +171,14 @@ def tack_run_heads(keys, heads):
   const std::int64_t runs = std::get<Scalar>(run.index({n - 1})).i;
   Array out_keys = empty({runs}, keys.dtype(), dev), out_vals = empty({runs}, running.dtype(), dev);
   cached_kernel(R"(@tack.kernel
-def tack_run_ends(keys, running, run, out_keys, out_vals, n):
+def tack_run_ends(keys, heads, running, run, out_keys, out_vals, n):
     for k in range(len(keys)):
+        if heads[k] != 0:
+            out_keys[run[k] - 1] = keys[k]
         last = (k == n - 1) | ((k < n - 1) & (keys[min(k + 1, n - 1)] != keys[k]))
         if last:
-            out_keys[run[k] - 1] = keys[k]
             out_vals[run[k] - 1] = running[k]
-)")(k, running, run, out_keys, out_vals, n);
+)")(k, heads, running, run, out_keys, out_vals, n);
   return {out_keys, out_vals};
 }
 

@@ -120,8 +120,9 @@ def tack_compact_positions(flags, place, out):
 std::vector<Array> nonzero(const Array& a) {
   check_numbers(a, "nonzero");
   if (a.ndim() == 0) {
-    throw ValueError("tack.nonzero: a 0-d array has no positions; reshape it to (1,) (NumPy "
-                     "refuses 0-d nonzero too)");
+    throw ValueError(
+        "tack.nonzero: a 0-d array has no positions; reshape it to (1,) (NumPy "
+        "refuses 0-d nonzero too)");
   }
   const std::int64_t n = a.size();
   const Array flat = flagged_positions(a.reshape({n}), "x[i] != 0", n);
@@ -170,8 +171,10 @@ Array compress(const Array& condition, const Array& a, std::optional<int> axis) 
     }
     if (k < 0) k += nd;
     if (k != 0) {
-      throw ValueError("tack.compress: Tack selects along axis 0 (rows) or every element "
-                       "(axis=None), got axis " + std::to_string(*axis));
+      throw ValueError(
+          "tack.compress: Tack selects along axis 0 (rows) or every element "
+          "(axis=None), got axis " +
+          std::to_string(*axis));
     }
   }
   const std::int64_t len = src.ndim() == 0 ? 1 : src.shape()[0];
@@ -212,7 +215,7 @@ def less(x, y):
 @tack.kernel
 def tack_searchsorted(a, v, out, n):
     for i in range(len(v)):
-        q = v[i]
+        q = {C}(v[i])
         lo = tack.i64(0)
         hi = tack.i64(n)
         while lo < hi:
@@ -223,18 +226,22 @@ def tack_searchsorted(a, v, out, n):
                 hi = mid
         out[i] = lo
 )";
-  const std::string go = side == "left" ? "less(a[mid], q)" : "not less(q, a[mid])";
-  cached_kernel(subst(lt, "GO", go))(sorted, values.reshape({values.size()}),
-                                     out.reshape({values.size()}), sorted.size());
+  // Compared in the common type, as NumPy's (an i64 array against f32 values in f64).
+  const std::string C =
+      cast_name(algorithms::promote(sorted.dtype().scalar, values.dtype().scalar));
+  const std::string go =
+      side == "left" ? "less(" + C + "(a[mid]), q)" : "not less(q, " + C + "(a[mid]))";
+  cached_kernel(subst(subst(lt, "GO", go), "C", C))(sorted, values.reshape({values.size()}),
+                                                    out.reshape({values.size()}), sorted.size());
   return out;
 }
 
 std::pair<Array, Array> histogram(const Array& a, std::int64_t bins,
                                   std::optional<std::pair<double, double>> range) {
   check_numbers(a, "histogram");
-  if (bins <= 0) {
+  if (bins <= 0 || bins > (std::int64_t{1} << 40)) {
     throw ValueError("tack.histogram: bins is " + std::to_string(bins) +
-                     "; give a positive number of bins");
+                     "; give a positive number of bins (at most 2**40)");
   }
   // NumPy's edges: the range or the data's (min, max), widened by 0.5 when they are equal; the
   // edges in the data's float type (f64 for integers).
@@ -275,9 +282,9 @@ std::pair<Array, Array> histogram(const Array& a, std::int64_t bins,
       algorithms::linspace_in(first, last, bins + 1, true, DType(et), a.device(), compute);
   Array counts = zeros({bins}, i64, a.device());
   if (a.size() == 0) return {counts, edges};
-  // NumPy's binning: index = int((x - first) / (last - first) * bins), then corrected against the edges so that
-  // an edge value falls in the bin it starts; the last bin is closed. Computed in the edges'
-  // type, as NumPy does.
+  // NumPy's binning: index = int((x - first) / (last - first) * bins), then corrected against the
+  // edges so that an edge value falls in the bin it starts; the last bin is closed. Computed in the
+  // edges' type, as NumPy does.
   const std::vector<double> p = {first, last, last - first};
   std::string src = R"(@tack.kernel
 def tack_histogram(x, edges, params, counts, bins):
@@ -294,8 +301,7 @@ def tack_histogram(x, edges, params, counts, bins):
             tack.atomic_add(counts, j, 1)
 )";
   const Array params = array(p, {3}, a.device());
-  cached_kernel(subst(src, "E", cast_name(et)))(a.reshape({a.size()}), edges, params, counts,
-                                                bins);
+  cached_kernel(subst(src, "E", cast_name(et)))(a.reshape({a.size()}), edges, params, counts, bins);
   return {counts, edges};
 }
 

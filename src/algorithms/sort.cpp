@@ -359,7 +359,7 @@ Array gather(const Array& values, const Array& indices) {
   cached_kernel(R"(@tack.kernel
 def tack_gather(v, idx, out, n):
     for i, j in tack.ndrange(out.shape[0], out.shape[1]):
-        r = idx[i]
+        r = tack.i64(idx[i])
         out[i, j] = v[r + n if r < 0 else r, j]
 )")(v, indices.reshape({indices.size()}), out.reshape({indices.size(), v.shape()[1]}), n);
   return out;
@@ -382,14 +382,16 @@ void scatter(const Array& values, const Array& indices, const Array& out) {
                      "; pass values of shape " + detail::shape_str(expect) + " and out's dtype");
   }
   if (!(values.device() == out.device()) || !(indices.device() == out.device())) {
-    throw ValueError("tack.scatter: values, indices and out must live on one device");
+    throw ValueError("tack.scatter: values live on " + values.device().name() + ", indices on " +
+                     indices.device().name() + " and out on " + out.device().name() +
+                     "; move them to one device");
   }
   if (values.size() == 0) return;
   const Array o = as_rows(out);
   cached_kernel(R"(@tack.kernel
 def tack_scatter(v, idx, out, n):
     for i, j in tack.ndrange(v.shape[0], v.shape[1]):
-        r = idx[i]
+        r = tack.i64(idx[i])
         out[r + n if r < 0 else r, j] = v[i, j]
 )")(values.reshape({indices.size(), o.shape()[1]}), indices.reshape({indices.size()}), o, n);
 }
@@ -427,7 +429,7 @@ Array sort_floats(const Array& a) {
   const std::int64_t n = a.size();
   const Array flat = a.reshape({n});
   std::vector<Array> keys = {to_keys(a)};
-  radix_sort(keys, 0, n);
+  radix_sort(keys, 1, n);
   Array out = from_keys(keys[0], flat);
   const std::int64_t blocks = algorithms::block_count(n);
   Array counts = empty({blocks, 3}, i64, a.device());

@@ -18,6 +18,9 @@ using algorithms::cached_kernel;
 using algorithms::cast_name;
 using algorithms::subst;
 
+// 128-bit integers for arange's length and second value (a span of two i64 needs 65 bits).
+__extension__ typedef __int128 Wide;
+
 bool is_integer_scalar(const Scalar& s) {
   return s.kind == Scalar::Kind::Int || s.kind == Scalar::Kind::UInt ||
          s.kind == Scalar::Kind::Bool;
@@ -53,8 +56,15 @@ Array arange(const Scalar& start, const Scalar& stop, const Scalar& step,
   std::int64_t n = 0;
   if (ints && start.kind == Scalar::Kind::Int && stop.kind == Scalar::Kind::Int &&
       step.kind == Scalar::Kind::Int) {
-    const std::int64_t s = step.i, span = stop.i - start.i;
-    if ((span > 0 && s > 0) || (span < 0 && s < 0)) n = (span + s - (s > 0 ? 1 : -1)) / s;
+    // In 128 bits: stop - start of two i64 can exceed 64.
+    const Wide s = step.i, span = static_cast<Wide>(stop.i) - start.i;
+    Wide len = 0;
+    if ((span > 0 && s > 0) || (span < 0 && s < 0)) len = (span + s - (s > 0 ? 1 : -1)) / s;
+    if (len > std::numeric_limits<std::int64_t>::max()) {
+      throw ValueError("tack.arange(" + start.str() + ", " + stop.str() + ", " + step.str() +
+                       ") has more than 2**63 elements; give a larger step or a smaller range");
+    }
+    n = static_cast<std::int64_t>(len);
   } else {
     const double len = std::ceil((b - a) / d);
     if (len > 0) {
@@ -75,18 +85,16 @@ def tack_arange(out, start, second):
         v = {T}(first + {T}(i) * delta)
         out[i] = first if i == 0 else ({T}(second) if i == 1 else v)
 )";
+  // NumPy: out[1] is start + step computed as Python numbers, then converted to the dtype.
   const Scalar first = in_type(start, t.scalar);
   Scalar second;
-  if (is_float(t.scalar)) {
-    double v = first.as_double() + in_type(step, t.scalar).as_double();
-    if (t.scalar == ScalarType::f32) v = static_cast<float>(v);
-    second = Scalar::from(v);
+  if (ints) {
+    auto wide = [](const Scalar& v) {
+      return v.kind == Scalar::Kind::UInt ? static_cast<Wide>(v.u) : static_cast<Wide>(v.i);
+    };
+    second = Scalar::from(static_cast<std::int64_t>(wide(start) + wide(step)));
   } else {
-    second = Scalar::from(first.kind == Scalar::Kind::UInt
-                              ? static_cast<std::int64_t>(first.u) + step.i
-                              : first.i + (step.kind == Scalar::Kind::Float
-                                               ? static_cast<std::int64_t>(step.f)
-                                               : step.i));
+    second = in_type(Scalar::from(a + d), t.scalar);
   }
   cached_kernel(subst(src, "T", T))(out, first, second);
   return out;

@@ -188,8 +188,16 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
   }
 }
 
-HostPool::HostPool() {
 #if defined(__SANITIZE_ADDRESS__)
+#define TACK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TACK_ASAN 1
+#endif
+#endif
+
+HostPool::HostPool() {
+#if defined(TACK_ASAN)
   cap_ = 0;  // AddressSanitizer must see every free
 #else
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -200,7 +208,8 @@ HostPool::HostPool() {
   if (const char* s = std::getenv("TACK_CPU_POOL_MB")) {
     char* end = nullptr;
     const unsigned long long mb = std::strtoull(s, &end, 10);
-    if (end != s && *end == '\0') cap_ = static_cast<std::size_t>(mb) << 20;
+    if (end != s && *end == '\0')
+      cap_ = static_cast<std::size_t>(std::min<unsigned long long>(mb, 1ull << 40)) << 20;
   }
 #endif
 }

@@ -81,3 +81,9 @@ def test_empty_and_bad_input():
         tack.inclusive_scan_by_key(a, a, "mul")
     with pytest.raises(TypeError, match="vec"):
         tack.reduce_by_key(a, tack.zeros(5, dtype=tack.vec(2, tack.f32), device=a.device))
+
+
+def test_reduce_by_key_gives_each_runs_first_key():
+    rk, rv = tack.reduce_by_key(arr(np.array([0.0, -0.0, 1.0])), arr(np.array([1, 2, 3])))
+    assert not np.signbit(rk.numpy()[0])
+    np.testing.assert_array_equal(rv.numpy(), [3, 3])

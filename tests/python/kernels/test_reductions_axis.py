@@ -216,3 +216,25 @@ def test_the_same_bits_on_one_thread():
         outs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                    text=True, check=True).stdout.strip())
     assert outs[0] == outs[1] and outs[0]
+
+
+def test_keepdims_over_every_element_and_numpy_integer_axes():
+    x = np.array([[0, 1], [2, 3]], np.int32)
+    a = arr(x)
+    np.testing.assert_array_equal(tack.count_nonzero(a, keepdims=True).numpy(), [[3]])
+    np.testing.assert_array_equal(tack.any(a, keepdims=True).numpy(), [[1]])
+    np.testing.assert_array_equal(tack.all(a, keepdims=True).numpy(), [[0]])
+    np.testing.assert_array_equal(tack.sum(a, axis=np.int64(1)).numpy(), [1, 5])
+    with pytest.raises(TypeError, match="one integer"):
+        tack.sum(a, axis=True)
+
+
+def test_all_along_a_line_longer_than_f32_counts():
+    x = np.ones((1, 2**24 + 1), np.uint8)
+    x[0, 5] = 0
+    assert tack.all(arr(x), axis=1).numpy()[0] == 0  # the count 2**24 is not the length
+
+
+def test_an_integer_dtype_cannot_hold_nan():
+    with pytest.raises(ValueError, match="integer dtype i32"):
+        tack.var(arr(np.array([1.0])), dtype=tack.i32, ddof=1)

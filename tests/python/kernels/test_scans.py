@@ -127,3 +127,9 @@ def test_the_same_bits_on_every_device_and_thread_count():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == hashlib.sha256(cpu).hexdigest()
+
+
+def test_min_max_scans_in_another_dtype():
+    x = np.arange(10000, dtype=np.uint64)
+    r = tack.inclusive_scan(arr(x), "max", dtype=tack.i64).numpy()
+    assert r.dtype == np.int64 and r[-1] == 9999

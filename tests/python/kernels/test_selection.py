@@ -126,3 +126,14 @@ def test_histogram_edges_cases_and_errors():
         tack.histogram(arr(np.zeros(5)), 3, (2.0, 1.0))
     with pytest.raises(ValueError, match="not finite"):
         tack.histogram(arr(np.array([1.0, np.nan])), 3)
+
+
+def test_searchsorted_compares_in_the_common_type():
+    s = arr(np.array([1, 2, 3], np.int32))
+    assert tack.searchsorted(s, 2.5) == np.searchsorted(np.array([1, 2, 3], np.int32), 2.5) == 2
+    u = arr(np.array([1, 2, 3], np.uint8))
+    assert tack.searchsorted(u, -1) == 0 and tack.searchsorted(u, 300) == 3
+    big = np.array([2**40, 2**41], np.int64)
+    v = np.array([2**40 + 1], np.float32)  # compared in f64, not f32
+    np.testing.assert_array_equal(tack.searchsorted(arr(big), arr(v)).numpy(),
+                                  np.searchsorted(big, v))

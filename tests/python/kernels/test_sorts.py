@@ -131,3 +131,9 @@ def test_large_sorts_take_wider_digits():
     rows = g.integers(-5, 5, (2, n // 2)).astype(np.int16)
     np.testing.assert_array_equal(tack.argsort(arr(rows)).numpy(),
                                   np.argsort(rows, kind="stable"))
+
+
+def test_unsigned_indices():
+    x = np.arange(5, dtype=np.float32)
+    idx = np.array([4, 0], np.uint64)
+    np.testing.assert_array_equal(tack.gather(arr(x), arr(idx)).numpy(), x[idx])

@@ -105,3 +105,10 @@ def test_like_constructors():
     assert f.dtype == tack.f64 and (f.numpy() == 7).all()
     e = tack.empty_like(a, dtype=tack.u8)
     assert e.shape == (2, 3) and e.dtype == tack.u8
+
+
+def test_arange_edges():
+    np.testing.assert_array_equal(tack.arange(0.5, 5, 1.5, dtype=tack.i32, device=DEV).numpy(),
+                                  np.arange(0.5, 5, 1.5, dtype=np.int32))
+    with pytest.raises(ValueError, match="2\\*\\*63"):
+        tack.arange(-2**63, 2**63 - 1)
