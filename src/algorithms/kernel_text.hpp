@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "tack/array.hpp"
 #include "tack/kernel.hpp"
@@ -40,6 +41,11 @@ DType sum_accumulator(ScalarType t);
 ScalarType promote(ScalarType a, ScalarType b);
 
 enum class BlockOp { Sum, Min, Max };
+
+// The operator of a scan's `op` ("add", "min", "max"); ValueError naming `what` otherwise.
+BlockOp block_op(std::string_view op, const char* what);
+// The body of the device function fold(a, b) for `op`; min and max let NaN win, as NumPy's.
+std::string fold_text(BlockOp op);
 
 // The operator's identity in `acc`, where a scan starts: 0 (-0.0 for a float inclusive sum, so
 // that a lone -0.0 stays itself), for min the largest value (+inf), for max the smallest (-inf).

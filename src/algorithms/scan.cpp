@@ -18,29 +18,9 @@ namespace {
 
 using algorithms::BlockOp;
 
-BlockOp scan_op(std::string_view op, const char* what) {
-  if (op == "add") return BlockOp::Sum;
-  if (op == "min") return BlockOp::Min;
-  if (op == "max") return BlockOp::Max;
-  throw ValueError(std::string("tack.") + what + ": op must be 'add', 'min' or 'max', got '" +
-                   std::string(op) + "'");
-}
-
-std::string fold_text(BlockOp op) {
-  switch (op) {
-    case BlockOp::Sum:
-      return "return a + b";
-    case BlockOp::Min:
-      return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
-    case BlockOp::Max:
-      return "return a if (a > b) | (a != a) else b";
-  }
-  return "";
-}
-
 // out[k] for the block of k, serially from the block's offset.
 std::string scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
-  std::string s = "@tack.func\ndef fold(a, b):\n    " + fold_text(op) + R"(
+  std::string s = "@tack.func\ndef fold(a, b):\n    " + algorithms::fold_text(op) + R"(
 
 @tack.kernel
 def tack_scan_pass(x, offsets, out, n):
@@ -58,6 +38,26 @@ def tack_scan_pass(x, offsets, out, n):
 }
 
 }  // namespace
+
+BlockOp algorithms::block_op(std::string_view op, const char* what) {
+  if (op == "add") return BlockOp::Sum;
+  if (op == "min") return BlockOp::Min;
+  if (op == "max") return BlockOp::Max;
+  throw ValueError(std::string("tack.") + what + ": op must be 'add', 'min' or 'max', got '" +
+                   std::string(op) + "'");
+}
+
+std::string algorithms::fold_text(BlockOp op) {
+  switch (op) {
+    case BlockOp::Sum:
+      return "return a + b";
+    case BlockOp::Min:
+      return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
+    case BlockOp::Max:
+      return "return a if (a > b) | (a != a) else b";
+  }
+  return "";
+}
 
 Scalar algorithms::scan_identity(BlockOp op, DType acc, bool exclusive) {
   const ScalarType t = acc.scalar;
@@ -136,7 +136,7 @@ void check_out(const Array& a, const Array& out, DType acc, const char* what) {
 
 Array scan(const Array& a, std::string_view op_name, std::optional<DType> dtype,
            const Array* out_arg, bool exclusive, const char* what) {
-  const BlockOp op = scan_op(op_name, what);
+  const BlockOp op = algorithms::block_op(op_name, what);
   const DType acc = scan_type(a, op, dtype, out_arg, what);
   const std::int64_t n = a.size();
   if (out_arg) check_out(a, *out_arg, acc, what);

@@ -19,14 +19,6 @@ using algorithms::cached_kernel;
 using algorithms::cast_name;
 using algorithms::subst;
 
-algorithms::BlockOp op_of(std::string_view op, const char* what) {
-  if (op == "add") return algorithms::BlockOp::Sum;
-  if (op == "min") return algorithms::BlockOp::Min;
-  if (op == "max") return algorithms::BlockOp::Max;
-  throw ValueError(std::string("tack.") + what + ": op must be 'add', 'min' or 'max', got '" +
-                   std::string(op) + "'");
-}
-
 DType value_type(const Array& values, std::string_view op, std::optional<DType> dtype,
                  const char* what) {
   if (dtype) {
@@ -105,23 +97,11 @@ def tack_by_key_scan(keys, vals, carry, out, identity, n):
   return subst(s, "T", cast_name(acc.scalar));
 }
 
-std::string fold_body(algorithms::BlockOp op) {
-  switch (op) {
-    case algorithms::BlockOp::Sum:
-      return "return a + b";
-    case algorithms::BlockOp::Min:
-      return "return a if (a < b) | (a != a) else b";
-    case algorithms::BlockOp::Max:
-      return "return a if (a > b) | (a != a) else b";
-  }
-  return "";
-}
-
 Array scan_by_key(const Array& keys, const Array& values, std::string_view op,
                   std::optional<DType> dtype, bool exclusive, const char* what) {
   check_pair(keys, values, what);
-  const algorithms::BlockOp bop = op_of(op, what);
-  const std::string fold = fold_body(bop);
+  const algorithms::BlockOp bop = algorithms::block_op(op, what);
+  const std::string fold = algorithms::fold_text(bop);
   const DType acc = value_type(values, op, dtype, what);
   const std::int64_t n = keys.size();
   Array out = empty({n}, acc, values.device());
