@@ -46,8 +46,7 @@ TEST_P(SortsOnDevice, SortArgsortAndByKey) {
   EXPECT_EQ(sk.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 1, 1, 3, 3}));
   EXPECT_EQ(sv.to_vector<std::int32_t>(), (std::vector<std::int32_t>{3, 1, 4, 0, 2}));  // stable
   EXPECT_THROW(sort(zeros({3}, vec(2, f32), dev_)), TypeError);
-  EXPECT_THROW(sort_by_key(array(keys, {5}, dev_), array(vals, {5}, dev_).slice(0, 2)),
-               ValueError);
+  EXPECT_THROW(sort_by_key(array(keys, {5}, dev_), array(vals, {5}, dev_).slice(0, 2)), ValueError);
 }
 
 TEST_P(SortsOnDevice, GatherScatterUniqueAndSelection) {
@@ -78,7 +77,8 @@ TEST_P(SortsOnDevice, GatherScatterUniqueAndSelection) {
 
   const Array sorted = array(std::vector<double>{1, 2, 2, 5}, {4}, dev_);
   const Array q = array(std::vector<double>{2, 6, 0}, {3}, dev_);
-  EXPECT_EQ(searchsorted(sorted, q).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 4, 0}));
+  EXPECT_EQ(searchsorted(sorted, q).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 4, 0}));
   EXPECT_EQ(searchsorted(sorted, q, "right").to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{3, 4, 0}));
 
