@@ -179,28 +179,92 @@ def tack_radix_scatter(src, kmin, offsets, n, shift)" +
                                    d));
 }
 
-// One stable pass by the digit at `shift` of carried[source] (minus kmin[0]): every carried
-// array is permuted into its spare (of the same shape and dtype), and the two swap.
-void radix_pass(std::size_t source, const Array& kmin, int shift, const Digits& digits,
-                std::vector<Array>& carried, std::vector<Array>& spare) {
-  const Array src = carried[source];
+// Each block's first slot for each digit at `shift` of src (minus kmin[0]): offsets[d, b], so
+// offsets[d, 0] is where digit d's keys start.
+Array digit_offsets(const Array& src, const Array& kmin, int shift, const Digits& digits) {
   const std::int64_t n = src.size();
   const std::int64_t blocks = (n + digits.block - 1) / digits.block;
   Array counts = empty({digits.radix(), blocks}, i32, src.device());
   // An unsigned shift: the digit expression stays in the keys' unsigned type.
   const Scalar ushift = Scalar::from_unsigned(static_cast<std::uint64_t>(shift));
   histogram_kernel(digits)(src, kmin, counts, n, ushift);
-  Array offsets = exclusive_scan(counts, "add", i64).reshape({digits.radix(), blocks});
+  return exclusive_scan(counts, "add", i64).reshape({digits.radix(), blocks});
+}
+
+void make_spares(const std::vector<Array>& carried, std::vector<Array>& spare) {
   for (std::size_t c = spare.size(); c < carried.size(); ++c)
-    spare.push_back(empty(carried[c].shape(), carried[c].dtype(), src.device()));
+    spare.push_back(empty(carried[c].shape(), carried[c].dtype(), carried[c].device()));
+}
+
+// Moves every carried array's element to its slot in `offsets`, into its spare (of the same
+// shape and dtype), and the two swap.
+void scatter_pass(std::size_t source, const Array& kmin, int shift, const Digits& digits,
+                  const Array& offsets, std::vector<Array>& carried, std::vector<Array>& spare) {
+  const Array src = carried[source];
+  const Scalar ushift = Scalar::from_unsigned(static_cast<std::uint64_t>(shift));
+  make_spares(carried, spare);
   // KernelArg borrows the arrays: no vector below may grow while `args` lives.
-  std::vector<KernelArg> args = {src, kmin, offsets, n, ushift};
+  std::vector<KernelArg> args = {src, kmin, offsets, src.size(), ushift};
   for (std::size_t c = 0; c < carried.size(); ++c) {
     args.emplace_back(carried[c]);
     args.emplace_back(spare[c]);
   }
   scatter_kernel(carried.size(), digits).call(args);
   for (std::size_t c = 0; c < carried.size(); ++c) std::swap(carried[c], spare[c]);
+}
+
+// One stable pass by the digit at `shift` of carried[source] (minus kmin[0]).
+void radix_pass(std::size_t source, const Array& kmin, int shift, const Digits& digits,
+                std::vector<Array>& carried, std::vector<Array>& spare) {
+  const Array offsets = digit_offsets(carried[source], kmin, shift, digits);
+  scatter_pass(source, kmin, shift, digits, offsets, carried, spare);
+}
+
+// The in-cache finish of a most-significant-digit-first sort: every bucket (the keys between
+// starts[order[t]] and the next start) is sorted on its own by `passes` LSD passes of `bits`
+// bits, ping-ponging between each carried array (a) and its spare (b) over the bucket's range
+// only, so a bucket stays in cache for all of its passes. The digits of every pass are counted
+// in one read. With an odd number of passes the sorted bucket ends in the spares.
+const Kernel& local_sort_kernel(std::size_t carried, int bits, int passes) {
+  const std::string radix = std::to_string(1 << bits), mask = std::to_string((1 << bits) - 1);
+  auto digit = [&](int j, const std::string& from) {
+    return "((" + from + "0[k] - low) >> " + std::to_string(j * bits) + ") & " + mask;
+  };
+  std::string params, text;
+  for (std::size_t c = 0; c < carried; ++c)
+    params += ", a" + std::to_string(c) + ", b" + std::to_string(c);
+  text = "        for k in range(s, e):\n";
+  for (int j = 0; j < passes; ++j) {
+    const std::string h = "h" + std::to_string(j);
+    text = "        " + h + " = tack.zeros(" + radix + ", tack.i64)\n" + text;
+    text += "            " + h + "[" + digit(j, "a") + "] += 1\n";
+  }
+  for (int j = 0; j < passes; ++j) {
+    const std::string h = "h" + std::to_string(j), J = std::to_string(j);
+    const std::string from = j % 2 == 0 ? "a" : "b", to = j % 2 == 0 ? "b" : "a";
+    text += "        run" + J + " = s\n";
+    text += "        for q" + J + " in range(" + radix + "):\n";
+    text += "            c" + J + " = " + h + "[q" + J + "]\n";
+    text += "            " + h + "[q" + J + "] = run" + J + "\n";
+    text += "            run" + J + " += c" + J + "\n";
+    text += "        for k in range(s, e):\n";
+    text += "            d = " + digit(j, from) + "\n";
+    text += "            p = " + h + "[d]\n";
+    for (std::size_t c = 0; c < carried; ++c) {
+      const std::string i = std::to_string(c);
+      text += "            " + to + i + "[p] = " + from + i + "[k]\n";
+    }
+    text += "            " + h + "[d] = p + 1\n";
+  }
+  return cached_kernel(R"(@tack.kernel
+def tack_radix_local(kmin, starts, order)" +
+                       params + R"():
+    for t in range(len(order)):
+        bucket = order[t]
+        s = starts[bucket]
+        e = starts[bucket + 1]
+        low = kmin[0]
+)" + text);
 }
 
 // The caller's arrays among the carried ones are read, never written: after the first pass
@@ -214,6 +278,57 @@ struct Carried {
   // The pass of digit number `digit` (0: the least significant).
   void pass(std::size_t source, const Array& kmin, int digit) {
     radix_pass(source, kmin, digit * digits.bits, digits, arrays, spare);
+    drop_foreign();
+  }
+  // A most-significant-digit-first sort of keys with `spread` significant bits: one pass by
+  // the top digit into buckets, then each bucket sorted in cache (local_sort_kernel).
+  void msd(const Array& kmin, int spread) {
+    const std::int64_t n = arrays[0].size();
+    const int top =
+        std::clamp(static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n))) - 13, 8, 11);
+    const Digits first{top, 65536};
+    const int shift = spread - top;
+    const Array offsets = digit_offsets(arrays[0], kmin, shift, first);
+    const std::int64_t buckets = first.radix();
+    const Device dev = arrays[0].device();
+    Array starts_a = empty({buckets + 1}, i64, dev);
+    cached_kernel(R"(@tack.kernel
+def tack_radix_starts(offsets, starts, n):
+    for d in range(len(starts)):
+        starts[d] = offsets[d, 0] if d < offsets.shape[0] else n
+)")(offsets, starts_a, n);
+    const std::vector<std::int64_t> column = starts_a.to_vector<std::int64_t>();
+    scatter_pass(0, kmin, shift, first, offsets, arrays, spare);
+    drop_foreign();
+    // Bucket order for balance: the largest first, spread by bit reversal of their rank, so
+    // every contiguous share of the launch gets a like share of the big buckets.
+    std::vector<std::int64_t> by_size(buckets);
+    for (std::int64_t d = 0; d < buckets; ++d) by_size[d] = d;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::int64_t x, std::int64_t y) {
+      return column[x + 1] - column[x] > column[y + 1] - column[y];
+    });
+    std::vector<std::int64_t> order(buckets);
+    for (std::int64_t r = 0; r < buckets; ++r) {
+      std::uint64_t v = static_cast<std::uint64_t>(r), rev = 0;
+      for (int b = 0; b < top; ++b, v >>= 1) rev = (rev << 1) | (v & 1);
+      order[rev] = by_size[r];
+    }
+    const int rest = shift;
+    const int passes = std::max(1, (rest + 10) / 11);
+    const int bits = (rest + passes - 1) / passes;
+    if (rest == 0) return;
+    const Array order_a = array(order, {buckets}, dev);
+    make_spares(arrays, spare);
+    std::vector<KernelArg> args = {kmin, starts_a, order_a};
+    for (std::size_t c = 0; c < arrays.size(); ++c) {
+      args.emplace_back(arrays[c]);
+      args.emplace_back(spare[c]);
+    }
+    local_sort_kernel(arrays.size(), bits, passes).call(args);
+    if (passes % 2 == 1)
+      for (std::size_t c = 0; c < arrays.size(); ++c) std::swap(arrays[c], spare[c]);
+  }
+  void drop_foreign() {
     for (std::size_t c = 0; c < foreign.size(); ++c) {
       if (!foreign[c]) continue;
       spare[c] = empty(spare[c].shape(), spare[c].dtype(), spare[c].device());
@@ -226,13 +341,12 @@ struct Carried {
   }
 };
 
+// Flat sorts of this many keys or more go most significant digit first (Carried::msd).
+constexpr std::int64_t kMsdMin = std::int64_t{1} << 20;
+
 // The number of digits of `bits` in the keys' spread above their minimum.
 int digits_of(std::uint64_t spread, int bits) {
   return spread == 0 ? 0 : (static_cast<int>(std::bit_width(spread)) + bits - 1) / bits;
-}
-
-std::uint64_t as_u64(const Scalar& s) {
-  return s.kind == Scalar::Kind::UInt ? s.u : static_cast<std::uint64_t>(s.i);
 }
 
 Array minimum_of(const Array& keys, std::uint64_t lo) {
@@ -242,19 +356,52 @@ Array minimum_of(const Array& keys, std::uint64_t lo) {
   return full({1}, v, keys.dtype(), keys.device());
 }
 
-// Sorts carried[0] (the keys) stably, permuting the other carried arrays alike; the first
-// `own` arrays are the sort's, the rest the caller's. With rows (row_len < n), the keys are rows
-// of row_len elements, each sorted on its own: a stable sort by row index after the key passes
-// keeps every row's order.
-void radix_sort(std::vector<Array>& arrays, std::size_t own, std::int64_t row_len) {
-  Carried carried{
-      arrays, digits_for(arrays[0].size()), std::vector<bool>(arrays.size(), false), {}};
-  for (std::size_t c = own; c < arrays.size(); ++c) carried.foreign[c] = true;
+// The least and the largest key, in one read: per-block extremes, then the host's.
+std::pair<std::uint64_t, std::uint64_t> key_range(const Array& keys) {
+  const std::int64_t n = keys.size();
+  const std::int64_t blocks = (n + 65535) / 65536;
+  Array lo = empty({blocks}, keys.dtype(), keys.device());
+  Array hi = empty({blocks}, keys.dtype(), keys.device());
+  cached_kernel(R"(@tack.kernel
+def tack_sort_range(keys, lo, hi, n):
+    for blk in range(len(lo)):
+        start = blk * 65536
+        a = keys[start]
+        b = a
+        for k in range(start + 1, min(start + 65536, n)):
+            v = keys[k]
+            a = min(a, v)
+            b = max(b, v)
+        lo[blk] = a
+        hi[blk] = b
+)")(keys, lo, hi, n);
+  std::vector<std::uint64_t> l, h;
+  if (keys.dtype().scalar == ScalarType::u64) {
+    l = lo.to_vector<std::uint64_t>();
+    h = hi.to_vector<std::uint64_t>();
+  } else {
+    for (const std::uint32_t v : lo.to_vector<std::uint32_t>()) l.push_back(v);
+    for (const std::uint32_t v : hi.to_vector<std::uint32_t>()) h.push_back(v);
+  }
+  return {*std::min_element(l.begin(), l.end()), *std::max_element(h.begin(), h.end())};
+}
+
+// Sorts arrays[0] (the keys, u32 or u64) stably, permuting the other arrays alike; those
+// marked `foreign` are the caller's and are only read. With rows (row_len < n), the keys are
+// rows of row_len elements, each sorted on its own: a stable sort by row index after the key
+// passes keeps every row's order.
+void radix_sort(std::vector<Array>& arrays, std::vector<bool> foreign, std::int64_t row_len) {
+  Carried carried{arrays, digits_for(arrays[0].size()), std::move(foreign), {}};
   const std::int64_t n = arrays[0].size();
   if (n <= 1 || row_len <= 1) return carried.finish();
-  const std::uint64_t lo = as_u64(min(arrays[0])), hi = as_u64(max(arrays[0]));
+  const auto [lo, hi] = key_range(arrays[0]);
   const Array kmin = minimum_of(arrays[0], lo);
   const int digits = digits_of(hi - lo, carried.digits.bits);
+  const int spread = static_cast<int>(std::bit_width(hi - lo));
+  if (row_len >= n && n >= kMsdMin && spread >= 16) {
+    carried.msd(kmin, spread);
+    return carried.finish();
+  }
   if (row_len >= n) {
     for (int d = 0; d < digits; ++d) carried.pass(0, kmin, d);
     return carried.finish();
@@ -403,15 +550,23 @@ namespace {
 std::vector<Array> sort_lines(const Array& keys, std::vector<Array> extra, std::size_t own_extra,
                               std::int64_t row_len, bool want_keys) {
   // Own arrays first: the keys, then the sort's own extras (positions); the caller's last.
-  const bool carry_keys = want_keys && is_float(keys.dtype().scalar);
-  std::vector<Array> carried = {to_keys(keys)};
+  const ScalarType t = keys.dtype().scalar;
+  const bool carry_keys = want_keys && is_float(t);
+  // Unsigned keys of a radix width are their own radix keys: read in place, not copied.
+  const bool own_keys = t == key_type(t) && !is_signed(t) && !is_float(t);
+  std::vector<Array> carried = {own_keys ? keys.reshape({keys.size()}) : to_keys(keys)};
+  std::vector<bool> foreign = {own_keys};
   for (std::size_t e = 0; e < own_extra; ++e) carried.push_back(extra[e]);
   const std::size_t own = carried.size();
+  foreign.resize(own, false);
   if (carry_keys) carried.push_back(keys.reshape({keys.size()}));
   for (std::size_t e = own_extra; e < extra.size(); ++e) carried.push_back(extra[e]);
-  radix_sort(carried, own, row_len);
+  foreign.resize(carried.size(), true);
+  radix_sort(carried, std::move(foreign), row_len);
   std::vector<Array> out;
-  if (want_keys) out.push_back(carry_keys ? carried[own] : from_keys(carried[0], keys));
+  if (want_keys) {
+    out.push_back(carry_keys ? carried[own] : own_keys ? carried[0] : from_keys(carried[0], keys));
+  }
   for (std::size_t c = 1; c < carried.size(); ++c)
     if (!(carry_keys && c == own)) out.push_back(carried[c]);
   return out;
@@ -429,7 +584,7 @@ Array sort_floats(const Array& a) {
   const std::int64_t n = a.size();
   const Array flat = a.reshape({n});
   std::vector<Array> keys = {to_keys(a)};
-  radix_sort(keys, 1, n);
+  radix_sort(keys, {false}, n);
   Array out = from_keys(keys[0], flat);
   const std::int64_t blocks = algorithms::block_count(n);
   Array counts = empty({blocks, 3}, i64, a.device());

@@ -49,6 +49,29 @@ TEST_P(SortsOnDevice, SortArgsortAndByKey) {
   EXPECT_THROW(sort_by_key(array(keys, {5}, dev_), array(vals, {5}, dev_).slice(0, 2)), ValueError);
 }
 
+// 1 Mi keys of a wide spread take the most-significant-digit-first sort (buckets sorted in
+// cache); the caller's u32 keys are read in place and stay as they were.
+TEST_P(SortsOnDevice, LargeSortsGoMostSignificantDigitFirst) {
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<std::uint32_t> keys(n);
+  std::uint32_t state = 3;
+  for (std::uint32_t& k : keys) {
+    state = state * 1664525u + 1013904223u;
+    k = (state >> 4) & 0xffff0fffu;  // duplicates: a stable order shows
+  }
+  const Array a = array(keys, {static_cast<std::int64_t>(n)}, dev_);
+  std::vector<std::uint32_t> want = keys;
+  std::stable_sort(want.begin(), want.end());
+  EXPECT_EQ(sort(a).to_vector<std::uint32_t>(), want);
+  EXPECT_EQ(a.to_vector<std::uint32_t>(), keys);
+  std::vector<std::int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+    return keys[static_cast<std::size_t>(x)] < keys[static_cast<std::size_t>(y)];
+  });
+  EXPECT_EQ(argsort(a).to_vector<std::int64_t>(), order);
+}
+
 TEST_P(SortsOnDevice, GatherScatterUniqueAndSelection) {
   const Array x = arange(10, f32, dev_);
   const Array idx = array(std::vector<std::int64_t>{9, -1, 0}, {3}, dev_);
