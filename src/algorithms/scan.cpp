@@ -4,12 +4,14 @@
 // only on the length, so every device and thread count gives the same bits.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 #include "algorithms/kernel_text.hpp"
 #include "memory/scalar_dispatch.hpp"
+#include "runtime/backend.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 
@@ -35,6 +37,68 @@ def tack_scan_pass(x, offsets, out, n):
                                      : "            acc = fold(acc, v)\n            out[k] = acc\n";
   s = algorithms::subst(s, "STEP", step);
   return algorithms::subst(s, "T", algorithms::cast_name(acc));
+}
+
+// The same pass by workgroups, for devices that want neighbouring items on neighbouring
+// elements: a group of 256 items takes a block, 256 elements a round, each round scanned in
+// shared memory (Hillis and Steele: log2(256) steps) and folded onto the block's running carry.
+// Only for exact folds (integers; min and max of anything, ties and NaN going the serial
+// scan's way), whose result does not depend on the grouping: the same bits as the serial pass.
+std::string group_scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
+  std::string s = "@tack.func\ndef fold(a, b):\n    " + algorithms::fold_text(op) + R"(
+
+@tack.kernel
+def tack_scan_group_pass(x, offsets, ident, out, n):
+    for i in range(len(offsets) * 256):
+        blk = i // 256
+        t = tack.thread_id()
+        buf = tack.shared({T}, 256)
+        idv = ident[0]
+        carry = offsets[blk]
+        for r in range(16):
+            k = blk * 4096 + r * 256 + t
+            v = idv
+            if k < n:
+                v = {T}(x[k])
+            buf[t] = v
+            tack.barrier()
+            for level in range(8):
+                step = 1 << level
+                w = idv
+                if t >= step:
+                    w = buf[t - step]
+                tack.barrier()
+                if t >= step:
+                    buf[t] = fold(w, buf[t])
+                tack.barrier()
+{STEP}            total = buf[255]
+            tack.barrier()
+            carry = fold(carry, total)
+)";
+  const std::string step = exclusive ? R"(            if k < n:
+                if t == 0:
+                    out[k] = carry
+                else:
+                    out[k] = fold(carry, buf[t - 1])
+)"
+                                     : R"(            if k < n:
+                out[k] = fold(carry, buf[t])
+)";
+  s = algorithms::subst(s, "STEP", step);
+  return algorithms::subst(s, "T", algorithms::cast_name(acc));
+}
+
+// The workgroup pass where the device wants it (Backend::capabilities) and the fold is exact.
+// TACK_SCAN_KERNEL=portable or =workgroup overrides the choice (the second on any device with
+// workgroups), for tests and measurements.
+bool group_scan_wanted(const Device& d, BlockOp op, ScalarType acc) {
+  if (is_float(acc) && op == BlockOp::Sum) return false;  // the serial order sets the bits
+  const detail::Backend::Capabilities caps = d.backend()->capabilities();
+  if (!caps.workgroups) return false;
+  const char* env = std::getenv("TACK_SCAN_KERNEL");
+  const std::string choice = env ? env : "";
+  if (choice == "portable") return false;
+  return choice == "workgroup" || caps.coalescing;
 }
 
 }  // namespace
@@ -86,6 +150,12 @@ void scan_into(const Array& x, const Array& out, BlockOp op, DType acc, bool exc
   const std::int64_t blocks = algorithms::block_count(n);
   Array offsets = blocks == 1 ? full({1}, init, acc, x.device()) : empty({blocks}, acc, x.device());
   if (blocks > 1) scan_into(algorithms::block_totals(x, op, acc), offsets, op, acc, true, init);
+  if (group_scan_wanted(x.device(), op, acc.scalar)) {
+    const Array ident = full({1}, algorithms::scan_identity(op, acc, true), acc, x.device());
+    algorithms::cached_kernel(group_scan_pass_source(op, exclusive, acc.scalar))(x, offsets, ident,
+                                                                                 out, n);
+    return;
+  }
   algorithms::cached_kernel(scan_pass_source(op, exclusive, acc.scalar))(x, offsets, out, n);
 }
 

@@ -48,6 +48,15 @@ class Backend : public std::enable_shared_from_this<Backend> {
   virtual void check_dlpack_stream(std::int64_t stream) const;
   // True when this device's memory is host memory, which an import may read in place.
   virtual bool host_memory() const { return false; }
+
+  // ---- what the algorithms choose kernels by (docs/design/algorithms.md) ----
+  struct Capabilities {
+    bool workgroups = false;  // kernels may use tack.shared, tack.barrier, block reductions
+    // Neighbouring work items should touch neighbouring elements (a GPU's coalesced access),
+    // rather than each item a contiguous run of its own (a CPU's caches and prefetchers).
+    bool coalescing = false;
+  };
+  virtual Capabilities capabilities() const { return {}; }
 };
 
 // The device registry: "cpu" always; others where their runtime answers.

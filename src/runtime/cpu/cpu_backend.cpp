@@ -196,68 +196,23 @@ void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t p
 #endif
 #endif
 
-HostPool::HostPool() {
+namespace {
+
+std::size_t host_pool_cap() {
 #if defined(TACK_ASAN)
-  cap_ = 0;  // AddressSanitizer must see every free
+  return 0;  // AddressSanitizer must see every free
 #else
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const std::size_t eighth =
       pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8
                             : 0;
-  cap_ = std::min<std::size_t>(eighth, std::size_t{1} << 30);
-  if (const char* s = std::getenv("TACK_CPU_POOL_MB")) {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(s, &end, 10);
-    if (end != s && *end == '\0')
-      cap_ = static_cast<std::size_t>(std::min<unsigned long long>(mb, 1ull << 40)) << 20;
-  }
+  return pool_cap_from_env("TACK_CPU_POOL_MB", std::min<std::size_t>(eighth, std::size_t{1} << 30));
 #endif
 }
 
-HostPool::~HostPool() {
-  release_all();
-}
+}  // namespace
 
-std::pair<void*, std::size_t> HostPool::take(std::size_t size) {
-  if (size < kPoolMinBytes) return {nullptr, 0};
-  std::lock_guard lock(mutex_);
-  auto it = blocks_.lower_bound(size);
-  if (it == blocks_.end() || it->first > size + size / 4) return {nullptr, 0};
-  const std::pair<void*, std::size_t> block{it->second.p, it->first};
-  held_ -= it->first;
-  blocks_.erase(it);
-  return block;
-}
-
-bool HostPool::give(void* p, std::size_t capacity) {
-  if (capacity < kPoolMinBytes || capacity > cap_) return false;
-  std::lock_guard lock(mutex_);
-  // Full: the blocks freed longest ago make room (a program's next requests are most like its
-  // latest frees).
-  while (held_ + capacity > cap_ && !blocks_.empty()) {
-    auto oldest = blocks_.begin();
-    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
-      if (it->second.stamp < oldest->second.stamp) oldest = it;
-    std::free(oldest->second.p);
-    held_ -= oldest->first;
-    blocks_.erase(oldest);
-  }
-  blocks_.emplace(capacity, Block{p, ++stamp_});
-  held_ += capacity;
-  return true;
-}
-
-void HostPool::release_all() {
-  std::lock_guard lock(mutex_);
-  for (const auto& [size, block] : blocks_) std::free(block.p);
-  blocks_.clear();
-  held_ = 0;
-}
-
-std::size_t HostPool::held() const {
-  std::lock_guard lock(mutex_);
-  return held_;
-}
+HostPool::HostPool() : BlockPool(host_pool_cap(), [](void* p) { std::free(p); }) {}
 
 CpuBackend::CpuBackend() {
   tune_malloc_from_environment();

@@ -3,11 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "runtime/backend.hpp"
+#include "runtime/block_pool.hpp"
 
 namespace tack::detail {
 
@@ -22,33 +21,9 @@ inline constexpr std::size_t kCpuAlignment = 64;
 // results and temporaries reuses the same pages instead of faulting in fresh ones
 // (docs/design/algorithms.md, "Temporaries"). CPU launches complete before they return, so a
 // freed buffer has no work left on it.
-inline constexpr std::size_t kPoolMinBytes = 1u << 20;
-
-class HostPool {
+class HostPool : public BlockPool {
  public:
   HostPool();
-  ~HostPool();
-  HostPool(const HostPool&) = delete;
-  HostPool& operator=(const HostPool&) = delete;
-  // A kept block of at least `size` bytes (and at most a quarter more), or {nullptr, 0}.
-  std::pair<void*, std::size_t> take(std::size_t size);
-  // Keeps the block if it is large enough and not larger than the cap, freeing the blocks kept
-  // longest to make room; false: the caller frees it.
-  bool give(void* p, std::size_t capacity);
-  // Frees every kept block (an allocation failed: the memory is needed).
-  void release_all();
-  std::size_t held() const;
-
- private:
-  struct Block {
-    void* p;
-    std::uint64_t stamp;  // when it was given: the oldest go first when the pool is full
-  };
-  mutable std::mutex mutex_;
-  std::multimap<std::size_t, Block> blocks_;
-  std::uint64_t stamp_ = 0;
-  std::size_t held_ = 0;
-  std::size_t cap_ = 0;
 };
 
 class CpuBackend final : public Backend {

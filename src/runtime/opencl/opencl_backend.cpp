@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/opencl/opencl_buffer.hpp"
@@ -129,12 +130,17 @@ OpenClBackend::OpenClBackend(std::shared_ptr<const OpenClApi> api, cl_platform_i
       info_(std::move(info)),
       context_(context),
       queue_(queue),
-      programs_(std::make_unique<ProgramCache>()) {}
+      programs_(std::make_unique<ProgramCache>()),
+      pool_(std::make_unique<BlockPool>(
+          pool_cap_from_env("TACK_OPENCL_POOL_MB",
+                            std::min<std::uint64_t>(info_.global_mem / 8, std::uint64_t{1} << 30)),
+          [this](void* p) { queue_svm_free(*this, p); })) {}
 
 OpenClBackend::~OpenClBackend() {
   // Every buffer holds its backend, so none is left; run what is queued (their frees), then
   // drop programs before the context. Kernels held elsewhere keep their context alive (OpenCL
   // reference counts), so this order is for tidiness, not safety.
+  pool_->release_all();
   api_->Finish(queue_);
   programs_.reset();
   api_->ReleaseCommandQueue(queue_);
@@ -145,8 +151,24 @@ std::shared_ptr<DeviceBuffer> OpenClBackend::allocate(std::size_t nbytes) {
   std::size_t size = (nbytes + kAllocationGranule - 1) / kAllocationGranule * kAllocationGranule;
   if (size == 0) size = kAllocationGranule;
   void* p = nullptr;
+  std::size_t kept = 0;
+  std::tie(p, kept) = pool_->take(size);
+  if (p != nullptr) {
+    auto alloc = std::make_shared<OpenClAllocation>(
+        std::static_pointer_cast<OpenClBackend>(shared_from_this()), p, kept, true);
+    // Its last owner's work may still be queued: a host access through this buffer waits.
+    alloc->note_use(issued());
+    return std::make_shared<OpenClBuffer>(std::move(alloc), static_cast<std::byte*>(p), nbytes,
+                                          std::make_shared<AllocationState>());
+  }
   if (size >= nbytes && size <= info_.max_alloc) {
     p = api_->SVMAlloc(context_, CL_MEM_READ_WRITE, size, 0);
+    if (p == nullptr && pool_->held() > 0) {
+      // The kept blocks are needed: free them (behind the queued work), then try again.
+      pool_->release_all();
+      synchronize();
+      p = api_->SVMAlloc(context_, CL_MEM_READ_WRITE, size, 0);
+    }
   }
   if (p == nullptr) {
     // Nothing was allocated, so every other array is as it was.
@@ -336,9 +358,10 @@ const OpenClDiscovery& opencl_devices() {
     *d = discover_opencl(api);
     return d;
   }();
-  // At exit, let every queue drain, so the frees queued by the last dropped arrays run (and
-  // their bookkeeping is released) before the runtime is unloaded. Registered after the
-  // discovery above, so it runs before the destructors the driver registered while loading.
+  // At exit, free the pool's blocks and let every queue drain, so the frees queued by the last
+  // dropped arrays run (and their bookkeeping is released) before the runtime is unloaded.
+  // Registered after the discovery above, so it runs before the destructors the driver registered
+  // while loading.
   static const bool drain_registered = [] {
     if (!found->backends.empty()) register_exit_drain();
     return true;
@@ -350,6 +373,7 @@ const OpenClDiscovery& opencl_devices() {
 void register_exit_drain() {
   std::atexit([] {
     for (const auto& b : opencl_devices().backends) {
+      b->pool().release_all();  // the kept blocks go back to the driver with the rest
       b->api().Finish(b->queue());
       b->svm_registry()->wait_for_frees(std::chrono::seconds(1));
     }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/backend.hpp"
+#include "runtime/block_pool.hpp"
 #include "runtime/opencl/opencl_api.hpp"
 
 namespace tack::detail {
@@ -79,6 +80,7 @@ class OpenClBackend final : public Backend {
 
   std::string name() const override { return "opencl:" + std::to_string(index_); }
   std::string kind() const override { return "opencl"; }
+  Capabilities capabilities() const override { return {true, !info_.cpu}; }
   // Contents unspecified. Out of device memory: RuntimeError naming the size and the device;
   // nothing else is affected.
   std::shared_ptr<DeviceBuffer> allocate(std::size_t nbytes) override;
@@ -132,6 +134,9 @@ class OpenClBackend final : public Backend {
   int index() const { return index_; }
   const OpenClDeviceInfo& info() const { return info_; }
   const std::shared_ptr<SvmRegistry>& svm_registry() const { return svm_; }
+  // Freed SVM allocations kept for reuse in queue order (TACK_OPENCL_POOL_MB;
+  // docs/memory-model.md).
+  BlockPool& pool() { return *pool_; }
   // Built programs something still holds (the in-memory cache's live entries).
   std::size_t live_programs() const;
 
@@ -166,7 +171,12 @@ class OpenClBackend final : public Backend {
     std::map<std::pair<std::string, std::string>, std::weak_ptr<OpenClKernel>> kernels;
   };
   std::unique_ptr<ProgramCache> programs_;
+  std::unique_ptr<BlockPool> pool_;
 };
+
+// Frees SVM memory behind every command queued before it (clEnqueueSVMFree; at once after
+// clFinish where the queue refuses), forgetting its range when the free is done.
+void queue_svm_free(OpenClBackend& backend, void* base);
 
 // The OpenCL devices of this process, found once: every device of every platform that answers
 // and has coarse-grained SVM. `notes` says why anything was left out (no runtime, no platform,

@@ -41,25 +41,32 @@ std::size_t pattern_period(const unsigned char* p, std::size_t size) {
 
 }  // namespace
 
-OpenClAllocation::~OpenClAllocation() {
-  if (!owned || base == nullptr) return;
+void queue_svm_free(OpenClBackend& backend, void* base) {
   // Queued behind every command before it (launches that may still read or write the memory);
   // the callback frees and forgets the range. Errors are ignored: a destructor cannot report
   // them, and at worst the memory stays allocated.
-  const OpenClApi& api = backend->api();
-  auto* f = new QueuedFree{backend->api_ptr(), backend->context(), backend->svm_registry()};
+  const OpenClApi& api = backend.api();
+  auto* f = new QueuedFree{backend.api_ptr(), backend.context(), backend.svm_registry()};
   void* pointers[1] = {base};
-  backend->svm_registry()->free_queued();
-  cl_int err = api.EnqueueSVMFree(backend->queue(), 1, pointers, free_svm, f, 0, nullptr, nullptr);
+  backend.svm_registry()->free_queued();
+  cl_int err = api.EnqueueSVMFree(backend.queue(), 1, pointers, free_svm, f, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) {
     // The queue refused it: wait for everything queued, then free at once.
     delete f;
-    api.Finish(backend->queue());
-    backend->svm_registry()->free_done(reinterpret_cast<std::uintptr_t>(base),
-                                       [&] { api.SVMFree(backend->context(), base); });
+    api.Finish(backend.queue());
+    backend.svm_registry()->free_done(reinterpret_cast<std::uintptr_t>(base),
+                                      [&] { api.SVMFree(backend.context(), base); });
     return;
   }
-  api.Flush(backend->queue());  // so the free happens without a later clFinish
+  api.Flush(backend.queue());  // so the free happens without a later clFinish
+}
+
+OpenClAllocation::~OpenClAllocation() {
+  if (!owned || base == nullptr) return;
+  // Kept for reuse: work queued on the memory's next owner runs after this owner's (one
+  // in-order queue), so the block is handed out at once.
+  if (backend->pool().give(base, nbytes)) return;
+  queue_svm_free(*backend, base);
 }
 
 OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClAllocation> alloc, std::byte* data,

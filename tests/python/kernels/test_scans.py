@@ -133,3 +133,41 @@ def test_min_max_scans_in_another_dtype():
     x = np.arange(10000, dtype=np.uint64)
     r = tack.inclusive_scan(arr(x), "max", dtype=tack.i64).numpy()
     assert r.dtype == np.int64 and r[-1] == 9999
+
+
+GROUP_CASES = [(np.int32, "add"), (np.uint8, "add"), (np.int64, "max"), (np.uint64, "min"),
+               (np.float32, "min"), (np.float64, "max")]
+
+
+@pytest.mark.parametrize("dtype,op", GROUP_CASES, ids=lambda c: name(c) if isinstance(c, type)
+                         else c)
+def test_workgroup_scans_give_the_serial_scans_bits(monkeypatch, dtype, op):
+    # Devices that want coalesced access scan exact folds by workgroups (docs/design/
+    # algorithms.md); TACK_SCAN_KERNEL forces either kernel where workgroups exist (PoCL here).
+    groups = [d for d in tack.devices() if d.kind == "opencl"]
+    if not groups:
+        pytest.skip("no device with workgroups")
+    g = rng(21)
+    for n in [1, 255, 256, 257, 4096, 4097, 5 * 4096 + 300]:
+        x = g.integers(-1000, 1000, n).astype(dtype)
+        if np.issubdtype(dtype, np.floating) and n > 8:
+            x[::37] = np.nan
+            x[1::41] = -0.0
+            x[2::43] = 0.0
+        for scan in (tack.inclusive_scan, tack.exclusive_scan):
+            want = scan(tack.array(x), op).numpy().tobytes()  # the CPU's serial pass
+            for kernel in ("portable", "workgroup"):
+                monkeypatch.setenv("TACK_SCAN_KERNEL", kernel)
+                got = scan(tack.array(x, device=groups[0]), op).numpy().tobytes()
+                assert got == want, (n, scan.__name__, kernel)
+
+
+def test_workgroup_scans_of_two_levels(monkeypatch):
+    # More than 4096 blocks: the blocks' offsets are scanned by the same kernel, recursively.
+    groups = [d for d in tack.devices() if d.kind == "opencl"]
+    if not groups:
+        pytest.skip("no device with workgroups")
+    x = data(4096 * 4096 + 4097, np.int32, 3)
+    monkeypatch.setenv("TACK_SCAN_KERNEL", "workgroup")
+    np.testing.assert_array_equal(tack.cumsum(tack.array(x, device=groups[0])).numpy(),
+                                  np.cumsum(x))

@@ -19,6 +19,23 @@
 namespace tack::detail {
 namespace {
 
+TEST(BlockPool, ReleasesWhatItDropsOnceAndEverythingAtTheEnd) {
+  std::vector<void*> released;
+  alignas(64) static char blocks[3][1];
+  {
+    BlockPool pool(3 * kPoolMinBytes, [&](void* p) { released.push_back(p); });
+    EXPECT_TRUE(pool.give(blocks[0], 2 * kPoolMinBytes));
+    EXPECT_TRUE(pool.give(blocks[1], kPoolMinBytes));
+    EXPECT_EQ(pool.held(), 3 * kPoolMinBytes);
+    EXPECT_TRUE(pool.give(blocks[2], 2 * kPoolMinBytes));  // the oldest (0) makes room
+    EXPECT_EQ(released, (std::vector<void*>{blocks[0]}));
+    EXPECT_FALSE(pool.give(blocks[0], 4 * kPoolMinBytes));  // over the cap: the caller frees
+    EXPECT_EQ(pool.take(2 * kPoolMinBytes).first, blocks[2]);
+    EXPECT_EQ(pool.held(), kPoolMinBytes);
+  }
+  EXPECT_EQ(released, (std::vector<void*>{blocks[0], blocks[1]}));  // the rest at the end
+}
+
 TEST(HostPool, KeepsLargeBlocksUnderTheCapAndHandsThemBack) {
   HostPool pool;
   const std::size_t big = 2 * kPoolMinBytes;

@@ -394,6 +394,37 @@ TEST_F(OpenCl, DroppedArrayIsFreedAfterTheLaunchesBeforeIt) {
   for (float x : out) ASSERT_EQ(x, 42.0f);
 }
 
+// A dropped allocation of 1 MiB or more is kept and handed to the next allocation of its size
+// at once: work queued on the new array runs after the launches queued on the old one.
+TEST_F(OpenCl, DroppedLargeArrayIsReusedInQueueOrder) {
+  if (backend_->pool().cap() < (std::size_t{4} << 20)) GTEST_SKIP() << "the pool is off";
+  auto k = backend_->build_program(kIncrement, "increment");
+  const std::int64_t n = std::int64_t{1} << 19;  // 2 MiB of f32
+  std::vector<float> v(static_cast<std::size_t>(n), 41.0f);
+  Array b = empty({n}, f32, *dev_);
+  std::optional<Array> a = array(v, {n}, *dev_);
+  const std::uintptr_t address = a->address();
+  std::optional<Array> c;
+  {
+    QueueGate gate(*backend_);
+    backend_->launch(*k, OpenClArgs().array(*a).array(b).list(), 256);
+    a.reset();  // dropped while the launch that reads it is still queued
+    EXPECT_EQ(backend_->pool().held(), static_cast<std::size_t>(n) * 4);
+    c = empty({n - 100}, f32, *dev_);  // within a quarter of the size: the kept block
+    EXPECT_EQ(c->address(), address);
+    EXPECT_TRUE(buf(*c).allocation().pending()) << "its last owner's launch is still queued";
+    c->fill(5.0);  // queued behind the launch that reads the old contents
+  }
+  for (float x : b.to_vector<float>()) ASSERT_EQ(x, 42.0f);
+  for (float x : c->to_vector<float>()) ASSERT_EQ(x, 5.0f);
+  EXPECT_EQ(backend_->memory_space(address), "opencl");
+  c.reset();
+  backend_->pool().release_all();  // frees, in queue order, what the pool kept
+  backend_->synchronize();
+  EXPECT_EQ(backend_->memory_space(address), "cpu");
+  EXPECT_EQ(backend_->pool().held(), 0u);
+}
+
 TEST_F(OpenCl, SharedArraysCompleteTheirLaunches) {
   auto k = backend_->build_program(kIncrement, "increment");
   Array a = full({1000}, Scalar::from(1.0), f32, *dev_);
