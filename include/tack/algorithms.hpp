@@ -111,8 +111,14 @@ Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_
 std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values,
                                       std::string_view op = "add",
                                       std::optional<DType> dtype = std::nullopt);
+// out[s] = the sum of the values whose segment id is s, for s in [0, num_segments) (0 where
+// none is): as reduce_by_key of the values sorted stably by id, so each segment adds its values
+// in their order and the bits are the same on every device. Ids are integers in
+// [0, num_segments) (IndexError otherwise), in any order; the dtype as tack.sum's.
+Array segmented_sum(const Array& values, const Array& segment_ids, std::int64_t num_segments,
+                    std::optional<DType> dtype = std::nullopt);
 
-// ---- Sorts (a stable LSD radix sort; floats in NumPy's order, NaN last) ----
+// ---- Sorts (a stable radix sort; floats in NumPy's order, NaN last) ----
 
 // The elements sorted along the last axis (each row on its own), or every element flattened
 // (axis nullopt, a 1-D result). Another axis is a ValueError; vector arrays a TypeError. -0.0

@@ -613,6 +613,17 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       },
       nb::arg("keys"), nb::arg("values"), nb::arg("op") = "add", dtype,
       "(run keys, reductions): one per run of equal consecutive keys, in order.");
+  m.def(
+      "segmented_sum",
+      [](const Array& values, const Array& segment_ids, std::int64_t num_segments,
+         nb::handle dtype) {
+        const std::optional<DType> d = optional_dtype(dtype);
+        GilRelease release;
+        return tack::segmented_sum(values, segment_ids, num_segments, d);
+      },
+      nb::arg("values"), nb::arg("segment_ids"), nb::arg("num_segments"), dtype,
+      "out[s] = the sum of the values whose segment id is s (ids in [0, num_segments), any "
+      "order); the same bits on every device.");
 }
 
 }  // namespace tack::python

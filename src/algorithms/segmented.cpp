@@ -6,6 +6,7 @@
 // device and thread count gives the same bits.
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "algorithms/kernel_text.hpp"
@@ -160,6 +161,48 @@ def tack_run_ends(keys, heads, running, run, out_keys, out_vals, n):
             out_vals[run[k] - 1] = running[k]
 )")(k, heads, running, run, out_keys, out_vals, n);
   return {out_keys, out_vals};
+}
+
+Array segmented_sum(const Array& values, const Array& segment_ids, std::int64_t num_segments,
+                    std::optional<DType> dtype) {
+  check_pair(segment_ids, values, "segmented_sum");
+  const ScalarType it = segment_ids.dtype().scalar;
+  if (is_float(it)) {
+    throw TypeError("tack.segmented_sum: segment ids must be integers, got " +
+                    segment_ids.dtype().str() + "; convert them with .astype(tack.i64)");
+  }
+  if (num_segments < 0) {
+    throw ValueError("tack.segmented_sum: num_segments is " + std::to_string(num_segments) +
+                     "; pass the number of segments, 0 or more");
+  }
+  const DType acc = value_type(values, "add", dtype, "segmented_sum");
+  const Device dev = values.device();
+  Array out = zeros({num_segments}, acc, dev);
+  const std::int64_t n = values.size();
+  if (n == 0) return out;
+  const Scalar lo = min(segment_ids), hi = max(segment_ids);
+  const bool lo_bad = lo.kind == Scalar::Kind::Int && lo.i < 0;
+  const bool hi_bad = hi.kind == Scalar::Kind::UInt
+                          ? hi.u >= static_cast<std::uint64_t>(num_segments)
+                          : hi.i >= num_segments;
+  if (lo_bad || hi_bad) {
+    throw IndexError("tack.segmented_sum: segment id " + (lo_bad ? lo.str() : hi.str()) +
+                     " is outside [0, " + std::to_string(num_segments) +
+                     "); ids must name one of the num_segments segments");
+  }
+  Array ids = segment_ids.reshape({n}), vals = values.reshape({n});
+  // Unsorted ids are sorted first (stably: each segment keeps its elements' order).
+  Array descents = zeros({1}, i64, dev);
+  cached_kernel(R"(@tack.kernel
+def tack_descents(ids, count):
+    for k in range(1, len(ids)):
+        if ids[k] < ids[k - 1]:
+            tack.atomic_add(count, 0, 1)
+)")(ids, descents);
+  if (std::get<Scalar>(descents.index({0})).i != 0) std::tie(ids, vals) = sort_by_key(ids, vals);
+  const auto [runs, sums] = reduce_by_key(ids, vals, "add", acc);
+  scatter(sums, runs, out);
+  return out;
 }
 
 }  // namespace tack

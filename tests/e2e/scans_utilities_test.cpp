@@ -52,6 +52,11 @@ TEST_P(ScansOnDevice, ByKey) {
   EXPECT_EQ(keys.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 1, 0}));
   EXPECT_EQ(sums.to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 12, 6}));
   EXPECT_THROW(reduce_by_key(k, v.slice(0, 3)), ValueError);
+  // Segments by id, in any order; segment 3 has no element.
+  EXPECT_EQ(segmented_sum(v, k, 4).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{9, 12, 0, 0}));
+  EXPECT_EQ(segmented_sum(v, k, 2, f64).to_vector<double>(), (std::vector<double>{9, 12}));
+  EXPECT_THROW(segmented_sum(v, k, 1), IndexError);
 }
 
 TEST_P(ScansOnDevice, Utilities) {

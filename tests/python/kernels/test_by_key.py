@@ -87,3 +87,45 @@ def test_reduce_by_key_gives_each_runs_first_key():
     rk, rv = tack.reduce_by_key(arr(np.array([0.0, -0.0, 1.0])), arr(np.array([1, 2, 3])))
     assert not np.signbit(rk.numpy()[0])
     np.testing.assert_array_equal(rv.numpy(), [3, 3])
+
+
+@pytest.mark.parametrize("n", [0, 1, 4097, 20000])
+@pytest.mark.parametrize("ordered", [True, False], ids=["sorted ids", "unsorted ids"])
+def test_segmented_sum(n, ordered):
+    g = rng(n + ordered)
+    ids = g.integers(0, 50, n)
+    if ordered:
+        ids.sort()
+    v = g.integers(-9, 10, n).astype(np.int32)
+    want = np.zeros(53, np.int64)
+    np.add.at(want, ids, v)
+    got = tack.segmented_sum(arr(v), arr(ids), 53)  # segments 50-52 have no element: 0
+    assert got.dtype == tack.i64  # tack.sum's accumulator
+    np.testing.assert_array_equal(got.numpy(), want)
+    f = g.standard_normal(n).astype(np.float32)
+    s = tack.segmented_sum(arr(f), arr(ids.astype(np.uint16)), 53, dtype=tack.f64).numpy()
+    # Each segment adds its values in their order: a serial f64 sum per segment.
+    ref = np.zeros(53)
+    for i, x in zip(ids, f):
+        ref[i] += np.float64(x)
+    np.testing.assert_array_equal(s, ref)
+
+
+def test_segmented_sum_the_same_bits_on_every_device_and_bad_input():
+    g = rng(5)
+    ids = g.integers(0, 1000, 30000)
+    f = g.standard_normal(30000).astype(np.float32)
+    ref = tack.segmented_sum(tack.array(f), tack.array(ids), 1000).numpy().tobytes()
+    for d in tack.devices():
+        got = tack.segmented_sum(tack.array(f, device=d), tack.array(ids, device=d), 1000)
+        assert got.numpy().tobytes() == ref, d.name
+    with pytest.raises(IndexError, match=r"segment id 999 is outside \[0, 999\)"):
+        tack.segmented_sum(arr(f), arr(ids), 999)  # the ids go up to 999
+    with pytest.raises(IndexError, match="segment id -1"):
+        tack.segmented_sum(arr(f[:2]), arr(np.array([0, -1])), 5)
+    with pytest.raises(TypeError, match="integers"):
+        tack.segmented_sum(arr(f), arr(f), 5)
+    with pytest.raises(ValueError, match="num_segments is -1"):
+        tack.segmented_sum(arr(f), arr(ids), -1)
+    with pytest.raises(ValueError):
+        tack.segmented_sum(arr(f[:5]), arr(ids), 1000)  # lengths differ
