@@ -5,6 +5,7 @@ Python. A kernel's device functions are the @tack.func objects its source (and t
 found by name in the defining module's globals."""
 import functools as _functools
 import inspect as _inspect
+import linecache as _linecache
 import operator as _operator
 import re as _re
 import textwrap as _textwrap
@@ -15,8 +16,91 @@ from tack import _tack
 _NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def _logical_starts(lines):
+    """For each line, whether a logical line starts there: outside brackets, strings and
+    backslash continuations. A scan of quotes, brackets and comments, as Python's tokenizer
+    does, whose first use costs about 10 ms of regex compiling in every process."""
+    starts = []
+    depth = 0
+    quote = None  # the open string's delimiter: ', ", ''' or """
+    continued = False
+    for line in lines:
+        starts.append(depth == 0 and quote is None and not continued)
+        continued = False
+        k, n = 0, len(line)
+        while k < n:
+            c = line[k]
+            if quote is not None:
+                if c == "\\":
+                    k += 2
+                elif line.startswith(quote, k):
+                    k += len(quote)
+                    quote = None
+                else:
+                    k += 1
+                continue
+            if c == "#":
+                break
+            if c in "'\"":
+                quote = line[k:k + 3] if line[k:k + 3] in ("'''", '"""') else c
+                k += len(quote)
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth = max(depth - 1, 0)
+            elif c == "\\" and line[k + 1:].strip() == "":
+                continued = True
+            k += 1
+        if quote is not None and len(quote) == 1:
+            quote = None  # an unterminated one-line string: the parser will say so
+    return starts
+
+
+def _block(lines, start):
+    """lines[start:] cut after the function defined there (decorators first): through the last
+    line of its body; None when no def statement starts there."""
+    starts = _logical_starts(lines[start:])
+    first = lines[start]
+    indent = len(first) - len(first.lstrip())
+    k = 0
+    while k < len(starts) and lines[start + k].strip().startswith("@"):
+        k += 1
+        while k < len(starts) and not starts[k]:
+            k += 1
+    if k >= len(starts) or not lines[start + k].lstrip().startswith(("def ", "async def ")):
+        return None
+    last = k
+    body = None  # the body's indentation, from its first statement
+    for end in range(k + 1, len(starts)):
+        text = lines[start + end]
+        stripped = text.strip()
+        depth = len(text) - len(text.lstrip())
+        if starts[end] and not stripped:
+            continue
+        if starts[end] and stripped.startswith("#"):
+            if body is not None and depth >= body:
+                last = end  # a comment as deep as the body is part of it (as inspect's)
+            continue
+        if starts[end] and depth <= indent:
+            break
+        if starts[end] and body is None:
+            body = depth
+        last = end
+    return lines[start:start + last + 1]
+
+
 def _source_of(fn):
     """The function's dedented source, its first line and its file."""
+    fn = _inspect.unwrap(fn)  # as inspect.getsourcelines: a wrapper's source is its original's
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        file = code.co_filename
+        lines = _linecache.getlines(file, getattr(fn, "__globals__", None))
+        first = code.co_firstlineno
+        block = _block(lines, first - 1) if 0 < first <= len(lines) else None
+        if block is not None:
+            return _textwrap.dedent("".join(block)), first, file
     try:
         lines, first_line = _inspect.getsourcelines(fn)
         file = _inspect.getsourcefile(fn) or "<unknown>"

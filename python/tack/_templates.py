@@ -12,6 +12,7 @@ arguments, one per class and attribute layout, compiled by the normal machinery.
 import inspect as _inspect
 import io as _io
 import numbers as _numbers
+import re as _re
 import tokenize as _tokenize
 
 import numpy as _np
@@ -57,14 +58,24 @@ def template_params(fn):
     """The names of fn's template parameters (see the module's docstring)."""
     params = list(_inspect.signature(fn).parameters.values())
     try:
-        tokens = _tokens(_source_of(fn)[0])
-    except (TypeError, _tokenize.TokenError, IndentationError, SyntaxError):
+        source = _source_of(fn)[0]
+    except TypeError:
         return []
+    # Tokenized only when some parameter may be used as `p.attr` (most kernels use none but
+    # `a.shape`, and the tokenizer's first use costs milliseconds).
+    dotted = [p.name for p in params
+              if _re.search(r"\b" + _re.escape(p.name) + r"\s*\.\s*(?!shape\b)[A-Za-z_]", source)]
+    tokens = []
+    if dotted:
+        try:
+            tokens = _tokens(source)
+        except (_tokenize.TokenError, IndentationError, SyntaxError):
+            return []
     out = []
     for k, p in enumerate(params):
         if (isinstance(p.annotation, _Template) or
                 (k == 0 and p.name == "self" and "." in fn.__qualname__) or
-                any(a != "shape" for a in _attribute_uses(tokens, p.name))):
+                (p.name in dotted and any(a != "shape" for a in _attribute_uses(tokens, p.name)))):
             out.append(p.name)
     return out
 

@@ -92,6 +92,11 @@ Array copy_device_tensor(std::uintptr_t address, ScalarType scalar, const Shape&
 // The device that holds a tensor's memory: the first device present whose backend says so
 // (Backend::holds_dlpack); nullopt when none does.
 std::optional<Device> own_device(const dlpack::Device& d) {
+  // The devices found so far first (the CPU for host tensors), so that importing host memory
+  // does not look for other devices.
+  for (const auto& b : detail::known_backends()) {
+    if (b->holds_dlpack(d)) return Device(b);
+  }
   for (const Device& candidate : devices()) {
     if (candidate.backend()->holds_dlpack(d)) return candidate;
   }

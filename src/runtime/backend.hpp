@@ -62,6 +62,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
 // The device registry: "cpu" always; others where their runtime answers.
 std::shared_ptr<Backend> find_backend(const std::string& name);
 std::vector<std::shared_ptr<Backend>> all_backends();
+// The devices found so far, without looking for more: the CPU, and the others once something
+// asked for them (an array or kernel can only be on one of these).
+std::vector<std::shared_ptr<Backend>> known_backends();
 std::shared_ptr<Backend> default_backend();
 void set_default_backend(std::shared_ptr<Backend> backend);
 

@@ -26,7 +26,9 @@ namespace {
 
 struct Registry {
   std::mutex mutex;
+  // The CPU first; the other devices once discovered (discover()).
   std::vector<std::shared_ptr<Backend>> backends;
+  bool discovered = false;
   std::shared_ptr<Backend> default_backend;
   // TACK_DEVICE named no device present: what default_backend() raises until
   // set_default_backend() picks one.
@@ -36,20 +38,29 @@ struct Registry {
 std::string names_of(const std::vector<std::shared_ptr<Backend>>& backends);
 std::shared_ptr<Backend> find_in(const Registry& r, const std::string& name);
 
+// The devices other than the CPU, found on first need (a name that is not "cpu", the device
+// list, TACK_DEVICE naming another device), so that a program that only uses the CPU never
+// loads or queries a driver (docs/design/cold_start.md). Called with r.mutex held.
+void discover(Registry& r) {
+  if (r.discovered) return;
+  r.discovered = true;
+  // OpenCL devices where a platform answers (after the CPU, which stays the default); a
+  // missing or broken runtime only leaves them out.
+  try {
+    for (const auto& b : opencl_devices().backends) r.backends.push_back(b);
+  } catch (...) {
+  }
+}
+
 Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry;  // intentionally immortal: buffers may outlive static destruction
     reg->backends.push_back(std::make_shared<CpuBackend>());
     reg->default_backend = reg->backends.front();
-    // OpenCL devices where a platform answers (after the CPU, which stays the default); a
-    // missing or broken runtime only leaves them out.
-    try {
-      for (const auto& b : opencl_devices().backends) reg->backends.push_back(b);
-    } catch (...) {
-    }
     // TACK_DEVICE=<name> ("opencl", "opencl:1"): the default device of the process, so that a
     // program runs unchanged on another device.
     if (const char* env = std::getenv("TACK_DEVICE"); env != nullptr && *env != '\0') {
+      if (std::string(env) != "cpu") discover(*reg);
       if (auto b = find_in(*reg, env)) {
         reg->default_backend = b;
       } else {
@@ -87,11 +98,20 @@ std::shared_ptr<Backend> find_backend(const std::string& name) {
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   if (auto b = find_in(r, name)) return b;
+  discover(r);
+  if (auto b = find_in(r, name)) return b;
   throw ValueError("no device named '" + name + "'; the devices present are " +
                    names_of(r.backends) + " (see tack.devices())");
 }
 
 std::vector<std::shared_ptr<Backend>> all_backends() {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  discover(r);
+  return r.backends;
+}
+
+std::vector<std::shared_ptr<Backend>> known_backends() {
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   return r.backends;
