@@ -111,3 +111,31 @@ def test_compile_error():
     assert (e.kernel, e.line, e.column) == ("saxpy", 3, 9)
     assert e.message == "name 'q' is not defined"
     assert "y[i] = a * x[i] + q" in str(e)
+
+
+def test_a_cpu_only_program_never_loads_a_device_driver(tmp_path):
+    # Devices other than the CPU are discovered on first need (docs/design/cold_start.md): a
+    # program that only makes CPU arrays and runs CPU kernels never loads the OpenCL library.
+    code = """
+import tack
+a = tack.zeros(8, dtype=tack.f32)
+@tack.kernel
+def inc(x):
+    for i in range(len(x)):
+        x[i] += 1.0
+inc(a)
+tack.sync()
+maps = open('/proc/self/maps').read()
+print('OPENCL' if 'libOpenCL' in maps else 'NONE', a.numpy().sum())
+print(len(tack.devices()) >= 1, 'libOpenCL' in open('/proc/self/maps').read())
+"""
+    env = dict(os.environ)
+    env.pop("TACK_DEVICE", None)
+    script = tmp_path / "cpu_only.py"  # a file: kernels are read from their source
+    script.write_text(code)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout.split("\n")
+    assert out[0] == "NONE 8.0", out
+    opencl_present = any(d.kind == "opencl" for d in tack.devices())
+    assert out[1] == f"True {opencl_present}", out  # the device list does look

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -95,6 +97,62 @@ TEST(CpuBackend, ReusedMemoryIsNotAssumedZero) {
   again->to_host(host.data(), 0, n);
   for (std::size_t k = 0; k < n; k += 4099) ASSERT_EQ(host[k], zero) << k;
   (void)first;  // the same address when the pool is on; any address is correct
+}
+
+// The value of `field` ("THPeligible") in /proc/self/smaps for the mapping that holds `address`;
+// -1 when the file or the field is missing.
+long smaps_field(std::uintptr_t address, const std::string& field) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find('-')) {
+      inside = address >= lo && address < hi;
+      continue;
+    }
+    if (inside && line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
+std::string thp_mode() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+// Large allocations take whole huge pages, advised for transparent huge pages, and start at a
+// rotating color (a page and a cache line apart) so that arrays do not share cache sets.
+TEST(CpuBackend, LargeAllocationsAreAdvisedForHugePagesAndColored) {
+  if (const char* e = std::getenv("TACK_CPU_HUGE_PAGES"); e && std::string(e) == "0")
+    GTEST_SKIP() << "TACK_CPU_HUGE_PAGES=0";
+  auto cpu = find_backend("cpu");
+  std::vector<std::shared_ptr<DeviceBuffer>> held;
+  std::vector<std::uintptr_t> colors;
+  for (int k = 0; k < 3; ++k) {
+    held.push_back(cpu->allocate(kHugeAllocBytes + 12345));
+    const std::uintptr_t a = held.back()->address();
+    EXPECT_EQ(a % kCpuAlignment, 0u);
+    const std::uintptr_t offset = a % kHugePageBytes;
+    EXPECT_EQ(offset % (4096 + 64), 0u) << offset;
+    EXPECT_LT(offset, 16u * (4096 + 64));
+    colors.push_back(offset);
+    const std::byte one{1};
+    held.back()->fill(&one, 1);
+  }
+  EXPECT_NE(colors[0], colors[1]);
+  EXPECT_NE(colors[1], colors[2]);
+  const std::string mode = thp_mode();
+  const long eligible = smaps_field(held[0]->address(), "THPeligible");
+  if (mode.find("[never]") != std::string::npos || eligible < 0) {
+    GTEST_SKIP() << "no transparent huge pages here ('" << mode << "')";
+  }
+  EXPECT_EQ(eligible, 1) << "the allocation was not advised for huge pages (mode " << mode << ")";
+  // A small allocation keeps the plain alignment and no color of its own.
+  auto small = cpu->allocate(kHugeAllocBytes - 1);
+  EXPECT_EQ(small->address() % kCpuAlignment, 0u);
 }
 
 TEST(CpuBackend, AllocatesAlignedOwnedBuffersAndWrapsWithoutOwning) {
