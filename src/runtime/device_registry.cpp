@@ -40,7 +40,7 @@ std::shared_ptr<Backend> find_in(const Registry& r, const std::string& name);
 
 // The devices other than the CPU, found on first need (a name that is not "cpu", the device
 // list, TACK_DEVICE naming another device), so that a program that only uses the CPU never
-// loads or queries a driver (docs/design/cold_start.md). Called with r.mutex held.
+// loads or queries a driver (docs/design/cpu_limits.md). Called with r.mutex held.
 void discover(Registry& r) {
   if (r.discovered) return;
   r.discovered = true;

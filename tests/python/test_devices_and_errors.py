@@ -114,7 +114,7 @@ def test_compile_error():
 
 
 def test_a_cpu_only_program_never_loads_a_device_driver(tmp_path):
-    # Devices other than the CPU are discovered on first need (docs/design/cold_start.md): a
+    # Devices other than the CPU are discovered on first need (docs/design/cpu_limits.md): a
     # program that only makes CPU arrays and runs CPU kernels never loads the OpenCL library.
     code = """
 import tack

@@ -1,6 +1,6 @@
 """A kernel's source text is cut from its file by Tack's own scan (tack/_kernel.py, _block), not
 by inspect's tokenizer, whose first use costs milliseconds in every process
-(docs/design/cold_start.md): the same text as inspect.getsourcelines on awkward layouts."""
+(docs/design/cpu_limits.md): the same text as inspect.getsourcelines on awkward layouts."""
 import inspect
 import textwrap
 

@@ -2,11 +2,13 @@
 // optimize it with the new pass manager, emit an object file, and link it into ORC LLJIT.
 #include "codegen/llvm/llvm_codegen.hpp"
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -14,7 +16,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "codegen/llvm/kernel_emitter.hpp"
 #include "ir/verifier.hpp"
@@ -60,6 +64,23 @@ const llvm::orc::JITTargetMachineBuilder& host_builder() {
     return std::move(*b);
   }();
   return builder;
+}
+
+// glibc's vector math library (libmvec): where it loads, the loop vectorizer may replace the
+// math builtins (sin, exp, log, pow, ...) by its 4- and 8-lane functions, within their
+// accuracy contract (docs/language.md, "Math accuracy"). Loaded into the process for the JIT to
+// link against; TACK_VECTOR_MATH=0, a missing library or a host other than x86-64 keep the
+// scalar C library functions. Part of the target id, so cached objects match.
+bool vector_math() {
+  static const bool on = [] {
+    const char* env = std::getenv("TACK_VECTOR_MATH");
+    if (env != nullptr && std::string(env) == "0") return false;
+    init_llvm();
+    if (host_builder().getTargetTriple().getArch() != llvm::Triple::x86_64) return false;
+    std::string error;
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &error);
+  }();
+  return on;
 }
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
@@ -143,6 +164,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level,
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm, tuning);
+  const llvm::Triple triple(m.getTargetTriple());
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (vector_math())
+    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -295,7 +321,7 @@ JitModule::~JitModule() {
 std::string host_target_id() {
   const llvm::orc::JITTargetMachineBuilder& b = host_builder();
   return std::string("llvm-") + TACK_LLVM_VERSION + ";" + b.getTargetTriple().str() + ";" +
-         b.getCPU() + ";" + b.getFeatures().getString();
+         b.getCPU() + ";" + b.getFeatures().getString() + (vector_math() ? ";libmvec" : "");
 }
 
 }  // namespace tack::codegen
