@@ -14,14 +14,13 @@ timed call ends with tack.sync(), so queued launches are counted.
 """
 import ctypes
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 import tack
+from _util import best_of, build_reference
 
 _argv = sys.argv[1:]
 DEVICE = tack.device("cpu")
@@ -116,17 +115,9 @@ extern "C" void sort_f32(float* x, long n) { par_sort(x, n); }
 
 
 def cxx_reference():
-    d = tempfile.mkdtemp(prefix="tack-sort-")
-    src, lib = os.path.join(d, "sort.cpp"), os.path.join(d, "sort.so")
-    with open(src, "w") as f:
-        f.write(CXX_SOURCE)
-    try:
-        subprocess.run([os.environ.get("CXX", "c++"), "-O3", "-march=native", "-fopenmp",
-                        "-fPIC", "-shared", src, "-o", lib], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"C++ sort reference skipped: {e}")
+    so = build_reference(CXX_SOURCE, "C++ sort reference", cxx=True)
+    if so is None:
         return None
-    so = ctypes.CDLL(lib)
     for f in (so.sort_u32, so.sort_f32):
         f.argtypes = [ctypes.c_void_p, ctypes.c_long]
         f.restype = None
@@ -174,17 +165,9 @@ def sorts():
 
 
 def c_reference():
-    d = tempfile.mkdtemp(prefix="tack-reduce-")
-    src, lib = os.path.join(d, "reduce.c"), os.path.join(d, "reduce.so")
-    with open(src, "w") as f:
-        f.write(C_SOURCE)
-    try:
-        subprocess.run([os.environ.get("CC", "cc"), "-O3", "-march=native", "-fopenmp", "-fPIC",
-                        "-shared", src, "-o", lib], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"C reference skipped: {e}")
+    so = build_reference(C_SOURCE, "C reference")
+    if so is None:
         return None
-    so = ctypes.CDLL(lib)
     for f in (so.sum, so.vmax, so.vmin):
         f.argtypes = [ctypes.c_void_p, ctypes.c_long]
         f.restype = ctypes.c_float
@@ -194,16 +177,6 @@ def c_reference():
         f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
         f.restype = None
     return so
-
-
-def best_of(fn, repeat=7):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def row(name, gb, t_fn, np_fn, c_fn, c_name):

@@ -8,14 +8,12 @@ the scalar figure. Prints times and ratios (reference / tack; above 1 means Tack
 """
 import ctypes
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
 import numpy as np
 
 import tack
+from _util import best_of, build_reference
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 16 * 2**20
 
@@ -38,30 +36,11 @@ def sinexp(x, out):
         out[i] = tack.sin(x[i]) * tack.exp(-x[i] * x[i])
 
 
-def best_of(fn, runs=7):
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def c_library():
-    d = tempfile.mkdtemp(prefix="tack-math-")
-    src, lib = os.path.join(d, "m.c"), os.path.join(d, "m.so")
-    with open(src, "w") as f:
-        f.write(C_SOURCE)
-    try:
-        subprocess.run([os.environ.get("CC", "cc"), "-O3", "-march=native", "-fopenmp", "-fPIC",
-                        "-shared", src, "-o", lib, "-lm"], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"C reference skipped: {e}")
-        return None
-    so = ctypes.CDLL(lib)
-    for f in (so.sinexp_f32, so.sinexp_f64):
-        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    so = build_reference(C_SOURCE, "C reference", libs=["-lm"])
+    if so is not None:
+        for f in (so.sinexp_f32, so.sinexp_f64):
+            f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
     return so
 
 
