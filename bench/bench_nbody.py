@@ -8,14 +8,12 @@ install -- all in one run. Prints times, interactions per second and ratios (ref
 """
 import ctypes
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
 import numpy as np
 
 import tack
+from _util import best_of, build_reference
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 16 * 1024
 EPS2 = 1e-4  # softening, squared
@@ -84,31 +82,13 @@ void nbody(const float* pos, const float* mass, float* acc, long n, float eps2) 
 
 def c_reference():
     """The C loop as a ctypes function, or None when no C compiler is present."""
-    d = tempfile.mkdtemp(prefix="tack-nbody-")
-    src, lib = os.path.join(d, "nbody.c"), os.path.join(d, "nbody.so")
-    with open(src, "w") as f:
-        f.write(C_SOURCE)
-    cc = os.environ.get("CC", "cc")
-    try:
-        subprocess.run([cc, "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", src, "-o",
-                        lib, "-lm"], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"C reference skipped: {e}")
+    so = build_reference(C_SOURCE, "C reference", libs=["-lm"])
+    if so is None:
         return None
-    fn = ctypes.CDLL(lib).nbody
+    fn = so.nbody
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long,
                    ctypes.c_float]
     return fn
-
-
-def best_of(fn, repeat=5):
-    fn()  # warm: compile, first touch
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def numba_reference():
@@ -179,9 +159,9 @@ def main():
         kernel(pos, mass, acc, EPS2)
         tack.sync()
 
-    t_vec = best_of(lambda: run_tack(nbody_vector))
+    t_vec = best_of(lambda: run_tack(nbody_vector), 5)
     A = acc.numpy()
-    t_sca = best_of(lambda: run_tack(nbody_scalar))
+    t_sca = best_of(lambda: run_tack(nbody_scalar), 5)
     np.testing.assert_allclose(acc.numpy(), A, rtol=1e-5, atol=1e-4)
     print(f"N-body all-pairs, {N} bodies, f32, {os.cpu_count()} CPUs "
           f"(tack threads: {os.environ.get('TACK_NUM_THREADS', 'default')})")
@@ -190,13 +170,13 @@ def main():
     c = c_reference()
     if c is not None:
         out = np.zeros((N, 3), np.float32)
-        t_c = best_of(lambda: c(P.ctypes.data, Mass.ctypes.data, out.ctypes.data, N, EPS2))
+        t_c = best_of(lambda: c(P.ctypes.data, Mass.ctypes.data, out.ctypes.data, N, EPS2), 5)
         np.testing.assert_allclose(out, A, rtol=1e-3, atol=1e-3)
         print(f"C -O3 -fopenmp {t_c * 1e3:9.2f} ms  ratio C/tack {t_c / t_vec:5.2f}")
     nb = numba_reference()
     if nb is not None:
         out = np.zeros((N, 3), np.float32)
-        t_nb = best_of(lambda: nb(P, Mass, out, np.float32(EPS2)))
+        t_nb = best_of(lambda: nb(P, Mass, out, np.float32(EPS2)), 5)
         np.testing.assert_allclose(out, A, rtol=1e-3, atol=1e-3)
         print(f"Numba        {t_nb * 1e3:9.2f} ms  ratio numba/tack {t_nb / t_vec:5.2f}")
     else:

@@ -255,11 +255,13 @@ std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
   // every array has a distinct, valid address. Large ones take whole huge pages.
   const bool huge = nbytes >= kHugeAllocBytes && huge_pages_wanted();
   const std::size_t align = huge ? kHugePageBytes : kCpuAlignment;
-  if (nbytes > SIZE_MAX - align) {
+  if (nbytes > SIZE_MAX - align - kHugeColors * kHugeColor) {
     throw RuntimeError("cannot allocate " + std::to_string(nbytes) +
                        " bytes on the CPU: out of memory; free arrays or use a smaller shape");
   }
-  std::size_t size = (nbytes + align - 1) / align * align + (huge ? kHugeColors * kHugeColor : 0);
+  // A multiple of the alignment, as aligned_alloc requires; a huge one with room for its color.
+  const std::size_t wanted = nbytes + (huge ? kHugeColors * kHugeColor : 0);
+  std::size_t size = (wanted + align - 1) / align * align;
   if (size == 0) size = kCpuAlignment;
   const std::size_t color = huge ? next_huge_color() : 0;
   if (auto [kept, capacity] = pool_.take(size); kept != nullptr) {
