@@ -3,16 +3,18 @@
 #include "codegen/llvm/llvm_codegen.hpp"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <chrono>
@@ -68,20 +70,48 @@ const llvm::orc::JITTargetMachineBuilder& host_builder() {
 
 // glibc's vector math library (libmvec): where it loads, the loop vectorizer may replace the
 // math builtins (sin, exp, log, pow, ...) by its 4- and 8-lane functions, within their
-// accuracy contract (docs/language.md, "Math accuracy"). Loaded into the process for the JIT to
-// link against; TACK_VECTOR_MATH=0, a missing library or a host other than x86-64 keep the
-// scalar C library functions. Part of the target id, so cached objects match.
-bool vector_math() {
-  static const bool on = [] {
+// accuracy contract (docs/language.md, "Math accuracy"). Opened privately (RTLD_LOCAL: nothing
+// is added to the process's global symbols, where glibc's bookkeeping of a global open reads
+// as a leak to LeakSanitizer) and offered to the JIT by VectorMathSymbols. TACK_VECTOR_MATH=0,
+// a missing library or a host other than x86-64 keep the scalar C library functions. Part of
+// the target id, so cached objects match.
+void* vector_math_library() {
+  static void* const handle = []() -> void* {
     const char* env = std::getenv("TACK_VECTOR_MATH");
-    if (env != nullptr && std::string(env) == "0") return false;
+    if (env != nullptr && std::string(env) == "0") return nullptr;
     init_llvm();
-    if (host_builder().getTargetTriple().getArch() != llvm::Triple::x86_64) return false;
-    std::string error;
-    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &error);
+    if (host_builder().getTargetTriple().getArch() != llvm::Triple::x86_64) return nullptr;
+    return dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
   }();
-  return on;
+  return handle;
 }
+
+bool vector_math() {
+  return vector_math_library() != nullptr;
+}
+
+// Resolves the vector functions' names (_ZGV...) in libmvec for the JIT's link step.
+class VectorMathSymbols final : public llvm::orc::DefinitionGenerator {
+ public:
+  explicit VectorMathSymbols(void* library) : library_(library) {}
+  llvm::Error tryToGenerate(llvm::orc::LookupState&, llvm::orc::LookupKind, llvm::orc::JITDylib& jd,
+                            llvm::orc::JITDylibLookupFlags,
+                            const llvm::orc::SymbolLookupSet& symbols) override {
+    llvm::orc::SymbolMap found;
+    for (const auto& [name, flags] : symbols) {
+      const llvm::StringRef n = *name;
+      if (!n.starts_with("_ZGV")) continue;
+      if (void* p = dlsym(library_, n.str().c_str())) {
+        found[name] = {llvm::orc::ExecutorAddr::fromPtr(p), llvm::JITSymbolFlags::Exported};
+      }
+    }
+    if (found.empty()) return llvm::Error::success();
+    return jd.define(llvm::orc::absoluteSymbols(std::move(found)));
+  }
+
+ private:
+  void* library_;
+};
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
@@ -219,6 +249,11 @@ llvm::orc::LLJIT& jit() {
     llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> j =
         llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_builder()).create();
     if (!j) throw RuntimeError("cannot create the LLVM JIT: " + llvm_message(j.takeError()));
+    if (void* library = vector_math_library()) {
+      llvm::orc::JITDylibSP process = (*j)->getProcessSymbolsJITDylib();
+      llvm::orc::JITDylib& jd = process ? *process : (*j)->getMainJITDylib();
+      jd.addGenerator(std::make_unique<VectorMathSymbols>(library));
+    }
     // Link failures come back from lookup() as errors; the session need not print them too.
     (*j)->getExecutionSession().setErrorReporter(
         [](llvm::Error e) { llvm::consumeError(std::move(e)); });
