@@ -313,12 +313,10 @@ def tack_radix_starts(offsets, starts, n):
       for (int b = 0; b < top; ++b, v >>= 1) rev = (rev << 1) | (v & 1);
       order[rev] = by_size[r];
     }
-    const int rest = shift;
-    const int passes = std::max(1, (rest + 10) / 11);
-    const int bits = (rest + passes - 1) / passes;
-    if (rest == 0) return;
+    // The bits below the top digit (at least 5: the spread is 16 or more), in passes of up to 11.
+    const int passes = (shift + 10) / 11;
+    const int bits = (shift + passes - 1) / passes;
     const Array order_a = array(order, {buckets}, dev);
-    make_spares(arrays, spare);
     std::vector<KernelArg> args = {kmin, starts_a, order_a};
     for (std::size_t c = 0; c < arrays.size(); ++c) {
       args.emplace_back(arrays[c]);
