@@ -1,7 +1,9 @@
-"""What the Python benchmarks share: the best time of several runs, and C or C++ references
-built here with the system compiler (-O3 -march=native -fopenmp) and loaded with ctypes.
-Not a benchmark itself (tools/run_benchmarks.sh runs it and it prints nothing)."""
+"""What the Python benchmarks share: the best time of several runs, C or C++ references
+built here with the system compiler (-O3 -march=native -fopenmp) and loaded with ctypes, and the
+record of a run's figures for the dated table (bench/write_table.py). Not a benchmark itself
+(tools/run_benchmarks.sh runs it and it prints nothing)."""
 import ctypes
+import json
 import os
 import subprocess
 import tempfile
@@ -35,3 +37,15 @@ def build_reference(source, what, cxx=False, libs=()):
         print(f"{what} skipped: {e}")
         return None
     return ctypes.CDLL(lib)
+
+
+def record(bench, case, value, meaning):
+    """Keeps one figure of this run for the dated table in docs/performance.md: appended as a
+    JSON line to the file TACK_BENCH_RECORD names (tools/run_benchmarks.sh sets it); nothing
+    when it is unset. `meaning` says what the value is ("numpy / tack", "ms", ...)."""
+    path = os.environ.get("TACK_BENCH_RECORD")
+    if not path:
+        return
+    with open(path, "a") as f:
+        f.write(json.dumps({"bench": bench, "case": case, "value": value,
+                            "meaning": meaning}) + "\n")

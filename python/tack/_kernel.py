@@ -5,6 +5,7 @@ Python. A kernel's device functions are the @tack.func objects its source (and t
 found by name in the defining module's globals."""
 import functools as _functools
 import inspect as _inspect
+import itertools as _itertools
 import linecache as _linecache
 import operator as _operator
 import re as _re
@@ -17,15 +18,15 @@ _NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _logical_starts(lines):
-    """For each line, whether a logical line starts there: outside brackets, strings and
-    backslash continuations. A scan of quotes, brackets and comments, as Python's tokenizer
-    does, whose first use costs about 10 ms of regex compiling in every process."""
-    starts = []
+    """For each line in turn, whether a logical line starts there: outside brackets, strings
+    and backslash continuations. A scan of quotes, brackets and comments, as Python's
+    tokenizer does, whose first use costs about 10 ms of regex compiling in every process.
+    A generator: a caller that stops early has scanned only the lines it read."""
     depth = 0
     quote = None  # the open string's delimiter: ', ", ''' or """
     continued = False
     for line in lines:
-        starts.append(depth == 0 and quote is None and not continued)
+        yield depth == 0 and quote is None and not continued
         continued = False
         k, n = 0, len(line)
         while k < n:
@@ -54,40 +55,46 @@ def _logical_starts(lines):
             k += 1
         if quote is not None and len(quote) == 1:
             quote = None  # an unterminated one-line string: the parser will say so
-    return starts
 
 
 def _block(lines, start):
     """lines[start:] cut after the function defined there (decorators first): through the last
-    line of its body; None when no def statement starts there."""
-    starts = _logical_starts(lines[start:])
-    first = lines[start]
-    indent = len(first) - len(first.lstrip())
-    k = 0
-    while k < len(starts) and lines[start + k].strip().startswith("@"):
+    line of its body; None when no def statement starts there. Reads the file's lines only as
+    far as the function goes."""
+    rest = _itertools.islice(lines, start, None)
+    starts = _logical_starts(rest)
+    k = start  # the line being looked at
+    n = len(lines)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    # Decorators, each possibly over several lines, then the def statement.
+    begins = next(starts, False)
+    while k < n and lines[k].strip().startswith("@"):
         k += 1
-        while k < len(starts) and not starts[k]:
+        begins = next(starts, False)
+        while k < n and not begins:
             k += 1
-    if k >= len(starts) or not lines[start + k].lstrip().startswith(("def ", "async def ")):
+            begins = next(starts, False)
+    if k >= n or not lines[k].lstrip().startswith(("def ", "async def ")):
         return None
     last = k
     body = None  # the body's indentation, from its first statement
-    for end in range(k + 1, len(starts)):
-        text = lines[start + end]
+    for end in range(k + 1, n):
+        begins = next(starts)
+        text = lines[end]
         stripped = text.strip()
         depth = len(text) - len(text.lstrip())
-        if starts[end] and not stripped:
+        if begins and not stripped:
             continue
-        if starts[end] and stripped.startswith("#"):
+        if begins and stripped.startswith("#"):
             if body is not None and depth >= body:
                 last = end  # a comment as deep as the body is part of it (as inspect's)
             continue
-        if starts[end] and depth <= indent:
+        if begins and depth <= indent:
             break
-        if starts[end] and body is None:
+        if begins and body is None:
             body = depth
         last = end
-    return lines[start:start + last + 1]
+    return lines[start:last + 1]
 
 
 def _source_of(fn):

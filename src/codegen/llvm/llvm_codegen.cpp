@@ -1,11 +1,12 @@
 // The CPU code generator's pipeline: verify the Tack IR, emit an LLVM module for the host,
-// optimize it with the new pass manager, emit an object file, and link it into ORC LLJIT.
+// optimize it with the new pass manager, emit an object file, and link it into this process
+// with JITLink.
 #include "codegen/llvm/llvm_codegen.hpp"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
-#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/JITLink/JITLink.h>
+#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -13,6 +14,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
 
 #include <dlfcn.h>
 
@@ -70,17 +73,30 @@ const llvm::orc::JITTargetMachineBuilder& host_builder() {
 
 // glibc's vector math library (libmvec): where it loads, the loop vectorizer may replace the
 // math builtins (sin, exp, log, pow, ...) by its 4- and 8-lane functions, within their
-// accuracy contract (docs/language.md, "Math accuracy"). Opened privately (RTLD_LOCAL: nothing
-// is added to the process's global symbols, where glibc's bookkeeping of a global open reads
-// as a leak to LeakSanitizer) and offered to the JIT by VectorMathSymbols. TACK_VECTOR_MATH=0,
-// a missing library or a host other than x86-64 keep the scalar C library functions. Part of
-// the target id, so cached objects match.
+// accuracy contract (docs/language.md, "Math accuracy"). TACK_VECTOR_MATH=0 or a host other
+// than x86-64 keep the scalar C library functions. Whether it is wanted is part of the target
+// id; the library itself is opened only when a compile or a link needs it (opening it costs
+// 0.2-0.4 ms, more than a whole cache load should). Where it is wanted but missing, a compile
+// keeps the scalar calls, and a cached object that calls it fails to link, which the disk
+// cache treats as a miss and recompiles.
+bool vector_math_wanted() {
+#if defined(__x86_64__)
+  static const bool wanted = [] {
+    const char* env = std::getenv("TACK_VECTOR_MATH");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return wanted;
+#else
+  return false;
+#endif
+}
+
+// libmvec, opened privately (RTLD_LOCAL: nothing is added to the process's global symbols,
+// where glibc's bookkeeping of a global open reads as a leak to LeakSanitizer); its symbols
+// reach the linker through external_symbol. Null where it is not wanted or does not load.
 void* vector_math_library() {
   static void* const handle = []() -> void* {
-    const char* env = std::getenv("TACK_VECTOR_MATH");
-    if (env != nullptr && std::string(env) == "0") return nullptr;
-    init_llvm();
-    if (host_builder().getTargetTriple().getArch() != llvm::Triple::x86_64) return nullptr;
+    if (!vector_math_wanted()) return nullptr;
     return dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
   }();
   return handle;
@@ -89,29 +105,6 @@ void* vector_math_library() {
 bool vector_math() {
   return vector_math_library() != nullptr;
 }
-
-// Resolves the vector functions' names (_ZGV...) in libmvec for the JIT's link step.
-class VectorMathSymbols final : public llvm::orc::DefinitionGenerator {
- public:
-  explicit VectorMathSymbols(void* library) : library_(library) {}
-  llvm::Error tryToGenerate(llvm::orc::LookupState&, llvm::orc::LookupKind, llvm::orc::JITDylib& jd,
-                            llvm::orc::JITDylibLookupFlags,
-                            const llvm::orc::SymbolLookupSet& symbols) override {
-    llvm::orc::SymbolMap found;
-    for (const auto& [name, flags] : symbols) {
-      const llvm::StringRef n = *name;
-      if (!n.starts_with("_ZGV")) continue;
-      if (void* p = dlsym(library_, n.str().c_str())) {
-        found[name] = {llvm::orc::ExecutorAddr::fromPtr(p), llvm::JITSymbolFlags::Exported};
-      }
-    }
-    if (found.empty()) return llvm::Error::success();
-    return jd.define(llvm::orc::absoluteSymbols(std::move(found)));
-  }
-
- private:
-  void* library_;
-};
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
@@ -241,25 +234,87 @@ std::string print_module(const llvm::Module& m) {
   return s;
 }
 
-// One JIT for the process, made on first use (thread-safe static init) and never destroyed:
-// JitModules held by static caches may outlive any destruction order we could choose.
-llvm::orc::LLJIT& jit() {
-  static llvm::orc::LLJIT* instance = [] {
-    init_llvm();
-    llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> j =
-        llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host_builder()).create();
-    if (!j) throw RuntimeError("cannot create the LLVM JIT: " + llvm_message(j.takeError()));
-    if (void* library = vector_math_library()) {
-      llvm::orc::JITDylibSP process = (*j)->getProcessSymbolsJITDylib();
-      llvm::orc::JITDylib& jd = process ? *process : (*j)->getMainJITDylib();
-      jd.addGenerator(std::make_unique<VectorMathSymbols>(library));
-    }
-    // Link failures come back from lookup() as errors; the session need not print them too.
-    (*j)->getExecutionSession().setErrorReporter(
-        [](llvm::Error e) { llvm::consumeError(std::move(e)); });
-    return j->release();
+// The memory of linked kernels, one manager for the process, made on first use and never
+// destroyed: JitModules held by static caches may outlive any destruction order we could choose.
+llvm::jitlink::JITLinkMemoryManager& code_memory() {
+  static llvm::jitlink::JITLinkMemoryManager* instance = [] {
+    auto m = llvm::jitlink::InProcessMemoryManager::Create();
+    if (!m)
+      throw RuntimeError("cannot set up memory for kernel code: " + llvm_message(m.takeError()));
+    return static_cast<llvm::jitlink::JITLinkMemoryManager*>(m->release());
   }();
   return *instance;
+}
+
+// The address of a symbol a kernel object refers to: libmvec's vector functions (_ZGV...) in
+// libmvec, everything else (the C and math libraries' functions) in the process.
+void* external_symbol(llvm::StringRef name) {
+  const std::string n = name.str();
+  if (name.starts_with("_ZGV")) {
+    if (void* library = vector_math_library()) return dlsym(library, n.c_str());
+    return nullptr;
+  }
+  return dlsym(RTLD_DEFAULT, n.c_str());
+}
+
+// One link of a kernel object into this process: JITLink's own passes (GOT and stubs, the
+// large code model's relocations), externals from external_symbol, and the entry points' and
+// the finalized memory's addresses kept for the JitModule. No ORC session: a cached kernel is
+// one object with no dependencies on other JIT code, so the whole link is this one call.
+struct LinkResult {
+  std::string error;
+  void* chunk = nullptr;
+  void* extent = nullptr;
+  llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory;
+};
+
+class KernelLink final : public llvm::jitlink::JITLinkContext {
+ public:
+  KernelLink(const SymbolNames& names, LinkResult& out)
+      : JITLinkContext(nullptr), names_(names), out_(out) {}
+
+  llvm::jitlink::JITLinkMemoryManager& getMemoryManager() override { return code_memory(); }
+
+  void notifyFailed(llvm::Error e) override { out_.error = llvm_message(std::move(e)); }
+
+  void lookup(const LookupMap& symbols,
+              std::unique_ptr<llvm::jitlink::JITLinkAsyncLookupContinuation> next) override {
+    llvm::jitlink::AsyncLookupResult found;
+    for (const auto& [name, flags] : symbols) {
+      void* p = external_symbol(name);
+      if (p == nullptr && flags == llvm::jitlink::SymbolLookupFlags::RequiredSymbol) {
+        next->run(llvm::make_error<llvm::StringError>("undefined symbol " + name.str(),
+                                                      llvm::inconvertibleErrorCode()));
+        return;
+      }
+      found[name] = {llvm::orc::ExecutorAddr::fromPtr(p), llvm::JITSymbolFlags::Exported};
+    }
+    next->run(std::move(found));
+  }
+
+  llvm::Error notifyResolved(llvm::jitlink::LinkGraph& g) override {
+    for (llvm::jitlink::Symbol* sym : g.defined_symbols()) {
+      if (!sym->hasName()) continue;
+      if (sym->getName() == names_.chunk) out_.chunk = sym->getAddress().toPtr<void*>();
+      if (sym->getName() == names_.extent) out_.extent = sym->getAddress().toPtr<void*>();
+    }
+    return llvm::Error::success();
+  }
+
+  void notifyFinalized(llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory) override {
+    out_.memory = std::move(memory);
+  }
+
+ private:
+  const SymbolNames& names_;
+  LinkResult& out_;
+};
+
+void release_code(llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory) {
+  if (!memory) return;
+  if (llvm::Error e = code_memory().deallocate(std::move(memory))) {
+    llvm::consumeError(std::move(e));  // nothing useful to do when freeing
+  }
 }
 
 std::string sanitized(const std::string& name) {
@@ -312,29 +367,29 @@ std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions&
 std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const SymbolNames& names,
                                        CompileTimes* times) {
   Clock::time_point t0 = Clock::now();
-  llvm::orc::LLJIT& j = jit();
-  static std::atomic<uint64_t> counter{0};
-  std::string dylib_name = "tack.module." + std::to_string(counter++);
-  llvm::Expected<llvm::orc::JITDylib&> jd = j.createJITDylib(dylib_name);
-  if (!jd) throw RuntimeError("cannot create a JIT library: " + llvm_message(jd.takeError()));
-  std::unique_ptr<JitModule> out(new JitModule());
-  out->dylib_ = &*jd;  // from here on the destructor releases it, on every path
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()),
-                                                     dylib_name);
-  if (llvm::Error e = j.addObjectFile(*jd, std::move(buffer))) {
+  const llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), names.chunk);
+  llvm::Expected<std::unique_ptr<llvm::jitlink::LinkGraph>> graph =
+      llvm::jitlink::createLinkGraphFromObject(buffer);
+  if (!graph) {
     throw RuntimeError("cannot load compiled kernel code (corrupt object?): " +
-                       llvm_message(std::move(e)));
+                       llvm_message(graph.takeError()));
   }
-  auto find = [&](const std::string& symbol) {
-    llvm::Expected<llvm::orc::ExecutorAddr> addr = j.lookup(*jd, symbol);
-    if (!addr) {
-      throw RuntimeError("cannot link compiled kernel code, symbol " + symbol + ": " +
-                         llvm_message(addr.takeError()));
-    }
-    return addr->toPtr<void*>();
-  };
-  out->chunk_ = reinterpret_cast<ChunkFn>(find(names.chunk));
-  out->extent_ = reinterpret_cast<ExtentFn>(find(names.extent));
+  LinkResult result;
+  llvm::jitlink::link(std::move(*graph), std::make_unique<KernelLink>(names, result));
+  if (!result.error.empty() || !result.memory) {
+    release_code(std::move(result.memory));
+    throw RuntimeError(
+        "cannot link compiled kernel code: " +
+        (result.error.empty() ? std::string("the link did not finish") : result.error));
+  }
+  std::unique_ptr<JitModule> out(new JitModule());
+  out->memory_ = result.memory.release().getValue();  // from here on the destructor frees it
+  if (result.chunk == nullptr || result.extent == nullptr) {
+    throw RuntimeError("cannot link compiled kernel code: the object lacks " +
+                       (result.chunk == nullptr ? names.chunk : names.extent));
+  }
+  out->chunk_ = reinterpret_cast<ChunkFn>(result.chunk);
+  out->extent_ = reinterpret_cast<ExtentFn>(result.extent);
   if (times) times->load_ms = ms_since(t0);
   return out;
 }
@@ -346,17 +401,20 @@ std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& 
 }
 
 JitModule::~JitModule() {
-  if (!dylib_) return;
-  auto* jd = static_cast<llvm::orc::JITDylib*>(dylib_);
-  if (llvm::Error e = jit().getExecutionSession().removeJITDylib(*jd)) {
-    llvm::consumeError(std::move(e));  // nothing useful to do in a destructor
-  }
+  if (memory_ == 0) return;
+  release_code(
+      llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc(llvm::orc::ExecutorAddr(memory_)));
 }
 
 std::string host_target_id() {
-  const llvm::orc::JITTargetMachineBuilder& b = host_builder();
-  return std::string("llvm-") + TACK_LLVM_VERSION + ";" + b.getTargetTriple().str() + ";" +
-         b.getCPU() + ";" + b.getFeatures().getString() + (vector_math() ? ";libmvec" : "");
+  // What host_builder() detects, asked of the host directly: no target registry, no target
+  // machine, so a cache load never initializes LLVM's code generator.
+  llvm::SubtargetFeatures features;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  return std::string("llvm-") + TACK_LLVM_VERSION + ";" + llvm::sys::getProcessTriple() + ";" +
+         llvm::sys::getHostCPUName().str() + ";" + features.getString() +
+         (vector_math_wanted() ? ";libmvec" : "");
 }
 
 }  // namespace tack::codegen

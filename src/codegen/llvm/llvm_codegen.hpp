@@ -3,6 +3,7 @@
 // LLVM headers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,7 +53,7 @@ std::string emit_llvm_ir(const ir::Function& f, const CodegenOptions& opts, bool
 std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions& opts,
                                     CompileTimes* times = nullptr);
 
-// Compiled code loaded into the process-wide JIT. Destroying it frees the code; the function
+// Compiled code linked into this process. Destroying it frees the code; the function
 // pointers must not be called afterwards. Thread-safe to call from several threads at once.
 class JitModule {
  public:
@@ -70,7 +71,7 @@ class JitModule {
 
   ChunkFn chunk_ = nullptr;
   ExtentFn extent_ = nullptr;
-  void* dylib_ = nullptr;  // the llvm::orc::JITDylib holding this module's code
+  std::uint64_t memory_ = 0;  // JITLink's finalized allocation holding this module's code
 };
 
 // Links an object from compile_to_object into the JIT. Throws tack::RuntimeError when the object

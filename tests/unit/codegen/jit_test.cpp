@@ -2,7 +2,9 @@
 // promises (alignment, aliasing, no fast-math, vectorized loops), and compile/load times.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
@@ -74,6 +76,32 @@ TEST(CodegenJit, CorruptObjectIsARuntimeError) {
   // The JIT still works afterwards.
   auto m = load_object(obj, symbol_names(triad()));
   EXPECT_NE(m->chunk(), nullptr);
+}
+
+// A kernel calling the C library's sinf (the loop vectorizer off: O1), whose object's symbol
+// name is then changed to one no library defines: the link refuses it with a RuntimeError (a
+// cached object that calls libmvec where libmvec is missing takes this path and is recompiled).
+TEST(CodegenJit, AnUndefinedExternalSymbolIsARuntimeError) {
+  FunctionBuilder fb("sines");
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
+  Function f = fb.build({range_dim("i", shape(a, 0))},
+                        block({store(a, {i}, call(MathFn::Sin, {load(a, {i})}))}));
+  std::vector<char> obj = compile_to_object(f, {.opt_level = 1});
+  const std::string wanted = std::string("sinf") + '\0';
+  auto at = std::search(obj.begin(), obj.end(), wanted.begin(), wanted.end());
+  ASSERT_NE(at, obj.end()) << "the object does not name sinf";
+  auto m = load_object(obj, symbol_names(f));  // as compiled, it links and runs
+  std::vector<float> x(5, 0.5f);
+  run(*m, Args().array(x));
+  EXPECT_FLOAT_EQ(x[0], std::sin(0.5f));
+  std::copy_n("qzxf", 4, at);
+  try {
+    load_object(obj, symbol_names(f));
+    FAIL() << "an object calling an undefined function linked";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("qzxf"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CodegenJit, SanitizesKernelNames) {
