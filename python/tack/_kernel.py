@@ -384,12 +384,12 @@ class Kernel(_tack._KernelCall):
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
-        # A kernel without readable source fails here, at decoration.
-        _source_of(fn)
+        # A kernel without readable source fails here, at decoration; the text is kept, so a
+        # file edited after it is defined does not change the kernel (as Python's own code).
+        self._source = _source_of(fn)
 
     def _build(self):
-        fn = self._fn
-        source, first_line, file = _source_of(fn)
+        source, first_line, file = self._source
         return self._build_from(source, first_line, file, [])
 
     def _build_from(self, source, first_line, file, methods):
