@@ -147,26 +147,26 @@ def sorts():
         if c_fn:
             t_c = best_of(c_sort, 3) - t_copy
             line += f"  C++ parallel sort {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
-            record("bench_algorithms", f"sort {name}", t_c / t, "C++ parallel sort / tack")
+            record("bench_algorithms.py", f"sort {name}", t_c / t, "C++ parallel sort / tack")
         print(line)
-        record("bench_algorithms", f"sort {name}", t_np / t, "numpy / tack")
+        record("bench_algorithms.py", f"sort {name}", t_np / t, "numpy / tack")
         t = best_of(synced(lambda: tack.argsort(a)), 3)
         t_np = best_of(lambda: np.argsort(x), 3)
         print(f"argsort {name}  tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio "
               f"{t_np / t:5.2f})")
-        record("bench_algorithms", f"argsort {name}", t_np / t, "numpy / tack")
+        record("bench_algorithms.py", f"argsort {name}", t_np / t, "numpy / tack")
     v = g.integers(0, 1000, n).astype(np.int32)
     b = on(v)
     t = best_of(synced(lambda: tack.unique(b)), 3)
     t_np = best_of(lambda: np.unique(v), 3)
     print(f"unique i32    tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})")
-    record("bench_algorithms", "unique i32", t_np / t, "numpy / tack")
+    record("bench_algorithms.py", "unique i32", t_np / t, "numpy / tack")
     h = g.standard_normal(n).astype(np.float32)
     c = on(h)
     t = best_of(synced(lambda: tack.histogram(c, 100)), 3)
     t_np = best_of(lambda: np.histogram(h, 100), 3)
     print(f"histogram f32 tack {t * 1e3:8.2f} ms  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})")
-    record("bench_algorithms", "histogram f32", t_np / t, "numpy / tack")
+    record("bench_algorithms.py", "histogram f32", t_np / t, "numpy / tack")
 
 
 def c_reference():
@@ -189,11 +189,11 @@ def row(name, gb, t_fn, np_fn, c_fn, c_name):
     line = f"{name:<12} tack {t * 1e3:8.2f} ms {gb / t:6.2f} GB/s"
     t_np = best_of(np_fn)
     line += f"  numpy {t_np * 1e3:8.2f} ms (ratio {t_np / t:5.2f})"
-    record("bench_algorithms", name, t_np / t, "numpy / tack")
+    record("bench_algorithms.py", name, t_np / t, "numpy / tack")
     if c_fn:
         t_c = best_of(c_fn)
         line += f"  {c_name} {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
-        record("bench_algorithms", name, t_c / t, f"{c_name} / tack")
+        record("bench_algorithms.py", name, t_c / t, f"{c_name} / tack")
     print(line)
 
 

@@ -22,7 +22,7 @@ def best_of(fn, repeat, number):
 
 def row(name, t_tack, t_ref, nbytes=None):
     ratio = t_ref / t_tack
-    record("bench_arrays", name.strip(), ratio, "reference / tack")
+    record("bench_arrays.py", name.strip(), ratio, "reference / tack")
     extra = ""
     if nbytes:
         extra = f"  tack {nbytes / t_tack / 1e9:6.1f} GB/s  reference {nbytes / t_ref / 1e9:6.1f} GB/s"

@@ -101,9 +101,9 @@ def main():
     med_import = line("import tack (numpy included)", tack_ms, unit)
     med_fresh = line("tack first call, empty cache", fresh)
     med_cached = line("tack first call, from the cache", cached)
-    record("cold start", "import tack / import numpy", med_import / unit, "goal <= 1.5")
-    record("cold start", "first compile (ms)", med_fresh, "goal <= 10 ms")
-    record("cold start", "cache load (ms)", med_cached, "goal <= 0.5 ms")
+    record("bench_cold_start.py", "import tack / import numpy", med_import / unit, "goal <= 1.5")
+    record("bench_cold_start.py", "first compile (ms)", med_fresh, "goal <= 10 ms")
+    record("bench_cold_start.py", "cache load (ms)", med_cached, "goal <= 0.5 ms")
     try:
         import numba  # noqa: F401  (only whether it installs)
     except ImportError:
@@ -114,8 +114,8 @@ def main():
     n_med_cached = line("numba first call, from the cache", n_cached)
     print(f"ratios numba / tack: first compile {n_med_fresh / med_fresh:.2f}x, "
           f"cache load {n_med_cached / med_cached:.2f}x (above 1: Tack is faster)")
-    record("cold start", "first compile vs numba", n_med_fresh / med_fresh, "numba / tack")
-    record("cold start", "cache load vs numba", n_med_cached / med_cached, "numba / tack")
+    record("bench_cold_start.py", "first compile vs numba", n_med_fresh / med_fresh, "numba / tack")
+    record("bench_cold_start.py", "cache load vs numba", n_med_cached / med_cached, "numba / tack")
 
 
 if __name__ == "__main__":

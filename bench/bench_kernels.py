@@ -32,7 +32,7 @@ def report(name, t_tack, refs):
     parts = [f"{name:<28} tack {t_tack * scale:9.2f} {unit}"]
     for ref_name, t in refs:
         parts.append(f"{ref_name} {t * scale:9.2f} {unit} (ratio {t / t_tack:5.2f})")
-        record("bench_kernels", name.strip(), t / t_tack, f"{ref_name} / tack")
+        record("bench_kernels.py", name.strip(), t / t_tack, f"{ref_name} / tack")
     print("  ".join(parts))
 
 

@@ -62,9 +62,9 @@ def main():
         if c_fn:
             t_c = best_of(lambda: c_fn(x.ctypes.data, out.ctypes.data, N))
             line += f"  scalar C loop {t_c * 1e3:8.2f} ms (ratio {t_c / t:5.2f})"
-            record("bench_math", f"sin-exp {np.dtype(dt).name}", t_c / t, "scalar C loop / tack")
+            record("bench_math.py", f"sin-exp {np.dtype(dt).name}", t_c / t, "scalar C loop / tack")
         print(line)
-        record("bench_math", f"sin-exp {np.dtype(dt).name}", t_np / t, "numpy / tack")
+        record("bench_math.py", f"sin-exp {np.dtype(dt).name}", t_np / t, "numpy / tack")
 
 
 if __name__ == "__main__":

@@ -173,14 +173,14 @@ def main():
         t_c = best_of(lambda: c(P.ctypes.data, Mass.ctypes.data, out.ctypes.data, N, EPS2), 5)
         np.testing.assert_allclose(out, A, rtol=1e-3, atol=1e-3)
         print(f"C -O3 -fopenmp {t_c * 1e3:9.2f} ms  ratio C/tack {t_c / t_vec:5.2f}")
-        record("bench_nbody", "all pairs f32", t_c / t_vec, "C -O3 -fopenmp / tack")
+        record("bench_nbody.py", "all pairs f32", t_c / t_vec, "C -O3 -fopenmp / tack")
     nb = numba_reference()
     if nb is not None:
         out = np.zeros((N, 3), np.float32)
         t_nb = best_of(lambda: nb(P, Mass, out, np.float32(EPS2)), 5)
         np.testing.assert_allclose(out, A, rtol=1e-3, atol=1e-3)
         print(f"Numba        {t_nb * 1e3:9.2f} ms  ratio numba/tack {t_nb / t_vec:5.2f}")
-        record("bench_nbody", "all pairs f32", t_nb / t_vec, "numba / tack")
+        record("bench_nbody.py", "all pairs f32", t_nb / t_vec, "numba / tack")
     else:
         print("Numba: not installed (pip install numba)")
     w = warp_reference()
@@ -197,7 +197,7 @@ def main():
         t_wp = best_of(run_warp, repeat=3)
         np.testing.assert_allclose(wacc.numpy(), A, rtol=1e-3, atol=1e-3)
         print(f"Warp (CPU)   {t_wp * 1e3:9.2f} ms  ratio warp/tack {t_wp / t_vec:5.2f}")
-        record("bench_nbody", "all pairs f32", t_wp / t_vec, "warp (CPU) / tack")
+        record("bench_nbody.py", "all pairs f32", t_wp / t_vec, "warp (CPU) / tack")
     else:
         print("Warp: not installed (pip install warp-lang)")
 

@@ -55,7 +55,7 @@ def main():
             ratio = row["reference_s"] / row["peer_s"]
             ref = row["reference"]
             cells.append(f"{ratio:10.2f}")
-            record("peers", f"{k} {p}", ratio, f"{ref} / {p}")
+            record("peers/run.py", f"{k} {p}", ratio, f"{ref} / {p}")
         print(f"{k:10s}" + "".join(cells) + f"   {ref}")
     for p in ran:
         t = results[p].get("dispatch")
