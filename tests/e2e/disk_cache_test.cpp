@@ -44,16 +44,33 @@ void write_file(const fs::path& p, const std::string& content) {
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
 }
 
-// The cache entries (finished files, not temporaries) in `dir`, sorted.
-std::vector<fs::path> entries(const fs::path& dir) {
+// Whether a cache file holds a linked image (its key ends so; cpu_target.cpp) rather than an
+// object.
+bool is_image(const fs::path& p) {
+  return read_file(p).find("\nlinked image\n") != std::string::npos;
+}
+
+// The cache entries (finished files, not temporaries) in `dir`, sorted: the objects, or with
+// `images` the linked images stored beside them.
+std::vector<fs::path> entries(const fs::path& dir, bool images = false) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".bin") out.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() == ".bin" && is_image(e.path()) == images)
+      out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<fs::path> images(const fs::path& dir) {
+  return entries(dir, true);
+}
+
+// Removes the linked images, so that the next load reads the objects.
+void remove_images(const fs::path& dir) {
+  for (const fs::path& p : images(dir)) fs::remove(p);
 }
 
 std::size_t all_files(const fs::path& dir) {
@@ -153,10 +170,15 @@ TEST_F(DiskCache, ACompileWritesAFile) {
   const std::string content = read_file(files[0]);
   EXPECT_EQ(content.compare(0, 9, "TACKOBJ2\n"), 0);
   EXPECT_NE(content.find("dk_write"), std::string::npos);  // the key repeats the IR
-  EXPECT_EQ(all_files(dir_), 1u);                          // no temporary left behind
+  // Beside the object, the image its link produced (codegen/linked_image.hpp).
+  const auto linked = images(dir_);
+  ASSERT_EQ(linked.size(), 1u);
+  EXPECT_NE(read_file(linked[0]).find("TACKIMG1"), std::string::npos);
+  EXPECT_EQ(all_files(dir_), 2u);  // no temporary left behind
   // A second call of the same kernel compiles nothing new.
   run_and_check(k);
   EXPECT_EQ(entries(dir_).size(), 1u);
+  EXPECT_EQ(images(dir_).size(), 1u);
 }
 
 TEST_F(DiskCache, ANewKernelObjectLoadsTheEntry) {
@@ -166,13 +188,45 @@ TEST_F(DiskCache, ANewKernelObjectLoadsTheEntry) {
   ASSERT_EQ(files.size(), 1u);
   const std::string original = read_file(files[0]);
   age(files[0]);
-  // A new Kernel object has no variants of its own: it loads the file, never rewrites it.
+  const fs::path image = images(dir_).at(0);
+  age(image);
+  // A new Kernel object has no variants of its own: it loads the image, never rewrites it.
   const Kernel again = kernel(src);
   run_and_check(again);
   EXPECT_EQ(again.variant_count(), 1u);
   EXPECT_EQ(mtime_ns(files[0]), kAged) << "the entry was rewritten: it was compiled, not loaded";
+  EXPECT_EQ(mtime_ns(image), kAged) << "the image was rewritten: it was linked, not loaded";
   EXPECT_EQ(read_file(files[0]), original);
   EXPECT_EQ(entries(dir_).size(), 1u);
+  // Without the image, the object loads and the image is written again (a link, no compile).
+  remove_images(dir_);
+  run_and_check(kernel(src));
+  EXPECT_EQ(mtime_ns(files[0]), kAged) << "the object was rewritten: it was compiled";
+  EXPECT_EQ(images(dir_).size(), 1u);
+}
+
+// A damaged image (bytes of it flipped in turn) costs a link of the object beside it, never a
+// wrong result or a recompile; the link writes a good image again. (An image that is well
+// formed but unusable here, naming a function no library defines, is CodegenJit's test.)
+TEST_F(DiskCache, ADamagedImageOnlyCostsALink) {
+  const std::string src = source("dk_damaged_image");
+  run_and_check(kernel(src));
+  const fs::path object = entries(dir_).at(0);
+  const fs::path image = images(dir_).at(0);
+  const std::string original = read_file(image);
+  age(object);
+  for (std::size_t b = 0; b < original.size(); b += 7) {
+    std::string damaged = original;
+    damaged[b] = static_cast<char>(damaged[b] ^ 0x5a);
+    write_file(image, damaged);
+    run_and_check(kernel(src));
+    ASSERT_EQ(mtime_ns(object), kAged) << "byte " << b << ": the object was compiled again";
+  }
+  // The last link wrote a good image: it loads, and nothing is written.
+  age(image);
+  run_and_check(kernel(src));
+  EXPECT_EQ(mtime_ns(image), kAged);
+  EXPECT_EQ(mtime_ns(object), kAged);
 }
 
 TEST_F(DiskCache, ACorruptFileOnlyCostsARecompile) {
@@ -208,6 +262,7 @@ TEST_F(DiskCache, ACorruptFileOnlyCostsARecompile) {
   };
   for (const auto& [what, content] : corruptions) {
     SCOPED_TRACE(what);
+    remove_images(dir_);  // else the image loads and the object is never read
     write_file(entry, content);
     age(entry);
     const Kernel k = kernel(src);
@@ -254,7 +309,7 @@ TEST_F(DiskCache, AnUnwritableDirectoryOnlyCostsCompiles) {
   run_and_check(fresh);
   EXPECT_EQ(fresh.variant_count(), 1u);
   EXPECT_EQ(entries(dir_).size(), 1u);
-  EXPECT_EQ(all_files(dir_), 1u);  // no temporary left behind either
+  EXPECT_EQ(all_files(dir_), 2u);  // the object and its image; no temporary left behind either
   // Reading still works: the existing entry loads.
   run_and_check(kernel(loaded_src));
   EXPECT_EQ(mtime_ns(loaded_entry), kAged);
@@ -371,6 +426,7 @@ TEST_F(DiskCache, ADamagedObjectOnlyCostsARecompile) {
   const std::string src = source("dk_damaged");
   run_and_check(kernel(src));
   const fs::path entry = entries(dir_)[0];
+  remove_images(dir_);  // each child then reads the damaged object (and writes an image)
   const std::string original = read_file(entry);
   std::uint64_t key_size = 0;
   std::memcpy(&key_size, original.data() + 9, 8);
@@ -380,6 +436,7 @@ TEST_F(DiskCache, ADamagedObjectOnlyCostsARecompile) {
     std::string damaged = original;
     damaged[b] = static_cast<char>(damaged[b] ^ 0x5a);
     write_file(entry, damaged);
+    remove_images(dir_);
     const pid_t pid = ::fork();
     if (pid == 0) {
       ::alarm(20);
@@ -454,6 +511,7 @@ class DiskCacheTrust : public DiskCache {
     }
     const EntryParts a = parse_entry(read_file(a_entry)), b = parse_entry(read_file(b_entry));
     fs::remove(b_entry);
+    remove_images(dir_);  // the next load of A reads its (forged) object
     write_file(a_entry, forge_entry(a.key, b.object));
     fs::permissions(a_entry, fs::perms::owner_read | fs::perms::owner_write);
     return a_entry;
@@ -483,6 +541,30 @@ TEST_F(DiskCacheTrust, NewDirectoriesArePrivate) {
 TEST_F(DiskCacheTrust, AForgedEntryOfTheUsersOwnIsTrusted) {
   plant_forgery();
   EXPECT_EQ(run_a(), kB);
+}
+
+// The linked images obey the same rules as the objects: kernel B's image planted at kernel A's
+// image key, of the user's own, runs (the baseline); writable by its group, it is ignored.
+TEST_F(DiskCacheTrust, AForgedImageIsTrustedOnlyAsAnObjectIs) {
+  run_and_check(kernel(source("dk_forged_a")));
+  const fs::path a_image = images(dir_).at(0);
+  {
+    Array x = arr(std::vector<float>{0, 1, 2, 3}), out = zeros({4});
+    kernel(source("dk_forged_a", "x[i] * 100.0"))(x, out);
+  }
+  fs::path b_image;
+  for (const auto& e : images(dir_)) {
+    if (e != a_image) b_image = e;
+  }
+  ASSERT_FALSE(b_image.empty());
+  const EntryParts a = parse_entry(read_file(a_image)), b = parse_entry(read_file(b_image));
+  const std::string forged = forge_entry(a.key, b.object);
+  write_file(a_image, forged);
+  fs::permissions(a_image, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(run_a(), kB) << "the baseline: a forged image of the user's own is trusted";
+  write_file(a_image, forged);
+  fs::permissions(a_image, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_write);
+  EXPECT_EQ(run_a(), kA) << "a forged image writable by its group ran";
 }
 
 TEST_F(DiskCacheTrust, AnEntryWritableByOthersIsIgnored) {
@@ -600,6 +682,7 @@ TEST_F(DiskCacheTrust, PlantedSymlinksAtTemporaryNamesAreNotFollowed) {
   run_and_check(kernel(src));
   const fs::path entry = entries(dir_)[0];
   fs::remove(entry);
+  remove_images(dir_);
   const fs::path victim = root_ / "victim";
   write_file(victim, "precious");
   for (int n = 0; n < 64; ++n) {
@@ -610,7 +693,8 @@ TEST_F(DiskCacheTrust, PlantedSymlinksAtTemporaryNamesAreNotFollowed) {
   EXPECT_EQ(read_file(victim), "precious");
   EXPECT_EQ(entries(dir_).size(), 1u);
   std::size_t others = 0;
-  for (const auto& e : fs::directory_iterator(dir_)) others += !e.is_symlink() && e.path() != entry;
+  for (const auto& e : fs::directory_iterator(dir_))
+    others += !e.is_symlink() && e.path() != entry && !is_image(e.path());
   EXPECT_EQ(others, 0u) << "a temporary was left behind";
 }
 

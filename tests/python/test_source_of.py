@@ -76,3 +76,34 @@ def test_a_kernel_defined_in_a_test_compiles_from_its_cut_source():
     b = tack.zeros(4, dtype=tack.f32)
     add(a, b)
     assert b.numpy().tolist() == [1.0] * 4
+
+
+class _Probe(list):
+    """File lines that remember the furthest line read (by index or by iteration)."""
+
+    furthest = -1
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            span = range(len(self))[k]
+            if span:
+                self.furthest = max(self.furthest, max(span[0], span[-1]))
+        else:
+            self.furthest = max(self.furthest, k)
+        return super().__getitem__(k)
+
+    def __iter__(self):
+        for k in range(len(self)):
+            self.furthest = max(self.furthest, k)
+            yield super().__getitem__(k)
+
+
+def test_the_cut_reads_no_further_than_the_function():
+    from tack._kernel import _block
+
+    head = ["def first(x):\n", "    return (x +\n", "            1)\n", "\n"]
+    tail = [f"def f{k}(y):\n    return y\n" for k in range(2000)]
+    lines = _Probe(head + [line for pair in tail for line in pair.splitlines(True)])
+    assert _block(lines, 0) == head[:3]
+    # The blank line and the next def end the body; nothing past them is scanned.
+    assert lines.furthest <= 5, lines.furthest

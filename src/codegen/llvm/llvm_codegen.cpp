@@ -6,6 +6,7 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/JITLink/JITLink.h>
 #include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/JITLink/x86_64.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -18,14 +19,18 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "codegen/linked_image.hpp"
 #include "codegen/llvm/kernel_emitter.hpp"
 #include "ir/verifier.hpp"
 #include "support/error.hpp"
@@ -259,13 +264,104 @@ llvm::jitlink::JITLinkMemoryManager& code_memory() {
 
 // The address of a symbol a kernel object refers to: libmvec's vector functions (_ZGV...) in
 // libmvec, everything else (the C and math libraries' functions) in the process.
-void* external_symbol(llvm::StringRef name) {
-  const std::string n = name.str();
-  if (name.starts_with("_ZGV")) {
-    if (void* library = vector_math_library()) return dlsym(library, n.c_str());
+void* external_symbol(const std::string& name) {
+  if (name.rfind("_ZGV", 0) == 0) {
+    if (void* library = vector_math_library()) return dlsym(library, name.c_str());
     return nullptr;
   }
-  return dlsym(RTLD_DEFAULT, n.c_str());
+  return dlsym(RTLD_DEFAULT, name.c_str());
+}
+
+// The linked image of a graph after its fixups (linked_image.hpp), or nothing when its code
+// depends on where it lies in a way an image cannot fix up: a reference relative to an
+// external symbol (JITLink relaxes some GOT loads and stub calls into those when the target is
+// near), an absolute reference narrower than 64 bits, an alignment above a page, memory that
+// lives only while linking. Relative references within the image need nothing; 64-bit
+// pointers into it are rebased; 64-bit pointers to externals (the GOT's entries) are bound by
+// name.
+std::optional<LinkedImage> capture_image(llvm::jitlink::LinkGraph& g, const SymbolNames& names) {
+  namespace jl = llvm::jitlink;
+  namespace x64 = llvm::jitlink::x86_64;
+  if (g.getTargetTriple().getArch() != llvm::Triple::x86_64) return std::nullopt;
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<jl::Block*> blocks;
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (jl::Block* b : g.blocks()) {
+    const llvm::orc::MemLifetime lifetime = b->getSection().getMemLifetime();
+    if (lifetime == llvm::orc::MemLifetime::NoAlloc) continue;
+    if (lifetime != llvm::orc::MemLifetime::Standard || b->getAlignment() > page)
+      return std::nullopt;
+    blocks.push_back(b);
+    lo = std::min(lo, b->getAddress().getValue());
+    hi = std::max(hi, b->getAddress().getValue() + b->getSize());
+  }
+  if (blocks.empty()) return std::nullopt;
+  LinkedImage image;
+  image.base = lo & ~(page - 1);
+  image.size = (hi - image.base + page - 1) & ~(page - 1);
+  std::map<std::uint64_t, std::uint32_t> prot_of_page;
+  for (jl::Block* b : blocks) {
+    const std::uint64_t offset = b->getAddress().getValue() - image.base;
+    if (!b->isZeroFill() && b->getSize() > 0) {
+      llvm::ArrayRef<char> content = b->getContent();
+      image.contents.push_back({offset, std::vector<char>(content.begin(), content.end())});
+    }
+    const auto mp = static_cast<unsigned>(b->getSection().getMemProt());
+    auto has = [mp](llvm::orc::MemProt bit) { return (mp & static_cast<unsigned>(bit)) != 0; };
+    const std::uint32_t prot = (has(llvm::orc::MemProt::Read) ? kImageRead : 0) |
+                               (has(llvm::orc::MemProt::Write) ? kImageWrite : 0) |
+                               (has(llvm::orc::MemProt::Exec) ? kImageExec : 0);
+    for (std::uint64_t p = offset / page;
+         p * page < offset + std::max<std::uint64_t>(b->getSize(), 1); ++p) {
+      auto [it, fresh] = prot_of_page.emplace(p, prot);
+      if (!fresh && it->second != prot) return std::nullopt;  // a page of two protections
+    }
+    for (const jl::Edge& e : b->edges()) {
+      if (!e.isRelocation()) continue;
+      const std::uint64_t at = offset + e.getOffset();
+      const jl::Symbol& target = e.getTarget();
+      const jl::Edge::Kind k = e.getKind();
+      const bool pointer = k == x64::Pointer64;
+      const bool relative =
+          k == x64::Delta64 || k == x64::Delta32 || k == x64::Delta8 || k == x64::NegDelta64 ||
+          k == x64::NegDelta32 || k == x64::Delta64FromGOT || k == x64::BranchPCRel32 ||
+          k == x64::PCRel32 || k == x64::BranchPCRel32ToPtrJumpStub ||
+          k == x64::BranchPCRel32ToPtrJumpStubBypassable || k == x64::PCRel32GOTLoadRelaxable ||
+          k == x64::PCRel32GOTLoadREXRelaxable;
+      // Without GOT entries JITLink makes _GLOBAL_OFFSET_TABLE_ an absolute symbol G; the
+      // code only ever forms G as P + (G - P) (GOTPC) and adds T - G (GOTOFF) to it, so it
+      // moves with the image like any relative reference.
+      const bool got_base =
+          target.isAbsolute() && target.hasName() && target.getName() == "_GLOBAL_OFFSET_TABLE_";
+      if ((target.isDefined() || got_base) && relative) continue;
+      if (target.isDefined() && pointer) {
+        image.rebases.push_back(at);
+      } else if (target.isExternal() && pointer && target.hasName()) {
+        image.binds.push_back({at, e.getAddend(), target.getName().str()});
+      } else if (!(target.isAbsolute() && !got_base && pointer)) {
+        return std::nullopt;
+      }
+    }
+  }
+  for (auto it = prot_of_page.begin(); it != prot_of_page.end();) {
+    const std::uint64_t first = it->first;
+    const std::uint32_t prot = it->second;
+    std::uint64_t next = first;
+    while (it != prot_of_page.end() && it->first == next && it->second == prot) {
+      ++it;
+      ++next;
+    }
+    image.pages.push_back({first * page, (next - first) * page, prot});
+  }
+  bool found_chunk = false, found_extent = false;
+  for (jl::Symbol* sym : g.defined_symbols()) {
+    if (!sym->hasName()) continue;
+    const std::uint64_t offset = sym->getAddress().getValue() - image.base;
+    if (sym->getName() == names.chunk) image.chunk = offset, found_chunk = true;
+    if (sym->getName() == names.extent) image.extent = offset, found_extent = true;
+  }
+  if (!found_chunk || !found_extent) return std::nullopt;
+  return image;
 }
 
 // One link of a kernel object into this process: JITLink's own passes (GOT and stubs, the
@@ -277,6 +373,7 @@ struct LinkResult {
   void* chunk = nullptr;
   void* extent = nullptr;
   llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory;
+  std::optional<LinkedImage> image;  // the code as linked, for the disk cache (capture_image)
 };
 
 class KernelLink final : public llvm::jitlink::JITLinkContext {
@@ -292,7 +389,7 @@ class KernelLink final : public llvm::jitlink::JITLinkContext {
               std::unique_ptr<llvm::jitlink::JITLinkAsyncLookupContinuation> next) override {
     llvm::jitlink::AsyncLookupResult found;
     for (const auto& [name, flags] : symbols) {
-      void* p = external_symbol(name);
+      void* p = external_symbol(name.str());
       if (p == nullptr && flags == llvm::jitlink::SymbolLookupFlags::RequiredSymbol) {
         next->run(llvm::make_error<llvm::StringError>("undefined symbol " + name.str(),
                                                       llvm::inconvertibleErrorCode()));
@@ -314,6 +411,15 @@ class KernelLink final : public llvm::jitlink::JITLinkContext {
 
   void notifyFinalized(llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory) override {
     out_.memory = std::move(memory);
+  }
+
+  llvm::Error modifyPassConfig(llvm::jitlink::LinkGraph&,
+                               llvm::jitlink::PassConfiguration& config) override {
+    config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph& g) {
+      out_.image = capture_image(g, names_);
+      return llvm::Error::success();
+    });
+    return llvm::Error::success();
   }
 
  private:
@@ -401,6 +507,18 @@ std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const Sy
   }
   out->chunk_ = reinterpret_cast<ChunkFn>(result.chunk);
   out->extent_ = reinterpret_cast<ExtentFn>(result.extent);
+  if (result.image) out->image_ = serialize(*result.image);
+  if (times) times->load_ms = ms_since(t0);
+  return out;
+}
+
+std::unique_ptr<JitModule> load_image(const std::vector<char>& image, CompileTimes* times) {
+  Clock::time_point t0 = Clock::now();
+  const LinkedImage parsed = deserialize(image);
+  std::unique_ptr<JitModule> out(new JitModule());
+  out->loaded_ = LoadedImage::load(parsed, &external_symbol);
+  out->chunk_ = reinterpret_cast<ChunkFn>(out->loaded_->address(parsed.chunk));
+  out->extent_ = reinterpret_cast<ExtentFn>(out->loaded_->address(parsed.extent));
   if (times) times->load_ms = ms_since(t0);
   return out;
 }
@@ -412,6 +530,7 @@ std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& 
 }
 
 JitModule::~JitModule() {
+  loaded_.reset();
   if (memory_ == 0) return;
   release_code(
       llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc(llvm::orc::ExecutorAddr(memory_)));

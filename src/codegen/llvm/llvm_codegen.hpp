@@ -55,6 +55,8 @@ std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions&
 
 // Compiled code linked into this process. Destroying it frees the code; the function
 // pointers must not be called afterwards. Thread-safe to call from several threads at once.
+class LoadedImage;
+
 class JitModule {
  public:
   JitModule(const JitModule&) = delete;
@@ -63,21 +65,34 @@ class JitModule {
 
   ChunkFn chunk() const { return chunk_; }
   ExtentFn extent() const { return extent_; }
+  // The code as linked, for a disk cache entry beside the object that a later process loads
+  // with load_image, without LLVM; empty for a module loaded from an image, or whose link an
+  // image cannot reproduce (codegen/linked_image.hpp).
+  const std::vector<char>& image() const { return image_; }
 
  private:
   friend std::unique_ptr<JitModule> load_object(const std::vector<char>&, const SymbolNames&,
                                                 CompileTimes*);
+  friend std::unique_ptr<JitModule> load_image(const std::vector<char>&, CompileTimes*);
   JitModule() = default;
 
   ChunkFn chunk_ = nullptr;
   ExtentFn extent_ = nullptr;
   std::uint64_t memory_ = 0;  // JITLink's finalized allocation holding this module's code
+  std::unique_ptr<LoadedImage> loaded_;  // or the mapped image holding it
+  std::vector<char> image_;
 };
 
 // Links an object from compile_to_object into the JIT. Throws tack::RuntimeError when the object
 // is corrupt or lacks the symbols (a disk cache treats that as a miss and recompiles).
 std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const SymbolNames& names,
                                        CompileTimes* times = nullptr);
+
+// Maps an image from JitModule::image(). Touches no part of LLVM. Throws tack::RuntimeError when
+// the image is malformed or names a symbol this process lacks (a disk cache treats that as a
+// miss and loads the object instead).
+std::unique_ptr<JitModule> load_image(const std::vector<char>& image,
+                                      CompileTimes* times = nullptr);
 
 // compile_to_object + load_object.
 std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& opts,

@@ -69,21 +69,36 @@ std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
          (debug ? "1" : "0") + "\n" + ir::to_string(fn);
 }
 
+// A kernel's code from the disk cache or the compiler. The cache holds two entries per kernel:
+// the object, and the image its link produced (codegen/linked_image.hpp), which a later process
+// maps without LLVM. A missing or unusable image falls back to the object, a missing or
+// unusable object to a compile; whichever step succeeds writes the entries that were missing.
 CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) {
   const std::string key = cache_key(fn, disjoint, debug);
-  const auto names = codegen::symbol_names(fn);
+  const std::string image_key = key + "\nlinked image\n";
   std::shared_ptr<codegen::JitModule> module;
-  if (auto object = cache_load("", key)) {
+  if (auto image = cache_load("", image_key)) {
     try {
-      module = codegen::load_object(*object, names);
+      module = codegen::load_image(*image);
     } catch (const RuntimeError&) {
-      module.reset();  // a corrupt entry only costs a recompile
+      module.reset();  // a corrupt or unusable image only costs a link
     }
   }
   if (!module) {
-    std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
-    module = codegen::load_object(object, names);
-    cache_store("", key, object);
+    const auto names = codegen::symbol_names(fn);
+    if (auto object = cache_load("", key)) {
+      try {
+        module = codegen::load_object(*object, names);
+      } catch (const RuntimeError&) {
+        module.reset();  // a corrupt entry only costs a recompile
+      }
+    }
+    if (!module) {
+      std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
+      module = codegen::load_object(object, names);
+      cache_store("", key, object);
+    }
+    if (!module->image().empty()) cache_store("", image_key, module->image());
   }
   CompiledCode code;
   code.chunk = module->chunk();

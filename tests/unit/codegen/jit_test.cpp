@@ -10,6 +10,7 @@
 #include <numeric>
 #include <thread>
 
+#include "codegen/linked_image.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "ir/builder.hpp"
 #include "kernel_runner.hpp"
@@ -102,6 +103,105 @@ TEST(CodegenJit, AnUndefinedExternalSymbolIsARuntimeError) {
   } catch (const RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("qzxf"), std::string::npos) << e.what();
   }
+}
+
+// The linked image (codegen/linked_image.hpp): a load of the object gives it; mapped again it
+// runs as the object's code does, side by side with it and with a second mapping.
+TEST(CodegenJit, TheLinkedImageRunsAsTheObject) {
+  for (bool disjoint : {false, true}) {
+    SCOPED_TRACE(disjoint);
+    std::vector<char> obj = compile_to_object(triad(), {.disjoint = disjoint});
+    auto linked = load_object(obj, symbol_names(triad()));
+    ASSERT_FALSE(linked->image().empty()) << "this link gave no image";
+    const LinkedImage parsed = deserialize(linked->image());
+    EXPECT_FALSE(parsed.pages.empty());
+    for (const auto& p : parsed.pages)
+      EXPECT_FALSE((p.prot & kImageWrite) && (p.prot & kImageExec));
+    auto a = load_image(linked->image());
+    auto b = load_image(linked->image());
+    EXPECT_TRUE(a->image().empty());
+    EXPECT_NE(reinterpret_cast<void*>(a->chunk()), reinterpret_cast<void*>(linked->chunk()));
+    EXPECT_NE(reinterpret_cast<void*>(a->chunk()), reinterpret_cast<void*>(b->chunk()));
+    linked.reset();  // the image does not depend on the link it came from
+    for (JitModule* m : {a.get(), b.get()}) {
+      std::vector<float> x(1003, 1.5f), y(1003, 2), z(1003, 0);
+      run(*m, Args().array(x).array(y).array(z).f32(0.25f), nullptr, 7);
+      for (float v : z) ASSERT_EQ(v, 2.0f);
+    }
+  }
+}
+
+// A kernel calling C functions (sinf at O1; libmvec's vector sine at O3 where it loads): the
+// image binds them by name in the loading process.
+TEST(CodegenJit, TheLinkedImageBindsCFunctionsByName) {
+  FunctionBuilder fb("image_sines");
+  ArrayRef a = fb.array_param("a", ScalarType::f32);
+  Expr i = var(ScalarType::i64, "i");
+  Function f = fb.build({range_dim("i", shape(a, 0))},
+                        block({store(a, {i}, call(MathFn::Sin, {load(a, {i})}))}));
+  for (int level : {1, 3}) {
+    SCOPED_TRACE(level);
+    auto linked = compile(f, {.opt_level = level});
+    ASSERT_FALSE(linked->image().empty());
+    LinkedImage parsed = deserialize(linked->image());
+    ASSERT_FALSE(parsed.binds.empty()) << "the kernel calls no C function";
+    bool scalar_sine = false;
+    for (const auto& bind : parsed.binds) scalar_sine |= bind.symbol == "sinf";
+    EXPECT_TRUE(scalar_sine);  // the loop's remainder, or the whole loop at O1
+    auto m = load_image(linked->image());
+    std::vector<float> x(37);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = 0.1f * static_cast<float>(k);
+    std::vector<float> want = x;
+    run(*linked, Args().array(want));
+    run(*m, Args().array(x));
+    EXPECT_EQ(x, want);
+    // The same image naming a function no library defines is refused, and maps nothing.
+    parsed.binds[0].symbol = "tack_no_such_function";
+    try {
+      load_image(serialize(parsed));
+      FAIL() << "an image binding an undefined function loaded";
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("tack_no_such_function"), std::string::npos);
+    }
+  }
+}
+
+// Malformed images are RuntimeErrors before anything is written: truncated, no magic, bytes
+// after the end, contents, fixups or entry points outside the image, writable code.
+TEST(CodegenJit, AMalformedLinkedImageIsARuntimeError) {
+  auto linked = compile(triad(), {});
+  const std::vector<char> good = linked->image();
+  ASSERT_FALSE(good.empty());
+  const LinkedImage image = deserialize(good);
+  auto refused = [](const std::vector<char>& bytes) {
+    EXPECT_THROW(load_image(bytes), RuntimeError);
+  };
+  refused({});
+  refused(std::vector<char>(good.begin(), good.begin() + good.size() / 2));
+  refused(std::vector<char>(good.begin(), good.end() - 1));
+  std::vector<char> longer = good;
+  longer.push_back(0);
+  refused(longer);
+  std::vector<char> magic = good;
+  magic[0] = 'X';
+  refused(magic);
+  auto changed = [&](auto edit) {
+    LinkedImage bad = image;
+    edit(bad);
+    return serialize(bad);
+  };
+  refused(changed([](LinkedImage& b) { b.size = 0; }));
+  refused(changed([](LinkedImage& b) { b.size += 1; }));
+  refused(changed([](LinkedImage& b) { b.chunk = b.size; }));
+  refused(changed([](LinkedImage& b) { b.contents.push_back({b.size - 1, {1, 2}}); }));
+  refused(changed([](LinkedImage& b) { b.rebases.push_back(b.size - 4); }));
+  refused(changed([](LinkedImage& b) { b.binds.push_back({b.size, 0, "sinf"}); }));
+  refused(changed([](LinkedImage& b) { b.binds.push_back({0, 0, ""}); }));
+  refused(changed([](LinkedImage& b) { b.pages.push_back({0, 4096, kImageWrite | kImageExec}); }));
+  refused(changed([](LinkedImage& b) { b.pages.push_back({1, 4096, kImageRead}); }));
+  refused(changed([](LinkedImage& b) { b.pages.push_back({0, b.size + 4096, kImageRead}); }));
+  // And the good one still loads.
+  EXPECT_NE(load_image(good)->chunk(), nullptr);
 }
 
 TEST(CodegenJit, SanitizesKernelNames) {
