@@ -1,6 +1,7 @@
 // The compile/load API: objects for the disk cache, corrupt objects, what the generated LLVM IR
 // promises (alignment, aliasing, no fast-math, vectorized loops), and compile/load times.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -358,6 +359,26 @@ TEST(CodegenJit, HostTargetIdNamesLlvmAndCpu) {
   std::string id = host_target_id();
   EXPECT_EQ(id.rfind("llvm-19", 0), 0u) << id;
   EXPECT_NE(id.find("x86_64"), std::string::npos) << id;
+}
+
+// The id is the host's, not the core's: a process computes it once, on whichever core it runs,
+// and a second process on another core must find the same entries.
+TEST(CodegenJit, HostTargetIdIsTheSameOnEveryCore) {
+  cpu_set_t original;
+  ASSERT_EQ(sched_getaffinity(0, sizeof original, &original), 0);
+  const std::string first = host_target_id();
+  int cores = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &original)) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    EXPECT_EQ(host_target_id(), first) << "on CPU " << cpu;
+    ++cores;
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof original, &original), 0);
+  EXPECT_GE(cores, 1);
 }
 
 }  // namespace
