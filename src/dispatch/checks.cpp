@@ -43,11 +43,15 @@ void check_atomic_alignment(const ParamFacts& f, const KernelArg* args) {
     const Array* arr = args[a.param].array;
     if (arr == nullptr) continue;
     if (arr->address() % static_cast<std::uintptr_t>(a.alignment) != 0) {
-      throw ValueError(
-          "kernel '" + *f.kernel_name + "': atomic target parameter " + std::to_string(a.param) +
-          " ('" + (*f.param_names)[a.param] + "') requires " + std::to_string(a.alignment) +
-          "-byte alignment, but its array starts at address " + std::to_string(arr->address()) +
-          "; pass an array allocated by Tack or a copy of this one");
+      // The seed's words first (Memory and Aliasing: "Kernel '<name>': atomic target
+      // parameter N requires K-byte alignment"), then what this call did.
+      throw ValueError("Kernel '" + *f.kernel_name + "': atomic target parameter " +
+                       std::to_string(a.param) + " requires " + std::to_string(a.alignment) +
+                       "-byte alignment; the array passed as '" + (*f.param_names)[a.param] +
+                       "' starts at address " + std::to_string(arr->address()) +
+                       ", not a multiple of " + std::to_string(a.alignment) +
+                       ". Pass an array allocated by Tack, or a copy of this one "
+                       "(tack.array(x) copies)");
     }
   }
 }

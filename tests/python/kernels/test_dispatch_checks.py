@@ -128,8 +128,12 @@ def test_i64_atomic_target_needs_8_byte_alignment():
     raw = np.zeros(64, np.uint8)
     start = (-raw.ctypes.data) % 16
     h = tack.array_from_ptr(raw[start + 4:start + 36], tack.i64, 4, writable=True)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as e:
         dc_atomic(arr(np.array([0, 1], np.int32)), h)
+    # The memory seed's words ("Kernel '<name>': atomic target parameter N requires K-byte
+    # alignment"), then Tack's detail.
+    assert str(e.value).startswith(
+        "Kernel 'dc_atomic': atomic target parameter 1 requires 8-byte alignment;"), e.value
 
 
 @tack.kernel
