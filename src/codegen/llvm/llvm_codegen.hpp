@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/kernel_abi.hpp"
@@ -53,10 +54,10 @@ std::string emit_llvm_ir(const ir::Function& f, const CodegenOptions& opts, bool
 std::vector<char> compile_to_object(const ir::Function& f, const CodegenOptions& opts,
                                     CompileTimes* times = nullptr);
 
-// Compiled code linked into this process. Destroying it frees the code; the function
-// pointers must not be called afterwards. Thread-safe to call from several threads at once.
 class LoadedImage;
 
+// Compiled code linked into this process. Destroying it frees the code; the function
+// pointers must not be called afterwards. Thread-safe to call from several threads at once.
 class JitModule {
  public:
   JitModule(const JitModule&) = delete;
@@ -67,8 +68,8 @@ class JitModule {
   ExtentFn extent() const { return extent_; }
   // The code as linked, for a disk cache entry beside the object that a later process loads
   // with load_image, without LLVM; empty for a module loaded from an image, or whose link an
-  // image cannot reproduce (codegen/linked_image.hpp).
-  const std::vector<char>& image() const { return image_; }
+  // image cannot reproduce (codegen/linked_image.hpp). Moved out: a module keeps no copy.
+  std::vector<char> take_image() { return std::exchange(image_, {}); }
 
  private:
   friend std::unique_ptr<JitModule> load_object(const std::vector<char>&, const SymbolNames&,
@@ -88,8 +89,8 @@ class JitModule {
 std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const SymbolNames& names,
                                        CompileTimes* times = nullptr);
 
-// Maps an image from JitModule::image(). Touches no part of LLVM. Throws tack::RuntimeError when
-// the image is malformed or names a symbol this process lacks (a disk cache treats that as a
+// Maps an image from JitModule::take_image(). Touches no part of LLVM. Throws tack::RuntimeError
+// when the image is malformed or names a symbol this process lacks (a disk cache treats that as a
 // miss and loads the object instead).
 std::unique_ptr<JitModule> load_image(const std::vector<char>& image,
                                       CompileTimes* times = nullptr);

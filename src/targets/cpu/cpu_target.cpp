@@ -98,7 +98,8 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
       module = codegen::load_object(object, names);
       cache_store("", key, object);
     }
-    if (!module->image().empty()) cache_store("", image_key, module->image());
+    const std::vector<char> image = module->take_image();
+    if (!image.empty()) cache_store("", image_key, image);
   }
   CompiledCode code;
   code.chunk = module->chunk();

@@ -113,14 +113,16 @@ TEST(CodegenJit, TheLinkedImageRunsAsTheObject) {
     SCOPED_TRACE(disjoint);
     std::vector<char> obj = compile_to_object(triad(), {.disjoint = disjoint});
     auto linked = load_object(obj, symbol_names(triad()));
-    ASSERT_FALSE(linked->image().empty()) << "this link gave no image";
-    const LinkedImage parsed = deserialize(linked->image());
+    const std::vector<char> image = linked->take_image();
+    ASSERT_FALSE(image.empty()) << "this link gave no image";
+    EXPECT_TRUE(linked->take_image().empty()) << "the module kept a copy";
+    const LinkedImage parsed = deserialize(image);
     EXPECT_FALSE(parsed.pages.empty());
     for (const auto& p : parsed.pages)
       EXPECT_FALSE((p.prot & kImageWrite) && (p.prot & kImageExec));
-    auto a = load_image(linked->image());
-    auto b = load_image(linked->image());
-    EXPECT_TRUE(a->image().empty());
+    auto a = load_image(image);
+    auto b = load_image(image);
+    EXPECT_TRUE(a->take_image().empty());
     EXPECT_NE(reinterpret_cast<void*>(a->chunk()), reinterpret_cast<void*>(linked->chunk()));
     EXPECT_NE(reinterpret_cast<void*>(a->chunk()), reinterpret_cast<void*>(b->chunk()));
     linked.reset();  // the image does not depend on the link it came from
@@ -143,13 +145,14 @@ TEST(CodegenJit, TheLinkedImageBindsCFunctionsByName) {
   for (int level : {1, 3}) {
     SCOPED_TRACE(level);
     auto linked = compile(f, {.opt_level = level});
-    ASSERT_FALSE(linked->image().empty());
-    LinkedImage parsed = deserialize(linked->image());
+    const std::vector<char> image = linked->take_image();
+    ASSERT_FALSE(image.empty());
+    LinkedImage parsed = deserialize(image);
     ASSERT_FALSE(parsed.binds.empty()) << "the kernel calls no C function";
     bool scalar_sine = false;
     for (const auto& bind : parsed.binds) scalar_sine |= bind.symbol == "sinf";
     EXPECT_TRUE(scalar_sine);  // the loop's remainder, or the whole loop at O1
-    auto m = load_image(linked->image());
+    auto m = load_image(image);
     std::vector<float> x(37);
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = 0.1f * static_cast<float>(k);
     std::vector<float> want = x;
@@ -171,7 +174,7 @@ TEST(CodegenJit, TheLinkedImageBindsCFunctionsByName) {
 // after the end, contents, fixups or entry points outside the image, writable code.
 TEST(CodegenJit, AMalformedLinkedImageIsARuntimeError) {
   auto linked = compile(triad(), {});
-  const std::vector<char> good = linked->image();
+  const std::vector<char> good = linked->take_image();
   ASSERT_FALSE(good.empty());
   const LinkedImage image = deserialize(good);
   auto refused = [](const std::vector<char>& bytes) {
