@@ -130,6 +130,8 @@ class Array {
                     ScalarType as) const;
   void check_host_type(std::size_t size, ScalarType as) const;
   std::size_t element_offset(std::span<const std::int64_t> index) const;
+  // Fills the buffer with one element's bytes, repeated.
+  void fill_pattern(std::span<const std::byte> pattern) const;
 
   std::shared_ptr<detail::DeviceBuffer> buffer_;
   DType dtype_;

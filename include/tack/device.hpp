@@ -43,4 +43,10 @@ std::string memory_space(std::uintptr_t address, const Device& d = default_devic
 // [0, 2**64)): such a value is host memory, "cpu", and no backend is asked (memory seed).
 std::string memory_space(std::optional<std::uintptr_t> address, const Device& d = default_device());
 
+namespace detail {
+// How many CPU fills ran as a fill kernel through the dispatch in this process (for tests; the
+// memory model's "a fill of 256 KiB or more runs as a kernel through the dispatch").
+std::uint64_t cpu_kernel_fill_count();
+}  // namespace detail
+
 }  // namespace tack

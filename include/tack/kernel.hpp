@@ -11,6 +11,7 @@
 
 #include "tack/array.hpp"
 #include "tack/constant.hpp"
+#include "tack/strided.hpp"
 
 namespace tack {
 
@@ -19,12 +20,17 @@ class KernelImpl;
 }
 
 // One argument of a kernel call: an array (borrowed for the duration of the call) or a scalar.
+// A strided array (tack::arrays::Strided, borrowed too) passes the array of the bytes it spans
+// and its pitch; a step of 1 is an ordinary array.
 struct KernelArg {
   const Array* array = nullptr;
   Scalar scalar;
+  std::int64_t pitch = 0;  // strided arrays: elements from one row to the next; 0 otherwise
 
   KernelArg() = default;
-  KernelArg(const Array& a) : array(&a) {}   // NOLINT: arrays pass as themselves
+  KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
+  KernelArg(const arrays::Strided& s)       // NOLINT
+      : array(&s.spanned()), pitch(s.step() > 1 ? s.pitch() : 0) {}
   KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   KernelArg(T v) {  // NOLINT: ints, floats and bools pass as Python's would

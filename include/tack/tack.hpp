@@ -8,3 +8,4 @@
 #include "tack/dtype.hpp"
 #include "tack/error.hpp"
 #include "tack/kernel.hpp"
+#include "tack/strided.hpp"

@@ -35,6 +35,8 @@ void init_device(nb::module_& m) {
       "set_default_device",
       [](const std::variant<std::string, Device>& d) { set_default_device(to_device(d)); },
       nb::arg("device"));
+  m.def("_cpu_kernel_fill_count", &detail::cpu_kernel_fill_count,
+        "how many CPU fills ran as a fill kernel through the dispatch (for tests)");
   m.def(
       "sync",
       [] {

@@ -33,11 +33,16 @@ struct ArgList {
   static KernelArg convert(nb::handle h) {
     Array* a = nullptr;
     if (nb::try_cast<Array*>(h, a) && a != nullptr) return KernelArg(*a);
+    arrays::Strided* strided = nullptr;
+    if (nb::try_cast<arrays::Strided*>(h, strided) && strided != nullptr)
+      return KernelArg(*strided);
     Scalar s;
     if (nb::try_cast<Scalar>(h, s)) return KernelArg(s);
-    throw TypeError(std::string("kernel arguments are tack arrays or Python numbers, got ") +
-                    nb::type_name(h.type()).c_str() +
-                    "; wrap NumPy data with tack.array(x) or tack.from_dlpack(x)");
+    throw TypeError(
+        std::string(
+            "kernel arguments are tack arrays (or tack.arrays.Strided) or Python numbers, got ") +
+        nb::type_name(h.type()).c_str() +
+        "; wrap NumPy data with tack.array(x) or tack.from_dlpack(x)");
   }
 };
 

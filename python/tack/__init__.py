@@ -118,6 +118,7 @@ from tack._kernel import (
 from tack._templates import data_oriented, template
 from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "tack.math")
 from tack import random  # tack.random.uniform(state) ... in kernels, and its NumPy twin
+from tack import arrays  # tack.arrays.Strided: every k-th row without copying
 
 __version__ = "0.1.0"
 

@@ -9,7 +9,7 @@ ArgLayout arg_layout(const ir::Function& f) {
   ArgLayout layout;
   for (const ir::ParamDecl& p : f.params) {
     layout.first_slot.push_back(layout.slot_count);
-    layout.slot_count += p.is_array() ? 1 + p.array_type().index_count() : 1;
+    layout.slot_count += p.is_array() ? 1 + p.array_type().abi_count() : 1;
   }
   return layout;
 }

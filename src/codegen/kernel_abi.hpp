@@ -43,8 +43,10 @@ using ExtentFn = int64_t (*)(const uint64_t* args);
 
 // Where each parameter lives in the flat args array of 8-byte slots. An array takes 1 + k
 // slots: its data pointer, then the extent of each of its k logical dims as int64 (k = rank,
-// plus 1 for a vec array: the vector width, last). A scalar takes 1 slot: integers sign- or
-// zero-extended by their type, bool as 0/1, f32 as its bits in the low 32 bits, f64 as its bits.
+// plus 1 for a vec array: the vector width, last), then for a strided array (ArrayType::strided)
+// the pitch: elements from one first-dimension index to the next. A scalar takes 1 slot: integers
+// sign- or zero-extended by their type, bool as 0/1, f32 as its bits in the low 32 bits, f64 as its
+// bits.
 struct ArgLayout {
   std::vector<int> first_slot;  // per parameter
   int slot_count = 0;

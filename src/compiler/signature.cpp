@@ -11,9 +11,9 @@ std::string to_string(const std::vector<ArgType>& signature) {
       if (a.mat_cols > 0) {
         s += "array<mat" + std::to_string(a.vec_width / a.mat_cols) + "x" +
              std::to_string(a.mat_cols) + "<" + std::string(ir::name(a.type)) + ">, " +
-             std::to_string(a.rank) + ">";
+             std::to_string(a.rank) + (a.strided ? ", strided" : "") + ">";
       } else {
-        s += ir::to_string(ir::ArrayType{a.type, a.rank, a.vec_width});
+        s += ir::to_string(ir::ArrayType{a.type, a.rank, a.vec_width, a.strided != 0});
       }
     } else {
       s += ir::name(a.type);

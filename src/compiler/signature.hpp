@@ -18,6 +18,7 @@ struct ArgType {
   std::uint8_t rank = 0;                      // arrays: 1 to 3
   std::uint8_t vec_width = 0;                 // arrays: 0, or n for tack.vec(n, dtype)
   std::uint8_t mat_cols = 0;  // arrays: tack.mat(r, c, dtype) has vec_width r * c, mat_cols c
+  std::uint8_t strided = 0;  // arrays: 1 for a tack.arrays.Strided of step > 1 (rows a pitch apart)
 
   bool is_array() const { return kind == Kind::Array; }
   bool operator==(const ArgType&) const = default;

@@ -218,10 +218,12 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
                         "); kernel arrays have 1 to 3 dimensions: reshape it");
       }
       if (a->dtype().scalar == ScalarType::f64) any_f64_array = true;
-      key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Array, a->dtype().scalar,
+      key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Array,
+                                      a->dtype().scalar,
                                       static_cast<std::uint8_t>(a->ndim()),
                                       static_cast<std::uint8_t>(a->dtype().vector_n),
-                                      static_cast<std::uint8_t>(a->dtype().matrix_cols)};
+                                      static_cast<std::uint8_t>(a->dtype().matrix_cols),
+                                      static_cast<std::uint8_t>(args[i].pitch != 0)};
     }
   }
   for (std::size_t i = 0; i < count; ++i) {

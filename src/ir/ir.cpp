@@ -329,10 +329,10 @@ Stmt ParallelFor::make(std::vector<ParallelDim> dims, Stmt body) {
 }
 
 ParamDecl ParamDecl::array(std::string name, ArrayType t) {
-  return ParamDecl{std::move(name), ParamKind::Array, t.elem, t.rank, t.vec_width};
+  return ParamDecl{std::move(name), ParamKind::Array, t.elem, t.rank, t.vec_width, t.strided};
 }
 ParamDecl ParamDecl::scalar(std::string name, ScalarType t) {
-  return ParamDecl{std::move(name), ParamKind::Scalar, t, 0, 0};
+  return ParamDecl{std::move(name), ParamKind::Scalar, t, 0, 0, false};
 }
 
 const ParallelFor* Function::parallel_for() const {

@@ -572,9 +572,10 @@ struct ParamDecl {
   ScalarType type = ScalarType::i32;  // the scalar's type, or the array's element type
   int rank = 0;                       // arrays only: 1 to 3
   int vec_width = 0;                  // arrays only: 0, or n for tack.vec(n, dtype)
+  bool strided = false;               // arrays only: tack.arrays.Strided (ArrayType::strided)
 
   bool is_array() const { return kind == ParamKind::Array; }
-  ArrayType array_type() const { return {type, rank, vec_width}; }
+  ArrayType array_type() const { return {type, rank, vec_width, strided}; }
   static ParamDecl array(std::string name, ArrayType t);
   static ParamDecl scalar(std::string name, ScalarType t);
 };

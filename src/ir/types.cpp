@@ -6,7 +6,7 @@ namespace tack::ir {
 std::string to_string(const ArrayType& t) {
   std::string elem(name(t.elem));
   if (t.vec_width > 0) elem = "vec" + std::to_string(t.vec_width) + "<" + elem + ">";
-  return "array<" + elem + ", " + std::to_string(t.rank) + ">";
+  return "array<" + elem + ", " + std::to_string(t.rank) + (t.strided ? ", strided" : "") + ">";
 }
 
 }  // namespace tack::ir

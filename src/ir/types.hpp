@@ -53,9 +53,14 @@ struct ArrayType {
   ScalarType elem = ScalarType::f32;
   int rank = 1;
   int vec_width = 0;
+  // tack.arrays.Strided: consecutive first-dimension indices are `pitch` elements apart (a
+  // value the ABI passes after the extents) instead of one row apart.
+  bool strided = false;
 
   // Number of indices a load or store takes = number of extents the ABI passes.
   int index_count() const { return rank + (vec_width > 0 ? 1 : 0); }
+  // Number of i64 values the ABI passes after the data pointer: the extents, then the pitch.
+  int abi_count() const { return index_count() + (strided ? 1 : 0); }
   bool operator==(const ArrayType&) const = default;
 };
 

@@ -222,9 +222,7 @@ void Array::fill(const Scalar& value) const {
   const std::size_t cs = itemsize(dtype_.scalar);
   std::vector<std::byte> pattern(dtype_.itemsize());
   for (int c = 0; c < dtype_.components(); ++c) std::memcpy(pattern.data() + c * cs, one, cs);
-  if (nbytes() == 0) return;
-  buffer_->fill(pattern.data(), pattern.size());
-  buffer_->bump_version();
+  fill_pattern(pattern);
 }
 
 void Array::fill(std::span<const Scalar> element) const {
@@ -238,7 +236,14 @@ void Array::fill(std::span<const Scalar> element) const {
   const std::size_t cs = itemsize(dtype_.scalar);
   std::vector<std::byte> pattern(dtype_.itemsize());
   for (std::size_t c = 0; c < n; ++c) convert_scalar(element[c], dtype_.scalar, &pattern[c * cs]);
+  fill_pattern(pattern);
+}
+
+void Array::fill_pattern(std::span<const std::byte> pattern) const {
   if (nbytes() == 0) return;
+  // The backend first (a CPU fill of 256 KiB or more runs as a kernel through the dispatch,
+  // which counts the write); otherwise the buffer's own fill.
+  if (buffer_->backend()->fill_array(*this, pattern.data(), pattern.size())) return;
   buffer_->fill(pattern.data(), pattern.size());
   buffer_->bump_version();
 }

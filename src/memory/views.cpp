@@ -46,8 +46,9 @@ Array Array::slice(std::optional<std::int64_t> start, std::optional<std::int64_t
   }
   if (step && *step != 1) {
     throw ValueError("a view takes a contiguous run of rows, so the step must be 1, got step " +
-                     std::to_string(*step) + "; copy with a.numpy()[::" + std::to_string(*step) +
-                     "] for strided rows");
+                     std::to_string(*step) + "; tack.arrays.Strided(a, start, " +
+                     std::to_string(*step) +
+                     ") reads every k-th row without copying (C++ tack::arrays::Strided)");
   }
   // Python's bounds: negative from the end, then clamped to [0, n].
   const std::int64_t n = shape_.front();

@@ -11,6 +11,10 @@
 #include "memory/device_buffer.hpp"
 #include "tack/dlpack.hpp"
 
+namespace tack {
+class Array;
+}
+
 namespace tack::detail {
 
 class Backend : public std::enable_shared_from_this<Backend> {
@@ -37,6 +41,15 @@ class Backend : public std::enable_shared_from_this<Backend> {
 
   // Waits for every launch queued on this device.
   virtual void synchronize() {}
+
+  // Offered every Array::fill first (the memory model's Backend.fill_array): true when the
+  // backend filled the whole of `a`'s buffer with the repeated `pattern` (and counted the write),
+  // false to leave it to the buffer's own fill. The CPU answers for 256 KiB or more by running a
+  // fill kernel through the dispatch (src/algorithms/fill.cpp).
+  virtual bool fill_array(const Array& a, const void* pattern, std::size_t pattern_size) {
+    (void)a, (void)pattern, (void)pattern_size;
+    return false;
+  }
 
   // ---- DLPack: how the exchange names this device (memory/ asks; it names no device) ----
   // The (device_type, device_id) of this device's tensors; RuntimeError where it has none.

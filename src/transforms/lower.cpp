@@ -118,7 +118,7 @@ ir::Function Lowerer::run() {
       TACK_INTERNAL_ASSERT(a.rank >= 1 && a.rank <= 3,
                            "signature: array '" + p.name + "' of rank " + std::to_string(a.rank));
       s.kind = SymbolKind::ArrayParam;
-      s.array = ir::ArrayType{a.type, a.rank, a.vec_width};
+      s.array = ir::ArrayType{a.type, a.rank, a.vec_width, a.strided != 0};
       s.mat_cols = a.mat_cols;
       fn_.params.push_back(ir::ParamDecl::array(p.name, s.array));
     } else {

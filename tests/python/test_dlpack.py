@@ -417,3 +417,17 @@ def test_np_from_dlpack_with_copy():
     n = np.from_dlpack(a, copy=True)
     n[:] = 0.0
     assert a[0] == 1.0
+
+
+@pytest.mark.parametrize("versioned", [True, False])
+def test_a_reshape_alone_keeps_the_import_held(versioned, collect):
+    # Reshape: "If the original holds a DLPack import, the reshaped array holds it too --
+    # otherwise dropping the original would release memory the view still uses."
+    p = Producer(np.arange(6), versioned=versioned)
+    r = tack.from_dlpack(p).reshape(2, 3)  # the imported array itself is dropped at once
+    collect()
+    assert p.deleted == 0
+    np.testing.assert_array_equal(r.numpy(), np.arange(6).reshape(2, 3))
+    del r
+    collect()
+    assert p.deleted == 1

@@ -78,6 +78,7 @@ class Emitter {
   // Names.
   std::string param_name(int p) const;
   std::string extent_name(int p, int dim) const;
+  std::string pitch_name(int p) const;
   static std::string local_name(const std::string& n);
 
   void define(const std::string& name, const std::string& code);

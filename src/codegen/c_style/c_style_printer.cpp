@@ -91,6 +91,9 @@ std::string Emitter::param_name(int p) const {
 std::string Emitter::extent_name(int p, int dim) const {
   return "n" + std::to_string(dim) + "_" + mangle(fn_.params.at(p).name);
 }
+std::string Emitter::pitch_name(int p) const {
+  return "pitch_" + mangle(fn_.params.at(p).name);
+}
 std::string Emitter::local_name(const std::string& n) {
   return "v_" + mangle(n);
 }
@@ -440,10 +443,18 @@ std::vector<std::string> Emitter::group(const std::vector<Expr>& exprs, bool for
 
 std::string Emitter::element(int param, const std::vector<std::string>& idx) {
   // Row-major over the array's own extents (the last is the vector width of a vec array).
-  std::string flat = idx.size() == 1 ? idx[0] : "(" + ty(ScalarType::i64) + ")" + idx[0];
-  for (std::size_t k = 1; k < idx.size(); ++k) {
+  // A strided array's first index steps by its pitch (tack.arrays.Strided).
+  const bool strided = fn_.params.at(param).array_type().strided;
+  const std::size_t first = strided && idx.size() > 1 ? 1 : 0;
+  std::string flat =
+      idx.size() == 1 && !strided ? idx[0] : "(" + ty(ScalarType::i64) + ")" + idx[first];
+  for (std::size_t k = first + 1; k < idx.size(); ++k) {
     flat = "(" + flat + " * " + extent_name(param, static_cast<int>(k)) + " + (" +
            ty(ScalarType::i64) + ")" + idx[k] + ")";
+  }
+  if (strided) {
+    const std::string row = "(" + ty(ScalarType::i64) + ")" + idx[0] + " * " + pitch_name(param);
+    flat = idx.size() > 1 ? "(" + row + " + " + flat + ")" : "(" + row + ")";
   }
   return param_name(param) + "[" + flat + "]";
 }
@@ -810,6 +821,7 @@ void Emitter::signature(std::string& out) {
       add(global_ptr(ty(p.type)) + " " + param_name(index));
       for (int k = 0; k < p.array_type().index_count(); ++k)
         add(ty(ScalarType::i64) + " " + extent_name(index, k));
+      if (p.array_type().strided) add(ty(ScalarType::i64) + " " + pitch_name(index));
     } else {
       if (p.type == ScalarType::f64) features_.f64 = true;
       add(d_.param_type(p.type) + " " + param_name(index));

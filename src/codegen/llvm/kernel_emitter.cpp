@@ -49,7 +49,7 @@ std::vector<llvm::Type*> KernelEmitter::param_types() {
   for (const ir::ParamDecl& p : f_.params) {
     if (p.is_array()) {
       out.push_back(b_.getPtrTy());
-      for (int d = 0; d < p.array_type().index_count(); ++d) out.push_back(b_.getInt64Ty());
+      for (int d = 0; d < p.array_type().abi_count(); ++d) out.push_back(b_.getInt64Ty());
     } else {
       out.push_back(value_type(p.type));
     }
@@ -103,6 +103,10 @@ void KernelEmitter::bind_params(llvm::Function* fn) {
         arrays_[i].extents.push_back(vec_dim ? static_cast<llvm::Value*>(b_.getInt64(t.vec_width))
                                              : e);
       }
+      if (t.strided) {
+        arrays_[i].pitch = fn->getArg(arg++);
+        arrays_[i].pitch->setName(p.name + ".pitch");
+      }
     } else {
       llvm::Argument* v = fn->getArg(arg++);
       v->setName(p.name);
@@ -122,7 +126,7 @@ std::vector<llvm::Value*> KernelEmitter::unpack_args(llvm::Value* args) {
     int s = layout.first_slot[i];
     if (p.is_array()) {
       out.push_back(b_.CreateLoad(b_.getPtrTy(), slot(s), p.name));
-      for (int d = 0; d < p.array_type().index_count(); ++d) {
+      for (int d = 0; d < p.array_type().abi_count(); ++d) {
         out.push_back(b_.CreateLoad(i64, slot(s + 1 + d)));
       }
       continue;
@@ -630,10 +634,15 @@ llvm::Value* KernelEmitter::array_address(int param, const std::vector<llvm::Val
   const ArrayArgs& a = arrays_[param];
   // Row-major flat index. Only in-bounds indices reach here (out of bounds is undefined, or
   // skipped in debug mode), so no step can overflow: nsw.
-  llvm::Value* linear = idx[0];
-  for (size_t d = 1; d < idx.size(); ++d) {
+  // A strided array's first index steps by its pitch; the rest are row-major within the row.
+  llvm::Value* linear = a.pitch && idx.size() > 1 ? idx[1] : idx[0];
+  for (size_t d = a.pitch && idx.size() > 1 ? 2 : 1; d < idx.size(); ++d) {
     linear =
         b_.CreateAdd(b_.CreateMul(linear, a.extents[d], "", false, true), idx[d], "", false, true);
+  }
+  if (a.pitch) {
+    llvm::Value* row = b_.CreateMul(idx[0], a.pitch, "", false, true);
+    linear = idx.size() > 1 ? b_.CreateAdd(row, linear, "", false, true) : row;
   }
   llvm::Type* elem = memory_type(f_.params[param].type);
   return b_.CreateInBoundsGEP(elem, a.data, linear);

@@ -79,6 +79,7 @@ class KernelEmitter final : public ir::ExhaustiveVisitor {
   struct ArrayArgs {
     llvm::Value* data = nullptr;
     std::vector<llvm::Value*> extents;  // i64, one per logical dim
+    llvm::Value* pitch = nullptr;       // i64, strided arrays only (ir::ArrayType::strided)
   };
   struct LocalSlot {
     std::string name;

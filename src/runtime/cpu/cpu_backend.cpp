@@ -15,6 +15,7 @@
 
 #include "runtime/parallel.hpp"
 #include "support/error.hpp"
+#include "tack/array.hpp"
 
 #ifdef TACK_HAVE_NUMA
 #include <numa.h>
@@ -26,22 +27,35 @@
 namespace tack::detail {
 namespace {
 
+// Interleave where libnuma reports more than one node; TACK_NUMA_INTERLEAVE=1 asks for it on any
+// machine (one node included: the policy is then set, and placement cannot differ), =0 never.
 bool numa_interleave_wanted() {
 #ifdef TACK_HAVE_NUMA
-  static const bool wanted = numa_available() >= 0 && numa_num_configured_nodes() > 1;
+  static const bool wanted = [] {
+    if (numa_available() < 0) return false;
+    const char* s = std::getenv("TACK_NUMA_INTERLEAVE");
+    if (s != nullptr && std::string(s) == "0") return false;
+    if (s != nullptr && std::string(s) == "1") return true;
+    return numa_num_configured_nodes() > 1;
+  }();
   return wanted;
 #else
   return false;
 #endif
 }
 
-// TACK_CPU_MALLOC=1: keep freed pages in the heap (see docs/environment.md). Process-wide, so
-// off by default.
+// TACK_CPU_MALLOC=1: keep freed pages in the heap (see docs/environment.md): the mmap threshold
+// at its 32 MiB cap, no trim under 4 GiB, the heap grown 256 MiB at a time. Process-wide, so off
+// by default. mallopt takes an int, so the trim threshold cannot be 4 GiB itself (INT_MAX is
+// 2 GiB - 1); glibc stores it as a size_t converted from that int, so -1 is SIZE_MAX: the heap
+// is never trimmed on free, which keeps every page under 4 GiB as asked (and those above too;
+// malloc_trim(0) still returns them on request). GLIBC_TUNABLES=glibc.malloc.trim_threshold=
+// 4294967296, set before the process starts, gives exactly 4 GiB instead.
 void tune_malloc_from_environment() {
   const char* s = std::getenv("TACK_CPU_MALLOC");
   if (s == nullptr || std::string(s) != "1") return;
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, static_cast<int>(0x7fffffff));  // no trim below ~2-4 GiB
+  mallopt(M_TRIM_THRESHOLD, -1);
   mallopt(M_TOP_PAD, 256 * 1024 * 1024);
 }
 
@@ -303,6 +317,31 @@ std::shared_ptr<DeviceBuffer> CpuBackend::wrap(std::uintptr_t address, std::size
   state->shared.store(true);
   return std::make_shared<CpuBuffer>(reinterpret_cast<std::byte*>(address), nbytes,
                                      std::move(state), shared_from_this());
+}
+
+namespace {
+std::atomic<CpuFillKernel> fill_kernel{nullptr};
+std::atomic<std::uint64_t> kernel_fills{0};
+}  // namespace
+
+void set_cpu_fill_kernel(CpuFillKernel fn) {
+  fill_kernel.store(fn, std::memory_order_release);
+}
+
+std::uint64_t cpu_kernel_fill_count() {
+  return kernel_fills.load(std::memory_order_relaxed);
+}
+
+bool CpuBackend::fill_array(const Array& a, const void* pattern, std::size_t pattern_size) {
+  const CpuFillKernel fn = fill_kernel.load(std::memory_order_acquire);
+  // From kStreamingFillBytes the host loop's non-temporal stores are 2-3x the kernel's cached
+  // stores (docs/design/cpu_fill.md, "Measured"), and the kernel language has no streaming-store
+  // hint yet: those fills stay on the host loop, split by the same parallel_for.
+  const std::size_t n = a.buffer()->nbytes();
+  if (fn == nullptr || n < kParallelFillBytes || n >= kStreamingFillBytes) return false;
+  fn(a, pattern, pattern_size);
+  kernel_fills.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 void CpuBackend::check_dlpack_stream(std::int64_t stream) const {

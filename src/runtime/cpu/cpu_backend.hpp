@@ -50,10 +50,23 @@ class CpuBackend final : public Backend {
   }
   void check_dlpack_stream(std::int64_t stream) const override;
   bool host_memory() const override { return true; }
+  // Fills from kParallelFillBytes up to 8 MiB run the fill kernel through the dispatch, once one
+  // is registered (set_cpu_fill_kernel): the threading policy of every kernel fans it out, and
+  // the workers that will run the kernels first-touch the pages. Larger fills keep the host
+  // loop's non-temporal stores (docs/design/cpu_fill.md).
+  bool fill_array(const Array& a, const void* pattern, std::size_t pattern_size) override;
 
  private:
   HostPool pool_;
 };
+
+// The fill kernel the CPU backend runs for large fills: fills the whole of a's buffer with the
+// repeated pattern through the kernel dispatch. The algorithms layer registers it (it is a Tack
+// kernel, and the runtime does not depend on the dispatch); until then fills are host loops.
+using CpuFillKernel = void (*)(const Array& a, const void* pattern, std::size_t pattern_size);
+void set_cpu_fill_kernel(CpuFillKernel fn);
+// How many fills ran as a kernel through the dispatch in this process (for tests).
+std::uint64_t cpu_kernel_fill_count();
 
 // Host memory helpers shared by the CPU buffer and host transfers: parallel above the
 // threshold, plain below it.

@@ -118,6 +118,9 @@ void pack_slots(const ir::Function& f, const std::vector<int>& slot_of, const Ke
       for (int d = 0; d < a->ndim(); ++d) s[1 + d] = static_cast<std::uint64_t>(a->shape()[d]);
       if (a->dtype().is_vector())
         s[1 + a->ndim()] = static_cast<std::uint64_t>(a->dtype().vector_n);
+      if (args[i].pitch != 0)
+        s[1 + a->ndim() + (a->dtype().is_vector() ? 1 : 0)] =
+            static_cast<std::uint64_t>(args[i].pitch);
     } else {
       s[0] = scalar_slot(args[i].scalar, f.params[i].type);
     }

@@ -103,6 +103,8 @@ bool privatize_worthwhile(const std::vector<analysis::PrivatizableTarget>& priva
   const std::int64_t workers = num_threads();
   for (const auto& t : private_targets) {
     const Array& a = *args[t.param].array;
+    // A strided target's rows are a pitch apart; a private copy is contiguous.
+    if (args[t.param].pitch != 0) return false;
     if (a.nbytes() > kPrivateMaxBytes || work < kPrivateMinWork * a.size() * workers) return false;
     const auto s = a.buffer()->span();
     if (!s) return false;

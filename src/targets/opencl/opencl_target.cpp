@@ -112,6 +112,7 @@ codegen::TackDebugStatus OpenClVariantCode::launch(const KernelArg* args, std::s
   for (std::size_t i = 0; i < n; ++i) {
     if (const Array* a = args[i].array) {
       list.array(*a);
+      if (args[i].pitch != 0) list.scalar(static_cast<std::int64_t>(args[i].pitch));
     } else {
       const ir::ScalarType t = k_.ir.params[i].type;
       list.slot(scalar_slot(args[i].scalar, t), static_cast<std::size_t>(ir::bytes_in_memory(t)));
