@@ -21,7 +21,9 @@ class KernelImpl;
 
 // One argument of a kernel call: an array (borrowed for the duration of the call) or a scalar.
 // A strided array (tack::arrays::Strided, borrowed too) passes the array of the bytes it spans
-// and its pitch; a step of 1 is an ordinary array.
+// and its pitch; a step of 1 is an ordinary array. Borrowed means the array or strided array
+// must outlive the KernelArg: pass them in the call's own expression (k(a, Strided(b, 0, 2))),
+// never keep a KernelArg made from a temporary.
 struct KernelArg {
   const Array* array = nullptr;
   Scalar scalar;

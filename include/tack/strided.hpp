@@ -11,6 +11,10 @@
 
 #include "tack/array.hpp"
 
+namespace tack {
+struct KernelArg;
+}
+
 namespace tack::arrays {
 
 class Strided {
@@ -65,11 +69,13 @@ class Strided {
   // do instead (export the base, or copy()).
   [[noreturn]] void refuse_export(const char* how) const;
 
-  // The array a kernel binds: the spanned bytes under the shape (count, ...) -- for the dispatch
-  // (its checks read the address, the byte range and the writable flag of exactly these bytes).
+ private:
+  friend struct ::tack::KernelArg;
+  // The array a kernel binds: the spanned bytes under the shape (count, ...), read as if its rows
+  // were contiguous, so only the dispatch sees it (its checks read the address, the byte range
+  // and the writable flag of exactly these bytes); never a host read or write.
   const Array& spanned() const { return spanned_; }
 
- private:
   Array base_;
   Array spanned_;
   std::int64_t start_ = 0;

@@ -39,6 +39,12 @@ void init_strided(nb::module_& m) {
           "numpy", [](const Strided& s) { return to_numpy(s.copy(), s.dtype().scalar); },
           "a new C-contiguous NumPy array of its rows")
       .def("copy", &Strided::copy, "a new contiguous array of its rows, on the same device")
+      .def(
+          "__array__",
+          [](const Strided& s, nb::args, nb::kwargs) {
+            return to_numpy(s.copy(), s.dtype().scalar);
+          },
+          "np.asarray(s): a copy of its rows (as numpy())")
       .def("export_memory", [](const Strided& s) { s.refuse_export("export_memory()"); })
       .def(
           "__dlpack__",

@@ -505,6 +505,7 @@ ndrange = _only_in_kernels("ndrange")
 atomic_add = _only_in_kernels("atomic_add")
 atomic_min = _only_in_kernels("atomic_min")
 atomic_max = _only_in_kernels("atomic_max")
+stream_store = _only_in_kernels("stream_store")
 # Vectors and matrices (docs/language.md, "Vectors and matrices"): kernel values only.
 Vector = _only_in_kernels("Vector")
 Matrix = _only_in_kernels("Matrix")

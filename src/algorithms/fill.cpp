@@ -6,6 +6,7 @@
 // element for vectors and matrices whose element is not a power of two bytes.
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
 
 #include "algorithms/kernel_text.hpp"
@@ -30,7 +31,12 @@ ScalarType unit_type(std::size_t bytes) {
   }
 }
 
-void fill_by_kernel(const Array& a, const void* pattern, std::size_t pattern_size) {
+// Fills of this many bytes or more write around the caches (tack.stream_store: non-temporal
+// stores), as memset does: the data would not fit in them anyway, and a cached store first reads
+// each line (measured 2-3x slower for a 256 MiB fill; docs/design/cpu_fill.md).
+constexpr std::size_t kStreamingFillBytes = 8u << 20;
+
+void run_fill_kernel(const Array& a, const void* pattern, std::size_t pattern_size) {
   const std::shared_ptr<detail::DeviceBuffer>& buffer = a.buffer();
   const std::size_t nbytes = buffer->nbytes();
   std::size_t unit = 8;
@@ -39,30 +45,55 @@ void fill_by_kernel(const Array& a, const void* pattern, std::size_t pattern_siz
   const ScalarType t = unit_type(unit);
   const auto per_element = static_cast<std::int64_t>(pattern_size / unit);
   const auto elements = static_cast<std::int64_t>(nbytes / pattern_size);
+  const std::string store = nbytes >= kStreamingFillBytes ? "stream" : "plain";
   if (per_element == 1) {
     // One value per element: the pattern's bits as an unsigned integer of the unit's width.
     std::uint64_t bits = 0;
     std::memcpy(&bits, pattern, unit);
     const Array units(buffer, DType(t), {elements}, true);
-    static const std::string text = R"(@tack.kernel
+    // Texts without destructors: a fill may run while the process's statics are destroyed.
+    static constexpr const char* plain = R"(@tack.kernel
 def tack_fill(out, bits):
     for i in range(len(out)):
         out[i] = {T}(bits)
 )";
-    cached_kernel(subst(text, "T", cast_name(t)))(units, Scalar::from_unsigned(bits));
+    static constexpr const char* stream = R"(@tack.kernel
+def tack_fill_streaming(out, bits):
+    for i in range(len(out)):
+        tack.stream_store(out, i, {T}(bits))
+)";
+    cached_kernel(subst(store == "stream" ? stream : plain, "T", cast_name(t)))(
+        units, Scalar::from_unsigned(bits));
     return;
   }
   // A row of units per element, copied from a small array of the pattern.
   const Array rows(buffer, DType(t), {elements, per_element}, true);
   const Array units = empty({per_element}, DType(t), a.device());
   units.buffer()->from_host(pattern, 0, pattern_size);
-  static const std::string text = R"(@tack.kernel
+  static constexpr const char* plain = R"(@tack.kernel
 def tack_fill_rows(out, pattern):
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
             out[i, j] = pattern[j]
 )";
-  cached_kernel(text)(rows, units);
+  static constexpr const char* stream = R"(@tack.kernel
+def tack_fill_rows_streaming(out, pattern):
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            tack.stream_store(out, (i, j), pattern[j])
+)";
+  cached_kernel(store == "stream" ? stream : plain)(rows, units);
+}
+
+// The registered fill: false (the host loop fills instead) when the kernel cannot run, e.g. a
+// compile that failed. A read-only array never gets here (Array::fill checked it).
+bool fill_by_kernel(const Array& a, const void* pattern, std::size_t pattern_size) {
+  try {
+    run_fill_kernel(a, pattern, pattern_size);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 // Registered when libtack is loaded: the runtime cannot call up into the dispatch itself.

@@ -31,12 +31,14 @@ std::string subst(std::string text, const std::string& key, const std::string& v
 }
 
 const Kernel& cached_kernel(const std::string& source, const std::string& name) {
-  static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>, Kernel> kernels;
-  std::lock_guard lock(mutex);
+  // Never destroyed: an algorithm (a large fill, say) may run while statics are destroyed at
+  // exit, as kernels may launch then.
+  static auto* mutex = new std::mutex;
+  static auto* kernels = new std::map<std::pair<std::string, std::string>, Kernel>;
+  std::lock_guard lock(*mutex);
   auto key = std::make_pair(name, source);
-  auto it = kernels.find(key);
-  if (it == kernels.end()) it = kernels.emplace(key, kernel(source, name)).first;
+  auto it = kernels->find(key);
+  if (it == kernels->end()) it = kernels->emplace(key, kernel(source, name)).first;
   return it->second;
 }
 

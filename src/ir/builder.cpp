@@ -210,10 +210,10 @@ Expr load(const ArrayRef& a, std::vector<Expr> indices) {
   return ArrayLoad::make(a.type.elem, a.index, std::move(indices));
 }
 
-Stmt store(const ArrayRef& a, std::vector<Expr> indices, Expr value) {
+Stmt store(const ArrayRef& a, std::vector<Expr> indices, Expr value, bool streaming) {
   need_index_list(indices, a.type.index_count(), "an array store");
   need(value && value->type == a.type.elem, "a stored value must have the element type", value);
-  return ArrayStore::make(a.index, std::move(indices), std::move(value));
+  return ArrayStore::make(a.index, std::move(indices), std::move(value), streaming);
 }
 
 Expr shape(const ArrayRef& a, int dim) {

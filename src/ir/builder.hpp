@@ -132,7 +132,7 @@ struct ArrayRef {
 };
 
 Expr load(const ArrayRef& a, std::vector<Expr> indices);
-Stmt store(const ArrayRef& a, std::vector<Expr> indices, Expr value);
+Stmt store(const ArrayRef& a, std::vector<Expr> indices, Expr value, bool streaming = false);
 Expr shape(const ArrayRef& a, int dim);
 Expr atomic(AtomicOp op, const ArrayRef& a, std::vector<Expr> indices, Expr value);
 

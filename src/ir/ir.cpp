@@ -254,9 +254,9 @@ Stmt Assign::make(std::string name, Expr value) {
   TACK_INTERNAL_ASSERT(value != nullptr, "Assign without a value");
   return std::make_shared<const Assign>(std::move(name), std::move(value));
 }
-Stmt ArrayStore::make(int param, std::vector<Expr> indices, Expr value) {
+Stmt ArrayStore::make(int param, std::vector<Expr> indices, Expr value, bool streaming) {
   TACK_INTERNAL_ASSERT(value != nullptr, "ArrayStore without a value");
-  return std::make_shared<const ArrayStore>(param, std::move(indices), std::move(value));
+  return std::make_shared<const ArrayStore>(param, std::move(indices), std::move(value), streaming);
 }
 Stmt Barrier::make(int line, int column) {
   return std::make_shared<const Barrier>(line, column);

@@ -377,14 +377,17 @@ struct Assign final : StmtNode {
   Expr value;
 };
 
+// `streaming`: tack.stream_store -- the same store, with the hint that the value will not be read
+// again soon; a backend that can write around its caches does (the CPU: non-temporal stores).
 struct ArrayStore final : StmtNode {
   TACK_IR_NODE(ArrayStore)
-  ArrayStore(int p, std::vector<Expr> i, Expr v)
-      : StmtNode(kKind), param(p), indices(std::move(i)), value(std::move(v)) {}
-  static Stmt make(int param, std::vector<Expr> indices, Expr value);
+  ArrayStore(int p, std::vector<Expr> i, Expr v, bool s)
+      : StmtNode(kKind), param(p), indices(std::move(i)), value(std::move(v)), streaming(s) {}
+  static Stmt make(int param, std::vector<Expr> indices, Expr value, bool streaming = false);
   int param;
   std::vector<Expr> indices;
   Expr value;
+  bool streaming;
 };
 
 // Local arrays live on the worker thread's stack, so their size is capped; lowering reports a

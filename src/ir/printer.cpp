@@ -141,7 +141,7 @@ class Printer final : public ExhaustiveVisitor {
   void visit(const ArrayStore& n) override {
     os_ << param_name(n.param);
     print_indices(n.indices);
-    os_ << " = ";
+    os_ << (n.streaming ? " = stream " : " = ");
     visit_expr(n.value);
   }
   void visit(const ThreadId&) override { os_ << "thread_id()"; }

@@ -279,7 +279,7 @@ Stmt Mutator::mutate(const ArrayStore& n, const Stmt& self) {
   std::vector<Expr> idx;
   bool changed = mutate_all(n.indices, idx);
   if (!changed && v == n.value) return self;
-  return ArrayStore::make(n.param, std::move(idx), std::move(v));
+  return ArrayStore::make(n.param, std::move(idx), std::move(v), n.streaming);
 }
 Stmt Mutator::mutate(const LocalArrayDecl&, const Stmt& self) {
   return self;

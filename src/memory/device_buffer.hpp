@@ -55,7 +55,9 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   // Marks the allocation as handed outside Tack and waits for queued launches.
   void share();
 
-  virtual bool starts_zeroed() const { return false; }
+  // A new buffer reads as zeros (so tack.zeros need not fill it). Never a view's: its bytes are
+  // whatever its root holds.
+  bool starts_zeroed() const { return !is_view() && allocation_starts_zeroed(); }
   virtual std::string_view backend_name() const = 0;
   virtual std::shared_ptr<Backend> backend() const = 0;
 
@@ -77,6 +79,9 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
       : nbytes_(nbytes), state_(std::move(state)) {}
   // Each backend makes its own view class: the root's kind of buffer at a shifted address.
   virtual std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) = 0;
+  // Whether this backend's new allocations read as zeros (none of Tack's do: the CPU's and
+  // OpenCL's contents are unspecified).
+  virtual bool allocation_starts_zeroed() const { return false; }
   void check_range(std::size_t offset, std::size_t count, const char* what) const;
 
   std::size_t nbytes_;

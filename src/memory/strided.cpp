@@ -61,20 +61,28 @@ Strided::Strided(const Array& base, std::int64_t start, std::int64_t step,
                      "; give a count >= 0");
   }
   if (rows > fit) {
+    // The last row it would need, unless that does not fit in 64 bits (a huge count or step).
+    std::int64_t last = 0;
+    const bool huge = __builtin_mul_overflow(rows - 1, step, &last) ||
+                      __builtin_add_overflow(last, start_, &last);
     throw ValueError("tack.arrays.Strided: " + std::to_string(rows) + " rows from row " +
                      std::to_string(start_) + " with step " + std::to_string(step) + " need row " +
-                     std::to_string(start_ + (rows - 1) * step) + ", but the array of shape " +
-                     shape_str(base.shape()) + " has " + std::to_string(n) + " rows; at most " +
-                     std::to_string(fit) + " fit");
+                     (huge ? std::string("past 2**63") : std::to_string(last)) +
+                     ", but the array of shape " + shape_str(base.shape()) + " has " +
+                     std::to_string(n) + " rows; at most " + std::to_string(fit) + " fit");
   }
   const std::int64_t row = row_scalars(base);
-  pitch_ = step * row;
+  // One row or none: no second row to step to (and step * row may not fit); otherwise the rows
+  // fit in the base, so step * row does too.
+  pitch_ = rows <= 1 ? row : step * row;
   Shape shape = base.shape();
   shape.front() = rows;
   const std::size_t row_bytes = static_cast<std::size_t>(row) * itemsize(base.dtype().scalar);
   if (rows == 0) {
-    // Nothing to touch: a new empty array, as an empty slice is (read-only as its base is).
-    spanned_ = Array(base.buffer()->backend()->allocate(0), base.dtype(), shape, base.writable());
+    // Nothing to touch: an empty view at the start row, so it still shares the base's
+    // allocation (its version, its address).
+    spanned_ = Array(base.buffer()->make_view(static_cast<std::size_t>(start_) * row_bytes, 0),
+                     base.dtype(), shape, base.writable());
     return;
   }
   // From the first row to the end of the last: every byte a kernel may touch through it.

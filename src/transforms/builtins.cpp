@@ -31,6 +31,7 @@ enum class Kind : uint8_t {
   Clamp,
   Cast,
   Atomic,
+  StreamStore,  // tack.stream_store(a, index, value): a[index] = value, written around the caches
   Zeros,
   // tack.math (docs/language.md, "tack.math"), on scalars.
   Fract,
@@ -149,6 +150,7 @@ const std::map<std::string, Builtin>& table() {
     m["tack.atomic_add"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Add};
     m["tack.atomic_min"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Min};
     m["tack.atomic_max"] = {Kind::Atomic, 3, 3, MathFn::Sqrt, ScalarType::f32, ir::AtomicOp::Max};
+    m["tack.stream_store"] = {Kind::StreamStore, 3, 3};
     m["tack.zeros"] = {Kind::Zeros, 1, 2};
     m["tack.local_array"] = {Kind::Zeros, 2, 2};
     m["tack.local_array_like"] = {Kind::Zeros, 2, 2};
@@ -360,6 +362,56 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
   return Value::typed(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, indices, v));
 }
 
+// tack.stream_store(a, index, value): a[index] = value, in Python's order (the value, then the
+// index), with the hint that the value will not be read again soon (docs/language.md).
+void lower_stream_store(Lowerer& l, const std::string& name, const frontend::Call& c) {
+  std::string what = "the first argument of " + call_name(name);
+  const Symbol* arr = l.array_of(*c.args[0], what);
+  if (arr->kind == SymbolKind::LocalArray) {
+    l.fail(c.args[0]->loc, call_name(name) + " writes array arguments; '" + arr->name +
+                               "' is a local array, private to one iteration: assign to it (" +
+                               arr->name + "[i] = v)");
+  }
+  const frontend::Expr& ie = *c.args[1];
+  std::vector<const frontend::Expr*> idx;
+  if (const auto* t = ie.as<frontend::Tuple>()) {
+    for (const frontend::ExprPtr& e : t->elements) idx.push_back(e.get());
+  } else {
+    idx.push_back(&ie);
+  }
+  const int cols = arr->mat_cols;
+  const int need = arr->array.index_count() + (cols ? 1 : 0);
+  if (static_cast<int>(idx.size()) != need) {
+    l.fail(ie.loc,
+           call_name(name) + " writes one number: '" + arr->name + "' takes " +
+               std::to_string(need) + " " +
+               (need == 1 ? "index"
+                          : "indices, as a tuple (" + name + "(" + arr->name + ", (i, j), v))") +
+               (arr->array.vec_width ? " (the component last)" : "") + ", got " +
+               std::to_string(idx.size()));
+  }
+  Sequence seq(l);
+  const size_t value = seq.add_expr(*c.args[2]);
+  for (const frontend::Expr* e : idx) seq.add_expr(*e);
+  if (seq[value].is_tuple()) {
+    l.fail(c.args[2]->loc, call_name(name) + " writes one number; this is " +
+                               l.describe(seq[value]) + ": store its components one by one");
+  }
+  ir::Expr v =
+      l.convert_store(seq[value], arr->type, c.args[2]->loc, "the array '" + arr->name + "'");
+  std::vector<ir::Expr> indices;
+  for (size_t k = 0; k < idx.size(); ++k) indices.push_back(l.index(seq[k + 1], idx[k]->loc));
+  if (cols) {  // (i, r, c) of a tack.mat array: component r * cols + c
+    ir::Expr col = ir::cast(ScalarType::i64, indices.back());
+    indices.pop_back();
+    ir::Expr row = ir::cast(ScalarType::i64, indices.back());
+    indices.pop_back();
+    indices.push_back(ir::add(ir::mul(row, ir::const_i64(cols)), col));
+  }
+  l.emit(ir::store(ir::ArrayRef{arr->param, arr->array}, std::move(indices), std::move(v),
+                   /*streaming=*/true));
+}
+
 }  // namespace
 
 std::optional<ScalarType> Lowerer::dtype_named(const frontend::Expr& e) const {
@@ -448,6 +500,9 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     }
     case Kind::Atomic:
       return lower_atomic(*this, name, b.atomic, c);
+    case Kind::StreamStore:
+      lower_stream_store(*this, name, c);
+      return Value{};
     case Kind::Zeros:
       fail(c.loc, name +
                       "(...) creates a local array; it must be the whole right-hand side "
@@ -658,6 +713,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       }
       case Kind::Len:
       case Kind::Atomic:
+      case Kind::StreamStore:
       case Kind::Zeros:
       case Kind::VectorCtor:
       case Kind::MatrixCtor:

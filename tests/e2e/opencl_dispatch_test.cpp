@@ -188,6 +188,33 @@ TEST_F(OpenClDispatch, SharedArraysCompleteTheirLaunchesBeforeReturning) {
   EXPECT_EQ(b.item<float>({999}), 2.0f);
 }
 
+TEST_F(OpenClDispatch, ADlpackExportWaitsForTheLaunchesQueuedBeforeIt) {
+  // share(): handing the memory out first waits for the launches queued on it, so the consumer
+  // reads their results with no Tack call in between.
+  Kernel k = kernel(kIncrement);
+  Array a = full({1000}, Scalar::from(1.0), f32, *dev_);
+  Array b = zeros({1000}, f32, *dev_);
+  k(a, b);  // compiled and run once
+  sync();
+  a.fill(41.0);
+  std::optional<QueueGate> gate;
+  gate.emplace(*backend_);
+  k(a, b);  // queued behind the gate
+  EXPECT_TRUE(pending(b));
+  dlpack::ManagedTensorVersioned* m = nullptr;
+  EXPECT_FALSE(returns_while_gated(
+      *gate, [&] { m = to_dlpack_versioned(b); }, 0.5))
+      << "the export returned while a launch on its memory was still queued";
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(pending(b));
+  // PoCL's SVM is host memory: read what the consumer would read, with no Tack call.
+  float last = 0;
+  std::memcpy(&last, static_cast<const char*>(m->dl_tensor.data) + 999 * sizeof(float),
+              sizeof last);
+  EXPECT_EQ(last, 42.0f);
+  m->deleter(m);
+}
+
 TEST_F(OpenClDispatch, SyncWaitsForEverything) {
   Kernel k = kernel(kIncrement);
   std::vector<Array> arrays;

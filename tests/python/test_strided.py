@@ -272,3 +272,33 @@ def test_the_base_stays_alive_while_the_strided_array_is_used(collect):
     s = tack.arrays.Strided(tack.array(numbered(9)), 0, 4)
     collect()
     np.testing.assert_array_equal(s.numpy(), numbered(9)[::4])
+
+
+def test_an_empty_strided_array_shares_the_base_allocation():
+    a = tack.zeros(8)
+    s = tack.arrays.Strided(a, 3, 2, 0)
+    a.fill(1.0)
+    assert s.version == a.version
+
+
+def test_huge_steps_and_counts_neither_overflow_nor_misread():
+    x = numbered((8, 4))
+    s = tack.arrays.Strided(tack.array(x), 5, 2 ** 62)  # one row fits
+    assert s.count == 1
+    np.testing.assert_array_equal(s.numpy(), x[5:6])
+    out = tack.zeros((1, 4))
+
+    @tack.kernel
+    def st_copy_rows(src, out):
+        for i, j in tack.ndrange(src.shape[0], src.shape[1]):
+            out[i, j] = src[i, j]
+
+    st_copy_rows(s, out)
+    np.testing.assert_array_equal(out.numpy(), x[5:6])
+    with pytest.raises(ValueError, match=r"need row past 2\*\*63"):
+        tack.arrays.Strided(tack.array(x), 0, 2 ** 62, 3)
+
+
+def test_np_asarray_copies_its_rows():
+    x = numbered(9)
+    np.testing.assert_array_equal(np.asarray(tack.arrays.Strided(tack.array(x), 0, 4)), x[::4])

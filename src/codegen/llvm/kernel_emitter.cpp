@@ -330,7 +330,14 @@ void KernelEmitter::visit(const ir::ArrayStore& n) {
   for (const ir::Expr& e : n.indices) idx.push_back(emit_index(e));
   ir::ScalarType elem = f_.params[n.param].type;
   guarded(n.param, idx, arrays_[n.param].extents, nullptr, [&]() -> llvm::Value* {
-    b_.CreateAlignedStore(to_memory(elem, v), array_address(n.param, idx), llvm::Align(1));
+    llvm::StoreInst* store =
+        b_.CreateAlignedStore(to_memory(elem, v), array_address(n.param, idx), llvm::Align(1));
+    if (n.streaming) {
+      // tack.stream_store: a non-temporal store (x86: movnti at this alignment), which writes
+      // the line without reading it first and leaves the caches alone.
+      store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                         llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+    }
     return nullptr;
   });
 }

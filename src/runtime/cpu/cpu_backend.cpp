@@ -268,7 +268,9 @@ std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
   // Round up to the alignment (aligned_alloc's contract) and never allocate zero bytes, so
   // every array has a distinct, valid address. Large ones take whole huge pages.
   const bool huge = nbytes >= kHugeAllocBytes && huge_pages_wanted();
-  const std::size_t align = huge ? kHugePageBytes : kCpuAlignment;
+  // An interleave policy is set on whole pages (mbind refuses a start inside a page).
+  const bool interleave = numa_interleave_wanted() && nbytes >= kParallelFillBytes;
+  const std::size_t align = huge ? kHugePageBytes : interleave ? kPageBytes : kCpuAlignment;
   if (nbytes > SIZE_MAX - align - kHugeColors * kHugeColor) {
     throw RuntimeError("cannot allocate " + std::to_string(nbytes) +
                        " bytes on the CPU: out of memory; free arrays or use a smaller shape");
@@ -298,10 +300,7 @@ std::shared_ptr<DeviceBuffer> CpuBackend::allocate(std::size_t nbytes) {
   if (huge) madvise(p, size, MADV_HUGEPAGE);
 #ifdef TACK_HAVE_NUMA
   // Pages are untouched; the interleave policy decides where first touch places them.
-  if (numa_interleave_wanted() && size >= kParallelFillBytes)
-    numa_interleave_memory(p, size, numa_all_nodes_ptr);
-#else
-  (void)numa_interleave_wanted;
+  if (interleave) numa_interleave_memory(p, size, numa_all_nodes_ptr);
 #endif
   auto state = std::make_shared<AllocationState>();
   auto* base = static_cast<std::byte*>(p);
@@ -334,12 +333,8 @@ std::uint64_t cpu_kernel_fill_count() {
 
 bool CpuBackend::fill_array(const Array& a, const void* pattern, std::size_t pattern_size) {
   const CpuFillKernel fn = fill_kernel.load(std::memory_order_acquire);
-  // From kStreamingFillBytes the host loop's non-temporal stores are 2-3x the kernel's cached
-  // stores (docs/design/cpu_fill.md, "Measured"), and the kernel language has no streaming-store
-  // hint yet: those fills stay on the host loop, split by the same parallel_for.
-  const std::size_t n = a.buffer()->nbytes();
-  if (fn == nullptr || n < kParallelFillBytes || n >= kStreamingFillBytes) return false;
-  fn(a, pattern, pattern_size);
+  if (fn == nullptr || a.buffer()->nbytes() < kParallelFillBytes) return false;
+  if (!fn(a, pattern, pattern_size)) return false;
   kernel_fills.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

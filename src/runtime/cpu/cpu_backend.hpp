@@ -14,6 +14,8 @@ namespace tack::detail {
 inline constexpr std::size_t kParallelFillBytes = 256 * 1024;
 // Every CPU allocation starts at this alignment (a cache line; also satisfies every atomic).
 inline constexpr std::size_t kCpuAlignment = 64;
+// Allocations that get a NUMA interleave policy start at a page (the policy covers whole pages).
+inline constexpr std::size_t kPageBytes = 4096;
 // Allocations of kHugeAllocBytes or more start at a huge-page boundary, are rounded up to whole
 // huge pages and advised for transparent huge pages (madvise MADV_HUGEPAGE) before their first
 // touch, as NumPy's large arrays are: a streaming or random-access kernel then misses the TLB
@@ -50,10 +52,9 @@ class CpuBackend final : public Backend {
   }
   void check_dlpack_stream(std::int64_t stream) const override;
   bool host_memory() const override { return true; }
-  // Fills from kParallelFillBytes up to 8 MiB run the fill kernel through the dispatch, once one
-  // is registered (set_cpu_fill_kernel): the threading policy of every kernel fans it out, and
-  // the workers that will run the kernels first-touch the pages. Larger fills keep the host
-  // loop's non-temporal stores (docs/design/cpu_fill.md).
+  // Fills of kParallelFillBytes or more run the fill kernel through the dispatch, once one is
+  // registered (set_cpu_fill_kernel): the threading policy of every kernel fans it out, and the
+  // workers that will run the kernels first-touch the pages (docs/design/cpu_fill.md).
   bool fill_array(const Array& a, const void* pattern, std::size_t pattern_size) override;
 
  private:
@@ -63,7 +64,9 @@ class CpuBackend final : public Backend {
 // The fill kernel the CPU backend runs for large fills: fills the whole of a's buffer with the
 // repeated pattern through the kernel dispatch. The algorithms layer registers it (it is a Tack
 // kernel, and the runtime does not depend on the dispatch); until then fills are host loops.
-using CpuFillKernel = void (*)(const Array& a, const void* pattern, std::size_t pattern_size);
+// It returns false when it could not run (a kernel that failed to compile, say): the caller then
+// fills with the host loop, so a fill never fails for want of a kernel.
+using CpuFillKernel = bool (*)(const Array& a, const void* pattern, std::size_t pattern_size);
 void set_cpu_fill_kernel(CpuFillKernel fn);
 // How many fills ran as a kernel through the dispatch in this process (for tests).
 std::uint64_t cpu_kernel_fill_count();

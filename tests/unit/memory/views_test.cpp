@@ -192,5 +192,39 @@ TEST(Views, DisjointRowViewsHaveDisjointSpans) {
   EXPECT_LT(s3.begin, s1.end);  // overlapping views overlap
 }
 
+// A buffer whose new allocations read as zeros (no backend of Tack's has one): its views must
+// not say so, since their bytes are whatever the root holds.
+class ZeroedBuffer final : public detail::DeviceBuffer {
+ public:
+  explicit ZeroedBuffer(std::size_t n)
+      : DeviceBuffer(n, std::make_shared<detail::AllocationState>()), bytes_(n) {}
+  std::uintptr_t address() const override {
+    return reinterpret_cast<std::uintptr_t>(bytes_.data());
+  }
+  void from_host(const void*, std::size_t, std::size_t) override {}
+  void to_host(void*, std::size_t, std::size_t) const override {}
+  void fill(const void*, std::size_t) override {}
+  std::string_view backend_name() const override { return "zeroed"; }
+  std::shared_ptr<detail::Backend> backend() const override { return nullptr; }
+
+ protected:
+  std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t, std::size_t count) override {
+    return std::make_shared<ZeroedBuffer>(count);
+  }
+  bool allocation_starts_zeroed() const override { return true; }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+TEST(Views, AViewNeverStartsZeroed) {
+  auto root = std::make_shared<ZeroedBuffer>(64);
+  EXPECT_TRUE(root->starts_zeroed());
+  auto view = root->make_view(8, 16);
+  EXPECT_TRUE(view->is_view());
+  EXPECT_FALSE(view->starts_zeroed());
+  EXPECT_FALSE(view->make_view(0, 8)->starts_zeroed());  // a view of a view: of the root
+}
+
 }  // namespace
 }  // namespace tack

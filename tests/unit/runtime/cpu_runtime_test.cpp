@@ -79,6 +79,23 @@ TEST(HostPool, AFullPoolFreesTheOldestBlocks) {
   std::free(b);
 }
 
+TEST(CpuBackend, ThePoolSeesOnlyRoots) {
+  // A view frees nothing: dropping it leaves the pool as it was; dropping the root (after its
+  // views) hands the allocation to the pool.
+  auto cpu = std::static_pointer_cast<CpuBackend>(find_backend("cpu"));
+  if (cpu->pool().cap() < 4 * kPoolMinBytes) GTEST_SKIP() << "the pool is off";
+  cpu->pool().release_all();
+  auto root = cpu->allocate(2 * kPoolMinBytes);
+  auto view = root->make_view(kPoolMinBytes / 2, kPoolMinBytes);  // itself 1 MiB or more
+  auto other = view->make_view(0, kPoolMinBytes);                 // a view of a view
+  view.reset();
+  other.reset();
+  EXPECT_EQ(cpu->pool().held(), 0u);
+  root.reset();
+  EXPECT_GE(cpu->pool().held(), 2 * kPoolMinBytes);
+  cpu->pool().release_all();
+}
+
 TEST(CpuBackend, ReusedMemoryIsNotAssumedZero) {
   // A freed buffer comes back from the pool with its old bytes: zeros() must still fill.
   auto cpu = find_backend("cpu");

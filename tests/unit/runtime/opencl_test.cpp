@@ -425,6 +425,23 @@ TEST_F(OpenCl, DroppedLargeArrayIsReusedInQueueOrder) {
   EXPECT_EQ(backend_->pool().held(), 0u);
 }
 
+TEST_F(OpenCl, ThePoolSeesOnlyRoots) {
+  if (backend_->pool().cap() < (std::size_t{4} << 20)) GTEST_SKIP() << "the pool is off";
+  backend_->pool().release_all();
+  const std::int64_t n = std::int64_t{1} << 19;  // 2 MiB of f32
+  std::optional<Array> root = empty({n}, f32, *dev_);
+  std::optional<Array> view = root->slice(n / 4, n);  // 1.5 MiB of it
+  view.reset();                                       // a view frees nothing
+  EXPECT_EQ(backend_->pool().held(), 0u);
+  view = root->slice(0, n / 2);
+  root.reset();  // the view keeps the root alive
+  EXPECT_EQ(backend_->pool().held(), 0u);
+  view.reset();  // the last holder: the root's allocation goes to the pool
+  EXPECT_EQ(backend_->pool().held(), static_cast<std::size_t>(n) * 4);
+  backend_->pool().release_all();
+  backend_->synchronize();
+}
+
 TEST_F(OpenCl, SharedArraysCompleteTheirLaunches) {
   auto k = backend_->build_program(kIncrement, "increment");
   Array a = full({1000}, Scalar::from(1.0), f32, *dev_);
