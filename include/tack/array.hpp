@@ -69,6 +69,7 @@ class Array {
   Device device() const;
   // The write counter of the whole allocation, shared by every view.
   std::uint64_t version() const;
+  // A view of another array's memory: a row slice, or a reshape (as NumPy's a.reshape is a view).
   bool is_view() const;
   // Handed outside Tack (DLPack export, wrapped pointer)?
   bool shared() const;
@@ -137,6 +138,7 @@ class Array {
   DType dtype_;
   Shape shape_;
   bool writable_;
+  bool reshaped_ = false;  // made by reshape(): a view, though over the whole allocation
 };
 
 // Constructors, with NumPy's signatures. Contents of empty() are unspecified (not filled).

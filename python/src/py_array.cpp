@@ -167,6 +167,9 @@ nb::class_<Array> init_array(nb::module_& m) {
           .def_prop_ro("ndim", &Array::ndim)
           .def_prop_ro("size", &Array::size)
           .def_prop_ro("nbytes", &Array::nbytes)
+          .def_prop_ro(
+              "itemsize", [](const Array& a) { return a.dtype().itemsize(); },
+              "bytes per element (all of a vector's or matrix's components)")
           .def_prop_ro("writable", &Array::writable)
           .def_prop_ro("device", &Array::device)
           .def_prop_ro("version", &Array::version,

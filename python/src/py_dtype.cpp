@@ -7,6 +7,31 @@
 namespace tack::python {
 namespace {
 
+// The NumPy dtype of `d`: its scalar's, with the vector's or matrix's shape as a subarray
+// (np.dtype((np.float32, (3,)))), so np.dtype(a.dtype) and NumPy's own comparisons work.
+nb::object numpy_dtype_of(const DType& d) {
+  nb::object scalar = numpy_dtype(d.scalar);
+  if (!d.is_vector()) return scalar;
+  nb::object shape =
+      d.is_matrix() ? nb::make_tuple(d.matrix_rows(), d.matrix_cols) : nb::make_tuple(d.vector_n);
+  return numpy().attr("dtype")(nb::make_tuple(scalar, shape));
+}
+
+// a.dtype == np.float32, == "float32", == np.dtype("f4"), == tack.f32: NumPy's spellings of the
+// same type compare equal, as they do with NumPy's own dtypes; anything else is unequal.
+bool dtype_equals(const DType& a, nb::handle b) {
+  if (nb::isinstance<DType>(b)) return a == nb::cast<const DType&>(b);
+  if (b.is_none()) return false;
+  if (nb::isinstance<nb::str>(b)) {
+    if (auto t = scalar_type_from_name(nb::cast<std::string>(b))) return a == DType(*t);
+  }
+  try {
+    return nb::cast<bool>(numpy_dtype_of(a).attr("__eq__")(numpy().attr("dtype")(b)));
+  } catch (nb::python_error&) {
+    return false;  // not a dtype at all (np.dtype raised)
+  }
+}
+
 std::string dtype_repr(const DType& d) {
   if (!d.is_vector()) return "tack." + d.str();
   if (d.is_matrix()) {
@@ -42,11 +67,14 @@ void init_dtype(nb::module_& m) {
           "scalar", [](const DType& d) { return DType(d.scalar); },
           "the scalar type (the dtype itself unless it is a vector)")
       .def("__repr__", &dtype_repr)
+      .def_prop_ro("dtype", &numpy_dtype_of,
+                   "the NumPy dtype (a vector's or matrix's shape as a subarray): np.dtype(d) "
+                   "reads it")
       .def(
-          "__eq__", [](const DType& a, nb::handle b) { return equals<DType>(a, b, true); },
-          nb::arg("other").none())
+          "__eq__", [](const DType& a, nb::handle b) { return dtype_equals(a, b); },
+          nb::arg("other").none(), "equal to tack's, NumPy's and the names' spellings of the type")
       .def(
-          "__ne__", [](const DType& a, nb::handle b) { return equals<DType>(a, b, false); },
+          "__ne__", [](const DType& a, nb::handle b) { return !dtype_equals(a, b); },
           nb::arg("other").none())
       .def("__hash__", [](const DType& d) {
         return std::hash<int>{}((static_cast<int>(d.scalar) * 64 + d.vector_n) * 8 + d.matrix_cols);

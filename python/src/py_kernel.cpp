@@ -12,11 +12,13 @@ namespace tack::python {
 namespace {
 
 // Converts the call's Python arguments into KernelArgs without copying arrays. At most a
-// handful of arguments: a fixed buffer keeps the warm path free of allocation.
+// handful of arguments: a fixed buffer keeps the warm path free of allocation. A NumPy array is
+// wrapped in place (zero-copy, read-only when NumPy's is) as a CPU array, kept for the call.
 struct ArgList {
   static constexpr std::size_t kInline = 16;
   KernelArg inline_args[kInline];
   std::vector<KernelArg> heap;
+  std::vector<Array> wrapped;  // NumPy arguments as CPU arrays; reserved once, never moved
   KernelArg* data = inline_args;
   std::size_t size = 0;
 
@@ -26,23 +28,50 @@ struct ArgList {
       heap.resize(n);
       data = heap.data();
     }
-    for (std::size_t i = 0; i < n; ++i) data[i] = convert(args[i]);
+    for (std::size_t i = 0; i < n; ++i) data[i] = convert(args[i], n);
     size = n;
+    if (!wrapped.empty()) check_numpy_device();
   }
 
-  static KernelArg convert(nb::handle h) {
+  KernelArg convert(nb::handle h, std::size_t n) {
     Array* a = nullptr;
     if (nb::try_cast<Array*>(h, a) && a != nullptr) return KernelArg(*a);
     arrays::Strided* strided = nullptr;
     if (nb::try_cast<arrays::Strided*>(h, strided) && strided != nullptr)
       return KernelArg(*strided);
+    if (is_ndarray(h)) return wrap_numpy(h, n);
     Scalar s;
     if (nb::try_cast<Scalar>(h, s)) return KernelArg(s);
-    throw TypeError(
-        std::string(
-            "kernel arguments are tack arrays (or tack.arrays.Strided) or Python numbers, got ") +
-        nb::type_name(h.type()).c_str() +
-        "; wrap NumPy data with tack.array(x) or tack.from_dlpack(x)");
+    throw TypeError(std::string("kernel arguments are tack arrays (or tack.arrays.Strided), "
+                                "NumPy arrays or Python numbers, got ") +
+                    nb::type_name(h.type()).c_str() +
+                    "; wrap other data with tack.array(x) or tack.from_dlpack(x)");
+  }
+
+  // A NumPy array as Numba and Warp users pass it: the same memory, on the CPU, with every check
+  // a wrapped array gets (C-contiguous, writable only if NumPy's is).
+  KernelArg wrap_numpy(nb::handle h, std::size_t n) {
+    if (wrapped.capacity() == 0) wrapped.reserve(n);
+    const HostArrayFacts facts = host_array_facts(h);
+    Shape shape;
+    for (nb::handle d : nb::borrow<nb::tuple>(h.attr("shape")))
+      shape.push_back(nb::cast<std::int64_t>(d));
+    wrapped.push_back(array_from_host_array(facts, to_dtype(h.attr("dtype")), shape, facts.writable,
+                                            device("cpu"), python_hold(h)));
+    return KernelArg(wrapped.back());
+  }
+
+  // NumPy memory is host memory: a launch whose other arrays are on another device cannot take
+  // it (it would fail naming two devices; this says what to do).
+  void check_numpy_device() const {
+    for (std::size_t i = 0; i < size; ++i) {
+      const Array* a = data[i].array;
+      if (a == nullptr || a->device().kind() == "cpu") continue;
+      throw ValueError("a NumPy array is host memory, but this launch's array argument " +
+                       std::to_string(i) + " is on device '" + a->device().name() +
+                       "'; copy the NumPy data there first: tack.array(x, device=\"" +
+                       a->device().name() + "\")");
+    }
   }
 };
 

@@ -123,6 +123,11 @@ from tack import arrays  # tack.arrays.Strided: every k-th row without copying
 
 __version__ = "0.1.0"
 
+from tack import _repr
+
+Array.__repr__ = _repr.array_repr  # the values in NumPy's format, the dtype and the device
+Array.__str__ = _repr.array_str
+
 import atexit as _atexit
 import builtins as _builtins
 

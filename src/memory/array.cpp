@@ -90,7 +90,7 @@ std::uint64_t Array::version() const {
   return buffer_->version();
 }
 bool Array::is_view() const {
-  return buffer_->is_view();
+  return reshaped_ || buffer_->is_view();
 }
 bool Array::shared() const {
   return buffer_->shared();
@@ -266,12 +266,18 @@ void Array::refuse_iteration() const {
 }
 
 std::int64_t Array::len() const {
-  if (shape_.empty()) throw TypeError("len() of a zero-dimensional array; use a.size()");
+  if (shape_.empty()) {
+    // NumPy's words for the same call, then what to use.
+    throw TypeError(
+        "len() of unsized object: a zero-dimensional array has no first dimension; its element "
+        "count is a.size (C++ a.size())");
+  }
   return shape_.front();
 }
 
 ExportedMemory Array::export_memory() const {
-  if (is_view()) {
+  // A reshape covers the whole allocation, so it exports like the root; a row slice does not.
+  if (buffer_->is_view()) {
     throw ValueError(
         "export_memory() needs the array that owns the allocation, and this array is a view "
         "(a[i:j] or reshape); export the root array, or a copy made with tack.array(a.numpy())");

@@ -34,7 +34,9 @@ Array Array::reshape(const Shape& requested) const {
                      std::to_string(n) + " elements); the element count must stay the same");
   }
   // Same buffer: the view shares the version, the shared flag and any import hold.
-  return Array(buffer_, dtype_, shape, writable_);
+  Array view(buffer_, dtype_, shape, writable_);
+  view.reshaped_ = true;
+  return view;
 }
 
 Array Array::slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,

@@ -26,9 +26,8 @@ def test_new_array_attributes(device):
     assert not a.shared
     assert a.device == device
     assert a.version >= 0
-    assert repr(a) == f"tack.array(shape=(6, 3), dtype=i16, device={device.name})"
-    assert repr(tack.zeros(4)) == f"tack.array(shape=(4,), dtype=f32, device={device.name})"
-    assert str(tack.zeros(4)) == repr(tack.zeros(4))
+    assert repr(tack.zeros(4)) == f"tack.array([0., 0., 0., 0.], dtype=f32, device={device.name})"
+    assert str(tack.zeros(4)) == "[0. 0. 0. 0.]"
 
 
 def test_zeros_ones_full_fill():
@@ -152,7 +151,8 @@ def test_vector_arrays(device):
     b = tack.array(np.arange(12, dtype=np.float32).reshape(4, 3), dtype=v3)
     assert b.shape == (4,)
     np.testing.assert_array_equal(b.numpy(), np.arange(12).reshape(4, 3))
-    assert repr(b) == f"tack.array(shape=(4,), dtype=vec(3, f32), device={device.name})"
+    assert repr(b).endswith(f"dtype=vec(3, f32), device={device.name})")
+    assert repr(b).startswith("tack.array([[ 0.,  1.,  2.],")
     with pytest.raises(ValueError, match=r"its last dimension must be 3"):
         tack.array(np.zeros((4, 2)), dtype=v3)
 
