@@ -6,7 +6,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="$root/build/install"
 cmake --install "$root/build/dev" --prefix "$prefix" >/dev/null
 cmake -S "$root/tests/install" -B "$root/build/install-consumer" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" >/dev/null
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
+  -DTACK_README="$root/README.md" >/dev/null
 cmake --build "$root/build/install-consumer" >/dev/null
 "$root/build/install-consumer/consumer"
-echo "install check: find_package(tack) consumer built and ran"
+"$root/build/install-consumer/readme_snippet"
+echo "install check: find_package(tack) consumer and the README's C++ snippet built and ran"

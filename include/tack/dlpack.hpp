@@ -154,11 +154,13 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& request);
 // nullopt when the object was neither a capsule nor had __dlpack__ (TypeError naming `what`).
 // A consumed ("used_...") or otherwise named capsule is a ValueError. On success Tack owns the
 // tensor and the caller renames the capsule to consumed_capsule_name(); on an exception the
-// caller still owns it.
+// caller still owns it. `writable`: nullopt keeps the producer's word (a read-only versioned
+// tensor imports read-only); false imports read-only whatever the producer says (PyTorch sets no
+// flag, JAX exports none); true refuses a read-only tensor (ValueError) unless copy=True.
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
                           std::optional<bool> copy = std::nullopt,
-                          std::optional<Device> device = std::nullopt,
-                          const std::string& what = "");
+                          std::optional<Device> device = std::nullopt, const std::string& what = "",
+                          std::optional<bool> writable = std::nullopt);
 // "dltensor" -> "used_dltensor", "dltensor_versioned" -> "used_dltensor_versioned".
 const char* consumed_capsule_name(std::string_view capsule_name);
 

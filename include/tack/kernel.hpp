@@ -64,6 +64,10 @@ class Kernel {
   }
 
   const std::string& name() const;
+  // Debug mode for this kernel alone (tack.set_debug turns it on for every kernel): its launches
+  // check every index and every assert, as under TACK_DEBUG=1 (Python: @tack.kernel(debug=True)).
+  void set_debug(bool on) const;
+  bool debug() const;
   // Number of compiled variants so far (for tests and diagnostics).
   std::size_t variant_count() const;
   const std::shared_ptr<detail::KernelImpl>& impl() const { return impl_; }

@@ -77,7 +77,8 @@ nb::object dlpack_method(const Array& a, nb::handle stream,
   return make_capsule(export_dlpack(a, r));
 }
 
-Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceArg& device) {
+Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceArg& device,
+                           std::optional<bool> writable) {
   // None: where the tensor's memory is (the array API's rule), not the default device.
   const std::optional<Device> dev =
       device ? std::optional<Device>(to_device(device)) : std::nullopt;
@@ -102,7 +103,7 @@ Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceA
   const std::string capsule_name = name != nullptr ? name : "";
   void* tensor = PyCapsule_GetPointer(capsule.ptr(), name);
   if (tensor == nullptr) PyErr_Clear();
-  Array a = from_dlpack_capsule(capsule_name, tensor, copy, dev);
+  Array a = from_dlpack_capsule(capsule_name, tensor, copy, dev, "", writable);
   // C++ owns the tensor now: the producer's capsule destructor must leave it alone.
   if (PyCapsule_SetName(capsule.ptr(), consumed_capsule_name(capsule_name)) != 0) PyErr_Clear();
   return a;
@@ -127,10 +128,13 @@ void init_dlpack(nb::module_& m, nb::class_<Array>& array_class) {
 
   m.def("from_dlpack", &from_dlpack_function, nb::arg("x").none(), nb::kw_only(),
         nb::arg("copy") = nb::none(), nb::arg("device") = nb::none(),
+        nb::arg("writable") = nb::none(),
         "an array over a DLPack producer's memory (a NumPy array, another framework's tensor, "
         "or a capsule); the producer is held until the array and every view of it are gone. "
         "copy=True imports a copy (needed for non-contiguous data). device=None keeps the array "
-        "where the memory is (host memory: the CPU); another device gets a copy");
+        "where the memory is (host memory: the CPU); another device gets a copy. writable=None "
+        "keeps the producer's read-only flag, False imports read-only whatever it says (PyTorch "
+        "and JAX set none), True refuses a read-only tensor unless copy=True");
 }
 
 }  // namespace tack::python

@@ -141,6 +141,8 @@ void init_kernel(nb::module_& m) {
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("variant_count", &Kernel::variant_count)
+      .def_prop_rw("debug", &Kernel::debug, &Kernel::set_debug,
+                   "debug mode for this kernel alone (tack.set_debug: every kernel)")
       .def("__repr__", [](const Kernel& k) { return "tack.CompiledKernel('" + k.name() + "')"; });
 
   m.def(

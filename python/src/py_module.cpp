@@ -4,6 +4,7 @@
 NB_MODULE(_tack, m) {
   namespace py = tack::python;
   m.doc() = "Tack's C++ core (arrays, dtypes, devices, DLPack); use it through `import tack`.";
+  m.attr("__version__") = TACK_VERSION;  // the file VERSION, through CMake
   py::init_errors(m);
   py::init_dtype(m);
   py::init_device(m);

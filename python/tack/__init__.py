@@ -121,7 +121,7 @@ from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "t
 from tack import random  # tack.random.uniform(state) ... in kernels, and its NumPy twin
 from tack import arrays  # tack.arrays.Strided: every k-th row without copying
 
-__version__ = "0.1.0"
+from tack._tack import __version__  # the file VERSION, compiled in
 
 from tack import _repr
 

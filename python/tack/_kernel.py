@@ -375,9 +375,10 @@ class Kernel(_tack._KernelCall):
     enclosing function, is found. A call is the C++ base's __call__: it keeps the built kernel
     and calls _compile() only for the first call and when a constant the kernel reads changed."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, debug=False):
         super().__init__()
         self._fn = fn
+        self._debug = bool(debug)  # @tack.kernel(debug=True): this kernel's debug mode
         self._k = None
         self._watch = None  # the globals and closure variables read, once built
         self._by_values = {}  # compiled kernels by the values they were built with
@@ -421,7 +422,9 @@ class Kernel(_tack._KernelCall):
         # C++ lays the pieces out and moves a CompileError to its piece's file and line.
         watch = self._watch
         if watch is None:
-            return _tack._kernel_from_pieces(self._pieces, self.__name__, [], self._aliases)
+            k = _tack._kernel_from_pieces(self._pieces, self.__name__, [], self._aliases)
+            k.debug = self._debug
+            return k
         key = (watch.values, watch.types)
         try:
             k = self._by_values.get(key)
@@ -430,6 +433,7 @@ class Kernel(_tack._KernelCall):
         if k is None:
             k = _tack._kernel_from_pieces(self._pieces, self.__name__, watch.constants(),
                                           self._aliases)
+            k.debug = self._debug
             try:
                 self._by_values[key] = k
             except TypeError:
@@ -462,16 +466,25 @@ class Kernel(_tack._KernelCall):
         return f"tack.kernel({self.__name__})"
 
 
-def kernel(fn):
+def kernel(fn=None, *, debug=False):
     """Compiles `fn` as a Tack kernel, just in time for each new argument signature. A kernel
     with template parameters (objects of @tack.data_oriented classes) is a
-    tack._templates.TemplateKernel."""
+    tack._templates.TemplateKernel.
+
+    Options, as ``@tack.kernel(debug=True)``: ``debug`` turns on debug mode for this kernel alone
+    (every index checked against its array's shape, asserts checked; tack.set_debug(True) or
+    TACK_DEBUG=1 turn it on for every kernel)."""
     from tack import _templates
 
+    if fn is None:  # @tack.kernel(...): the options first, then the function
+        return lambda f: kernel(f, debug=debug)
+    if not callable(fn):
+        raise TypeError(f"tack.kernel decorates a function, got {type(fn).__name__}; "
+                        "write @tack.kernel or @tack.kernel(debug=True) above a def")
     params = _templates.template_params(fn)
     if params:
-        return _templates.TemplateKernel(fn, params)
-    return Kernel(fn)
+        return _templates.TemplateKernel(fn, params, debug=debug)
+    return Kernel(fn, debug=debug)
 
 
 def kernel_from_source(source, name="", first_line=1):

@@ -217,7 +217,8 @@ class TemplateKernel:
     """A kernel with template parameters: each call flattens the objects and calls the kernel
     made for their classes' layouts (made once per layout)."""
 
-    def __init__(self, fn, params):
+    def __init__(self, fn, params, debug=False):
+        self._debug = debug
         self.__wrapped__ = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -243,7 +244,7 @@ class TemplateKernel:
         key = tuple(layouts[self._params[k]].key() for k in self._templates)
         kernel = self._derived.get(key)
         if kernel is None:
-            kernel = _DerivedKernel(self._fn, self._params, layouts)
+            kernel = _DerivedKernel(self._fn, self._params, layouts, self._debug)
             self._derived[key] = kernel
         flat = []
         for k, a in enumerate(args):
@@ -271,8 +272,8 @@ class _DerivedKernel(Kernel):
     """The kernel for one layout of a TemplateKernel's objects: the rewritten source, and each
     method the objects' classes have as a device function over `self`'s fields."""
 
-    def __init__(self, fn, params, layouts):
-        super().__init__(fn)
+    def __init__(self, fn, params, layouts, debug=False):
+        super().__init__(fn, debug=debug)
         self._params_in = params
         self._layouts = layouts
 

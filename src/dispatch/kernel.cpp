@@ -35,6 +35,12 @@ void Kernel::call(const KernelArg* args, std::size_t count) const {
 const std::string& Kernel::name() const {
   return impl_->name();
 }
+void Kernel::set_debug(bool on) const {
+  impl_->set_debug(on);
+}
+bool Kernel::debug() const {
+  return impl_->debug();
+}
 std::size_t Kernel::variant_count() const {
   return impl_->variant_count();
 }

@@ -250,7 +250,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
     key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Scalar, t, 0, 0};
   }
   if (key.device == nullptr) key.device = default_backend().get();
-  key.debug = debug();
+  key.debug = debug_.load(std::memory_order_relaxed) || tack::debug();
 }
 
 std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {

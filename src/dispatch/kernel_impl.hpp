@@ -55,6 +55,8 @@ class KernelImpl {
 
   void call(const KernelArg* args, std::size_t count);
   const std::string& name() const { return name_; }
+  void set_debug(bool on) { debug_.store(on, std::memory_order_relaxed); }
+  bool debug() const { return debug_.load(std::memory_order_relaxed); }
   std::size_t variant_count() const;
   // The variant these arguments select, compiled if new (for inspect).
   Variant& variant_for(const KernelArg* args, std::size_t count);
@@ -95,6 +97,7 @@ class KernelImpl {
   std::unordered_map<std::uint64_t, std::vector<std::unique_ptr<Variant>>> variants_;
   std::mutex compile_mutex_;  // one lowering at a time per kernel; lookups do not wait for it
   std::atomic<Variant*> last_{nullptr};
+  std::atomic<bool> debug_{false};  // this kernel's debug mode, beside the process-wide one
 };
 
 }  // namespace tack::detail

@@ -65,15 +65,36 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
     throw TypeError("__dlpack__: stream must be None or an integer, got " + r.stream_type);
   }
   if (r.stream) a.device().backend()->check_dlpack_stream(*r.stream);
+  const bool versioned = r.max_version && r.max_version->major >= 1;
   if (r.dl_device &&
       (r.dl_device->device_type != own.device_type || r.dl_device->device_id != own.device_id)) {
-    throw BufferError("__dlpack__: dl_device " + device_str(*r.dl_device) +
-                      " is not the array's device " + device_str(own) +
-                      "; Tack exports on the array's own device only: copy the data to the "
-                      "other device first (a.numpy() for the host)");
+    const bool to_host = r.dl_device->device_type == dlpack::kCPU && r.dl_device->device_id == 0;
+    if (!to_host) {
+      throw BufferError("__dlpack__: dl_device " + device_str(*r.dl_device) +
+                        " is not the array's device " + device_str(own) +
+                        "; Tack exports on the array's own device, or to the host as a copy: "
+                        "copy the data to the other device first");
+    }
+    if (r.copy == false) {
+      throw BufferError("__dlpack__: dl_device (1, 0) asks for host memory, and this array is on " +
+                        a.device().name() + " " + device_str(own) +
+                        ": a host tensor needs a copy; pass copy=True (or leave copy None)");
+    }
+    // The array API's host copy (np.from_dlpack(x, device="cpu")): a new CPU array, read after
+    // the launches queued on `a`, handed out as a copy the consumer owns.
+    const Array host = tack::array(a, std::nullopt, device("cpu"));
+    if (!versioned) {
+      ExportedTensor t{nullptr, false, nullptr};
+      t.tensor = detail::to_dlpack(host, false, &t.keep);
+      return t;
+    }
+    ExportedTensor t{nullptr, true, nullptr};
+    auto* m = detail::to_dlpack_versioned(host, false, &t.keep);
+    m->flags |= dlpack::kFlagIsCopied;
+    t.tensor = m;
+    return t;
   }
   const bool copy = r.copy.value_or(false);
-  const bool versioned = r.max_version && r.max_version->major >= 1;
   if (!versioned) {
     if (!a.writable() && !copy) {
       throw BufferError(
@@ -92,7 +113,7 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
 
 Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* tensor,
                           std::optional<bool> copy, std::optional<Device> device,
-                          const std::string& what) {
+                          const std::string& what, std::optional<bool> writable) {
   if (!capsule_name) {
     throw TypeError(
         "tack.from_dlpack needs an object with __dlpack__ (a NumPy array, another framework's "
@@ -102,10 +123,22 @@ Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* te
   const std::string_view name = *capsule_name;
   if (name == kVersionedCapsuleName || name == kCapsuleName) {
     TACK_INTERNAL_ASSERT(tensor != nullptr, "DLPack capsule without a pointer");
-    if (name == kVersionedCapsuleName) {
-      return from_dlpack(static_cast<dlpack::ManagedTensorVersioned*>(tensor), copy, device);
+    // Checked before the import, so that on this error the producer still owns the tensor.
+    if (writable.value_or(false) && !copy.value_or(false) && name == kVersionedCapsuleName &&
+        (static_cast<dlpack::ManagedTensorVersioned*>(tensor)->flags & dlpack::kFlagReadOnly)) {
+      throw ValueError(
+          "tack.from_dlpack: writable=True, but the producer marked this tensor read-only; "
+          "import it read-only (writable=None or False), or pass copy=True for a writable copy");
     }
-    return from_dlpack(static_cast<dlpack::ManagedTensor*>(tensor), copy, device);
+    Array a = name == kVersionedCapsuleName
+                  ? from_dlpack(static_cast<dlpack::ManagedTensorVersioned*>(tensor), copy, device)
+                  : from_dlpack(static_cast<dlpack::ManagedTensor*>(tensor), copy, device);
+    if (writable == false && a.writable()) {
+      // The same memory and hold, read-only: kernels that may write it are refused, and host
+      // writes raise, as for any read-only import.
+      return Array(a.buffer(), a.dtype(), a.shape(), false);
+    }
+    return a;
   }
   if (name == kUsedCapsuleName || name == kUsedVersionedCapsuleName) {
     throw ValueError("tack.from_dlpack: this DLPack capsule was already consumed (its name is '" +

@@ -78,6 +78,29 @@ TEST_P(DebugModeOnDevice, OutOfBoundsLoadIsSkippedAndRaises) {
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 5, 6, 7, 8, 0}));
 }
 
+class KernelDebugOnDevice : public test::OnDevice {};  // the process-wide mode stays off
+TACK_INSTANTIATE_ON_DEVICES(KernelDebugOnDevice);
+
+TEST_P(KernelDebugOnDevice, DebugModeForOneKernel) {
+  // Kernel::set_debug: this kernel's launches are checked, the process-wide mode stays off.
+  const Kernel checked = kernel(kShiftLoad);
+  checked.set_debug(true);
+  EXPECT_TRUE(checked.debug());
+  EXPECT_FALSE(debug());
+  Array a = arr(std::vector<float>{1, 2, 3, 4});
+  Array out = arr(std::vector<float>(4, -1.0f));
+  const std::string msg = index_error([&] { checked(a, out); });
+  EXPECT_TRUE(contains(msg, "dm_shift_load")) << msg;
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 3, 4, 0}));
+  // Another kernel of the same source is not checked: its variant has no bounds checks.
+  const Kernel plain = kernel(kShiftLoad);
+  EXPECT_FALSE(plain.debug());
+  Array shorter = arr(std::vector<float>(3, 0.0f));
+  EXPECT_NE(inspect(checked, {a, shorter}, "source"), inspect(plain, {a, shorter}, "source"));
+  checked.set_debug(false);
+  EXPECT_EQ(inspect(checked, {a, shorter}, "source"), inspect(plain, {a, shorter}, "source"));
+}
+
 TEST_P(DebugModeOnDevice, OutOfBoundsStoreIsSkippedAndRaises) {
   const Kernel k = kernel(R"(
 def dm_store(a, n):

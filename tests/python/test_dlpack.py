@@ -431,3 +431,24 @@ def test_a_reshape_alone_keeps_the_import_held(versioned, collect):
     del r
     collect()
     assert p.deleted == 1
+
+
+def test_writable_false_imports_read_only_whatever_the_producer_says():
+    x = np.arange(4, dtype=np.float32)  # writable, as PyTorch's and JAX's tensors say nothing
+    a = tack.from_dlpack(x, writable=False)
+    assert not a.writable
+    with pytest.raises(RuntimeError, match=r"read-only"):
+        a.fill(0.0)
+    np.testing.assert_array_equal(a.numpy(), np.arange(4))
+    assert tack.from_dlpack(x).writable  # the default keeps the producer's word
+
+
+def test_writable_true_refuses_a_read_only_tensor_unless_copied():
+    p = Producer(np.arange(4), read_only=True)
+    with pytest.raises(ValueError, match=r"writable=True, but the producer marked this tensor "
+                                         r"read-only"):
+        tack.from_dlpack(p, writable=True)
+    assert p.deleted == 0  # refused before the import: the producer still owns it
+    c = tack.from_dlpack(p, writable=True, copy=True)
+    assert c.writable
+    np.testing.assert_array_equal(c.numpy(), np.arange(4))

@@ -112,3 +112,41 @@ def test_numpy_memory_stays_on_the_cpu_whatever_the_default_device(device):
     assert a.numpy()[0] == 42.0  # the same memory: no copy was made
     b = tack.from_dlpack(x, device=device)
     assert b.device == device and b.numpy().tolist() == x.tolist()
+
+
+# ---- A host copy for consumers that ask for one (the array API's dl_device) ---------------------
+
+
+def opencl_devices():
+    return [d for d in tack.devices() if d.kind == "opencl"]
+
+
+def test_a_device_array_exports_a_host_copy_when_asked():
+    if not opencl_devices():
+        pytest.skip("no OpenCL device")
+    d = opencl_devices()[0]
+    a = tack.array(np.arange(6, dtype=np.float32).reshape(2, 3), device=d)
+    # NumPy asks with dl_device=(kDLCPU, 0) for device="cpu": a copy it owns.
+    x = np.from_dlpack(a, device="cpu", copy=True)
+    np.testing.assert_array_equal(x, np.arange(6).reshape(2, 3))
+    x[0, 0] = 42.0  # its own memory: the device array is unchanged
+    assert a.numpy()[0, 0] == 0.0
+    y = np.from_dlpack(a, device="cpu")  # copy=None: a copy where one is needed
+    np.testing.assert_array_equal(y, np.arange(6).reshape(2, 3))
+    with pytest.raises(BufferError, match=r"needs a copy; pass copy=True"):
+        a.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False)
+    with pytest.raises(BufferError, match=r"is not the array's device"):
+        a.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
+    # The copy reads after the launches queued on the array.
+    b = tack.zeros(6, device=d)
+    b.fill(3.0)
+    np.testing.assert_array_equal(np.from_dlpack(b, device="cpu"), np.full(6, 3.0, np.float32))
+
+
+def test_the_legacy_form_also_exports_a_host_copy():
+    if not opencl_devices():
+        pytest.skip("no OpenCL device")
+    a = tack.array(np.arange(3, dtype=np.int32), device=opencl_devices()[0])
+    host = tack.from_dlpack(a.__dlpack__(dl_device=(1, 0), copy=True))
+    assert host.device.kind == "cpu"
+    np.testing.assert_array_equal(host.numpy(), [0, 1, 2])

@@ -31,8 +31,11 @@ def test_equality_and_hash():
     assert tack.vec(3, tack.f32) != tack.f32
     assert len({tack.f32, tack.f32, tack.i32, tack.vec(3, tack.f32), tack.vec(3, tack.f32)}) == 3
     assert {tack.f64: "double"}[tack.f64] == "double"
-    assert (tack.f32 == "f32") is False
-    assert (tack.f32 == np.float32) is False
+    # NumPy's spellings of the same type compare equal, as with NumPy's own dtypes.
+    assert (tack.f32 == "f32") is True and (tack.f32 == "float32") is True
+    assert (tack.f32 == np.float32) is True and (tack.f32 == np.float64) is False
+    assert (tack.vec(3, tack.f32) == np.float32) is False
+    assert (tack.f32 == "no such type") is False and (tack.f32 != "no such type") is True
 
 
 def test_vec():
