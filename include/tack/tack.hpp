@@ -8,4 +8,5 @@
 #include "tack/dtype.hpp"
 #include "tack/error.hpp"
 #include "tack/kernel.hpp"
+#include "tack/log.hpp"
 #include "tack/strided.hpp"

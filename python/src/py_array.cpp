@@ -250,13 +250,16 @@ nb::class_<Array> init_array(nb::module_& m) {
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
         return zeros(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none());
+      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none(),
+      "a new array of zeros; dtype a Tack dtype, a NumPy dtype or its name (default f32); "
+      "device None for the default device");
   m.def(
       "ones",
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {
         return ones(to_shape(shape), to_optional_dtype(dtype).value_or(f32), to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none());
+      nb::arg("shape"), nb::arg("dtype").none() = f32, nb::arg("device") = nb::none(),
+      "a new array of ones (dtype and device as for zeros)");
   m.def(
       "full",
       [](const ShapeArg& shape, const Scalar& fill_value, nb::handle dtype,
@@ -265,7 +268,9 @@ nb::class_<Array> init_array(nb::module_& m) {
                     to_device(device));
       },
       nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype").none() = f32,
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(),
+      "a new array with every element fill_value, which must fit the dtype (ValueError "
+      "otherwise)");
   m.def(
       "array",
       [](nb::handle obj, nb::handle dtype, const DeviceArg& device) {
@@ -357,7 +362,8 @@ nb::class_<Array> init_array(nb::module_& m) {
         for (nb::handle d : dtypes) dts.push_back(to_dtype(d));
         return empty_soa(to_shape(shape), dts, to_device(device));
       },
-      nb::arg("shape"), nb::arg("dtypes"), nb::arg("device") = nb::none());
+      nb::arg("shape"), nb::arg("dtypes"), nb::arg("device") = nb::none(),
+      "a new structure-of-arrays array: one uninitialized component array per dtype");
   return array_class;
 }
 

@@ -30,11 +30,13 @@ void init_device(nb::module_& m) {
 
   m.def("devices", &devices, "the devices present: the CPU always, others where they answer");
   m.def("device", &device, nb::arg("name"), "tack.device('cpu'); ValueError naming those present");
-  m.def("default_device", &default_device);
+  m.def("default_device", &default_device,
+        "the device new arrays land on when none is given (TACK_DEVICE, else the CPU)");
   m.def(
       "set_default_device",
       [](const std::variant<std::string, Device>& d) { set_default_device(to_device(d)); },
-      nb::arg("device"));
+      nb::arg("device"),
+      "makes `device` (a name or a tack.device) the default; arrays already made keep theirs");
   m.def("_cpu_kernel_fill_count", &detail::cpu_kernel_fill_count,
         "how many CPU fills ran as a fill kernel through the dispatch (for tests)");
   m.def(

@@ -7,6 +7,7 @@
 
 #include "py_convert.hpp"
 #include "tack/kernel.hpp"
+#include "tack/log.hpp"
 
 namespace tack::python {
 namespace {
@@ -105,9 +106,17 @@ struct KernelCall {
   bool watching = false;
 };
 
+// The compile and cache events of the calls so far, to Python's `tack` logger (INFO), with the
+// GIL held: C++ only collects them (a compile may run on any thread, without the GIL).
+void forward_log_events() {
+  static nb::handle logger = nb::module_::import_("logging").attr("getLogger")("tack").release();
+  for (const std::string& event : take_log_events()) logger.attr("info")(event);
+}
+
 }  // namespace
 
 void init_kernel(nb::module_& m) {
+  set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call
   nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr())
       .def(nb::init<>())
       .def(
@@ -122,21 +131,30 @@ void init_kernel(nb::module_& m) {
             // a changed constant) while this one runs without the GIL.
             const Kernel k = *call.built;
             ArgList list(args);
-            GilRelease release;
-            k.call(list.data, list.size);
+            {
+              GilRelease release;
+              k.call(list.data, list.size);
+            }
+            if (log_events_pending()) forward_log_events();
           },
           "launches the kernel, compiling it first when it is new or a constant it reads changed")
       .def_rw("_watching", &KernelCall::watching);
 
   // Named CompiledKernel in Python: tack.Kernel is the @tack.kernel object (tack/_kernel.py),
   // which holds one of these; one class per language is named Kernel.
-  nb::class_<Kernel>(m, "CompiledKernel")
+  nb::class_<Kernel>(m, "CompiledKernel",
+                     "A kernel compiled from source text: the C++ tack::Kernel a @tack.kernel "
+                     "function holds (its .compiled), or tack.kernel_from_source's result. "
+                     "Calling it launches the kernel on its arrays' device.")
       .def(
           "__call__",
           [](const Kernel& k, nb::args args) {
             ArgList list(args);
-            GilRelease release;
-            k.call(list.data, list.size);
+            {
+              GilRelease release;
+              k.call(list.data, list.size);
+            }
+            if (log_events_pending()) forward_log_events();
           },
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
@@ -179,14 +197,20 @@ void init_kernel(nb::module_& m) {
   m.def("set_debug", &set_debug, nb::arg("on"),
         "debug mode: check every index against its array's shape; IndexError on the first "
         "out-of-bounds access (skipped)");
-  m.def("debug", &debug);
-  m.def("set_specialize_disjoint", &set_specialize_disjoint, nb::arg("on"));
-  m.def("specialize_disjoint", &specialize_disjoint);
+  m.def("debug", &debug, "whether debug mode is on for every kernel (tack.set_debug)");
+  m.def("set_specialize_disjoint", &set_specialize_disjoint, nb::arg("on"),
+        "the CPU's disjoint-arrays specialization: a noalias variant for calls whose written "
+        "arrays overlap no other argument (on by default; TACK_DISJOINT=0)");
+  m.def("specialize_disjoint", &specialize_disjoint,
+        "whether the CPU's disjoint-arrays specialization is on");
   m.def(
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode) {
         ArgList list(args);
-        return inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
+        std::string text =
+            inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
+        if (log_events_pending()) forward_log_events();
+        return text;
       },
       nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir",
       "the IR, source or optimized code of the variant these arguments would run");

@@ -506,32 +506,51 @@ def inspect(k, *args, mode="ir"):
     return _tack.inspect(k.compiled, *args, mode=mode)
 
 
-def _only_in_kernels(name):
+def _only_in_kernels(name, doc):
     def f(*args, **kwargs):
         raise TypeError(f"tack.{name} is part of the kernel language; use it inside a "
                         "@tack.kernel or @tack.func")
     f.__name__ = name
+    f.__doc__ = doc + "\n\nPart of the kernel language (docs/language.md): only inside a " \
+        "@tack.kernel or @tack.func; called elsewhere it raises TypeError."
     return f
 
 
-ndrange = _only_in_kernels("ndrange")
-atomic_add = _only_in_kernels("atomic_add")
-atomic_min = _only_in_kernels("atomic_min")
-atomic_max = _only_in_kernels("atomic_max")
-stream_store = _only_in_kernels("stream_store")
+ndrange = _only_in_kernels(
+    "ndrange", "for i, j in tack.ndrange(n, m): the parallel loop over a 2-D (or 3-D) range.")
+atomic_add = _only_in_kernels(
+    "atomic_add", "tack.atomic_add(a, index, value): a[index] += value atomically; returns the "
+    "old value.")
+atomic_min = _only_in_kernels(
+    "atomic_min", "tack.atomic_min(a, index, value): a[index] = min(a[index], value) "
+    "atomically; returns the old value.")
+atomic_max = _only_in_kernels(
+    "atomic_max", "tack.atomic_max(a, index, value): a[index] = max(a[index], value) "
+    "atomically; returns the old value.")
+stream_store = _only_in_kernels(
+    "stream_store", "tack.stream_store(a, index, value): a[index] = value, written around the "
+    "caches where the device can (non-temporal stores on the CPU).")
 # Vectors and matrices (docs/language.md, "Vectors and matrices"): kernel values only.
-Vector = _only_in_kernels("Vector")
-Matrix = _only_in_kernels("Matrix")
-select = _only_in_kernels("select")
-cross = _only_in_kernels("cross")
-length = _only_in_kernels("length")
-distance = _only_in_kernels("distance")
-normalize = _only_in_kernels("normalize")
-# Workgroups (docs/language.md, "Workgroups"): kernel constructs only, on OpenCL.
-shared = _only_in_kernels("shared")
-shared_like = _only_in_kernels("shared_like")
-barrier = _only_in_kernels("barrier")
-thread_id = _only_in_kernels("thread_id")
-block_sum = _only_in_kernels("block_sum")
-block_min = _only_in_kernels("block_min")
-block_max = _only_in_kernels("block_max")
+Vector = _only_in_kernels("Vector", "tack.Vector([x, y, z][, dtype]): a small vector value.")
+Matrix = _only_in_kernels(
+    "Matrix", "tack.Matrix([[a, b], [c, d]][, dtype]): a small matrix value (row-major).")
+select = _only_in_kernels(
+    "select", "tack.select(mask, a, b): component-wise a where mask, else b.")
+cross = _only_in_kernels("cross", "tack.cross(a, b): the cross product of two 3-vectors.")
+length = _only_in_kernels("length", "tack.length(v): the Euclidean length of a vector.")
+distance = _only_in_kernels("distance", "tack.distance(a, b): the length of a - b.")
+normalize = _only_in_kernels("normalize", "tack.normalize(v): v divided by its length.")
+# Workgroups (docs/language.md, "Workgroups"): devices with workgroups (OpenCL).
+shared = _only_in_kernels(
+    "shared", "buf = tack.shared(shape, dtype): an array shared by a workgroup's items.")
+shared_like = _only_in_kernels(
+    "shared_like", "buf = tack.shared_like(a, shape): a workgroup array of a's element type.")
+barrier = _only_in_kernels(
+    "barrier", "tack.barrier(): waits until every item of the workgroup reaches it.")
+thread_id = _only_in_kernels("thread_id", "tack.thread_id(): the item's index in its workgroup.")
+block_sum = _only_in_kernels(
+    "block_sum", "tack.block_sum(x): the sum of x over the workgroup, for every item.")
+block_min = _only_in_kernels(
+    "block_min", "tack.block_min(x): the minimum of x over the workgroup, for every item.")
+block_max = _only_in_kernels(
+    "block_max", "tack.block_max(x): the maximum of x over the workgroup, for every item.")

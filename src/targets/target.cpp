@@ -1,6 +1,7 @@
 // The target registry (one line per device kind) and the checks targets share.
 #include "targets/target.hpp"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -81,6 +82,24 @@ void check_element_alignment(const ParamFacts& f, const KernelArg* args, std::si
                      "' needs naturally aligned arrays: wrap the memory at an aligned address, "
                      "or pass a copy made by Tack");
   }
+}
+
+std::string describe_variant(const ir::Function& fn) {
+  std::string s = "kernel '" + fn.name + "' (";
+  for (std::size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::ParamDecl& p = fn.params[i];
+    s += (i ? ", " : "") + p.name + ": " +
+         (p.is_array() ? ir::to_string(p.array_type()) : std::string(ir::name(p.type)));
+  }
+  return s + ")";
+}
+
+std::string elapsed_ms(std::chrono::steady_clock::time_point start) {
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", ms);
+  return text;
 }
 
 }  // namespace tack::detail

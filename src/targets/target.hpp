@@ -7,6 +7,7 @@
 // of targets/registry.cpp (docs/architecture.md, "Adding a device").
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,5 +73,10 @@ std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t);
 // loads and stores are unaligned-safe): ValueError when an array is not aligned for its element.
 void check_element_alignment(const ParamFacts& facts, const KernelArg* args, std::size_t count,
                              const std::string& device);
+
+// "kernel 'k' (x: array<f32, 1>, s: f32)": how the log names a variant.
+std::string describe_variant(const ir::Function& fn);
+// Milliseconds since `start`, as the log prints them ("12.3 ms").
+std::string elapsed_ms(std::chrono::steady_clock::time_point start);
 
 }  // namespace tack::detail

@@ -38,6 +38,7 @@
 #include "codegen/linked_image.hpp"
 #include "codegen/llvm/kernel_emitter.hpp"
 #include "ir/verifier.hpp"
+#include "support/crash_report.hpp"
 #include "support/error.hpp"
 
 namespace tack::codegen {
@@ -378,7 +379,8 @@ struct LinkResult {
   void* chunk = nullptr;
   void* extent = nullptr;
   llvm::jitlink::JITLinkMemoryManager::FinalizedAlloc memory;
-  std::optional<LinkedImage> image;  // the code as linked, for the disk cache (capture_image)
+  std::optional<LinkedImage> image;       // the code as linked, for the disk cache (capture_image)
+  std::uint64_t lo = UINT64_MAX, hi = 0;  // the linked blocks' addresses (crash_report.hpp)
 };
 
 class KernelLink final : public llvm::jitlink::JITLinkContext {
@@ -421,6 +423,11 @@ class KernelLink final : public llvm::jitlink::JITLinkContext {
   llvm::Error modifyPassConfig(llvm::jitlink::LinkGraph&,
                                llvm::jitlink::PassConfiguration& config) override {
     config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph& g) {
+      for (llvm::jitlink::Block* b : g.blocks()) {
+        if (b->getSection().getMemLifetime() == llvm::orc::MemLifetime::NoAlloc) continue;
+        out_.lo = std::min(out_.lo, b->getAddress().getValue());
+        out_.hi = std::max(out_.hi, b->getAddress().getValue() + b->getSize());
+      }
       out_.image = capture_image(g, names_);
       return llvm::Error::success();
     });
@@ -512,6 +519,7 @@ std::unique_ptr<JitModule> load_object(const std::vector<char>& object, const Sy
   }
   out->chunk_ = reinterpret_cast<ChunkFn>(result.chunk);
   out->extent_ = reinterpret_cast<ExtentFn>(result.extent);
+  if (result.lo < result.hi) out->set_code_range(result.lo, result.hi);
   if (result.image) out->image_ = serialize(*result.image);
   if (times) times->load_ms = ms_since(t0);
   return out;
@@ -524,6 +532,8 @@ std::unique_ptr<JitModule> load_image(const std::vector<char>& image, CompileTim
   out->loaded_ = LoadedImage::load(parsed, &external_symbol);
   out->chunk_ = reinterpret_cast<ChunkFn>(out->loaded_->address(parsed.chunk));
   out->extent_ = reinterpret_cast<ExtentFn>(out->loaded_->address(parsed.extent));
+  const auto base = reinterpret_cast<std::uint64_t>(out->loaded_->address(0));
+  out->set_code_range(base, base + parsed.size);
   if (times) times->load_ms = ms_since(t0);
   return out;
 }
@@ -534,7 +544,14 @@ std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& 
   return load_object(object, symbol_names(f), times);
 }
 
+void JitModule::set_code_range(std::uint64_t begin, std::uint64_t end) {
+  code_begin_ = begin;
+  code_end_ = end;
+  tack::detail::register_kernel_code(begin, end);
+}
+
 JitModule::~JitModule() {
+  if (code_end_ != 0) tack::detail::unregister_kernel_code(code_begin_, code_end_);
   loaded_.reset();
   if (memory_ == 0) return;
   release_code(

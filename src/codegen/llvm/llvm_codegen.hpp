@@ -76,7 +76,10 @@ class JitModule {
                                                 CompileTimes*);
   friend std::unique_ptr<JitModule> load_image(const std::vector<char>&, CompileTimes*);
   JitModule() = default;
+  // The addresses of its code, registered for the crash report (support/crash_report.hpp).
+  void set_code_range(std::uint64_t begin, std::uint64_t end);
 
+  std::uint64_t code_begin_ = 0, code_end_ = 0;
   ChunkFn chunk_ = nullptr;
   ExtentFn extent_ = nullptr;
   std::uint64_t memory_ = 0;  // JITLink's finalized allocation holding this module's code

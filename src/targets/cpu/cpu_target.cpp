@@ -23,6 +23,7 @@
 #include "runtime/parallel.hpp"
 #include "support/disk_cache.hpp"
 #include "support/error.hpp"
+#include "support/log.hpp"
 #include "targets/cpu/private_atomics.hpp"
 
 namespace tack::detail {
@@ -74,9 +75,11 @@ std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
 // maps without LLVM. A missing or unusable image falls back to the object, a missing or
 // unusable object to a compile; whichever step succeeds writes the entries that were missing.
 CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) {
+  const auto start = std::chrono::steady_clock::now();
   const std::string key = cache_key(fn, disjoint, debug);
   const std::string image_key = key + "\nlinked image\n";
   std::shared_ptr<codegen::JitModule> module;
+  const char* how = "loaded from the disk cache (linked image)";
   if (auto image = cache_load("", image_key)) {
     try {
       module = codegen::load_image(*image);
@@ -85,6 +88,7 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
     }
   }
   if (!module) {
+    how = "loaded from the disk cache (object, linked)";
     const auto names = codegen::symbol_names(fn);
     if (auto object = cache_load("", key)) {
       try {
@@ -94,12 +98,17 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
       }
     }
     if (!module) {
+      how = "compiled";
       std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
       module = codegen::load_object(object, names);
       cache_store("", key, object);
     }
     const std::vector<char> image = module->take_image();
     if (!image.empty()) cache_store("", image_key, image);
+  }
+  if (log_enabled()) {
+    log_event(describe_variant(fn) + " on cpu" + (disjoint ? " (disjoint arrays)" : "") +
+              (debug ? " (debug mode)" : "") + ": " + how + " in " + elapsed_ms(start));
   }
   CompiledCode code;
   code.chunk = module->chunk();

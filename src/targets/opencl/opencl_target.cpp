@@ -2,6 +2,7 @@
 #include "targets/opencl/opencl_target.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/opencl_program.hpp"
 #include "support/error.hpp"
+#include "support/log.hpp"
 #include "targets/cpu/cpu_target.hpp"
 
 namespace tack::detail {
@@ -85,6 +87,7 @@ const OpenClCode& OpenClVariantCode::code() {
   if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
   std::lock_guard lock(compile_mutex_);
   if (const OpenClCode* c = code_.load(std::memory_order_acquire)) return *c;
+  const auto start = std::chrono::steady_clock::now();
   auto code = std::make_unique<OpenClCode>();
   codegen::CFeatures needs;
   const std::string text = source(&needs);
@@ -93,6 +96,11 @@ const OpenClCode& OpenClVariantCode::code() {
   code->global_size = backend_->default_global_size();
   code->local_size = backend_->work_group_size(k_.private_bytes, code->global_size);
   if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(k_.ir);
+  if (log_enabled()) {
+    log_event(describe_variant(k_.ir) + " on " + backend_->name() +
+              (debug_ ? " (debug mode)" : "") + ": built by the OpenCL driver in " +
+              elapsed_ms(start));
+  }
   storage_ = std::move(code);
   code_.store(storage_.get(), std::memory_order_release);
   return *storage_;

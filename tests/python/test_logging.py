@@ -1,0 +1,75 @@
+"""Compile and cache events (docs/kernels.md, "Logging"): each kernel compiled, or loaded from the
+disk cache instead, is reported with its name, device, signature and time -- to Python's `tack`
+logger (INFO) after the call, and to stderr under TACK_LOG=1."""
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import tack
+
+EVENT = (r"kernel 'lg_scale' \(x: array<f32, 1>, s: f32\) on cpu( \(disjoint arrays\))?: "
+         r"(compiled|loaded from the disk cache \((linked image|object, linked)\)) in [0-9.]+ ms")
+
+
+@tack.kernel
+def lg_scale(x, s):
+    for i in range(len(x)):
+        x[i] = x[i] * s
+
+
+def test_python_logging_reports_each_compile(caplog):
+    with caplog.at_level(logging.INFO, logger="tack"):
+        lg_scale(tack.zeros(8, device="cpu"), 2.0)
+    messages = [r.getMessage() for r in caplog.records if r.name == "tack"]
+    assert any(__import__("re").fullmatch(EVENT, m) for m in messages), messages
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="tack"):
+        lg_scale(tack.zeros(8, device="cpu"), 3.0)  # the variant is known: nothing to report
+    assert not [r for r in caplog.records if r.name == "tack"]
+
+
+def test_opencl_builds_are_reported(caplog):
+    devices = [d for d in tack.devices() if d.kind == "opencl"]
+    if not devices:
+        return
+    with caplog.at_level(logging.INFO, logger="tack"):
+        lg_scale(tack.zeros(8, device=devices[0]), 2.0)
+        tack.sync()
+    messages = [r.getMessage() for r in caplog.records if r.name == "tack"]
+    assert any("on " + devices[0].name + ": built by the OpenCL driver in" in m
+               for m in messages), messages
+
+
+SCRIPT = textwrap.dedent("""
+    import tack
+
+    @tack.kernel
+    def lg_scale(x, s):
+        for i in range(len(x)):
+            x[i] = x[i] * s
+
+    lg_scale(tack.zeros(8, device="cpu"), 2.0)
+""")
+
+
+def test_tack_log_prints_compiles_then_cache_loads(tmp_path):
+    script = tmp_path / "k.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, TACK_LOG="1", TACK_CACHE_DIR=str(tmp_path / "cache"))
+    first = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "tack: kernel 'lg_scale' (x: array<f32, 1>, s: f32) on cpu" in first.stderr
+    assert ": compiled in " in first.stderr
+    second = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert ": loaded from the disk cache (linked image) in " in second.stderr, second.stderr
+    quiet = subprocess.run([sys.executable, str(script)],
+                           env={k: v for k, v in env.items() if k != "TACK_LOG"},
+                           capture_output=True, text=True, timeout=120)
+    assert "tack:" not in quiet.stderr
