@@ -89,11 +89,6 @@ nb::object scalars_to_python(const std::vector<Scalar>& v) {
   return nb::tuple(out);
 }
 
-std::string array_repr(const Array& a) {
-  return "tack.array(shape=" + detail::shape_str(a.shape()) + ", dtype=" + a.dtype().str() +
-         ", device=" + a.device().name() + ")";
-}
-
 // One dimension of a.reshape(...): an integer (operator.index) that fits in 64 bits.
 std::int64_t reshape_dimension(nb::handle d) {
   PyObject* i = PyIndex_Check(d.ptr()) ? PyNumber_Index(d.ptr()) : nullptr;
@@ -231,7 +226,16 @@ nb::class_<Array> init_array(nb::module_& m) {
               nb::arg("key").none(), nb::arg("value").none())
           .def("__iter__", [](const Array& a) { a.refuse_iteration(); })
           .def("__len__", &Array::len)
-          .def("__repr__", &array_repr)
+          // The values in NumPy's format, the dtype and the device (tack/_repr.py: NumPy does
+          // the formatting, reading only the edges of a large array).
+          .def("__repr__",
+               [](nb::handle self) {
+                 return nb::module_::import_("tack._repr").attr("array_repr")(self);
+               })
+          .def("__str__",
+               [](nb::handle self) {
+                 return nb::module_::import_("tack._repr").attr("array_str")(self);
+               })
           .def("__array__", &array_method, nb::arg("dtype").none() = nb::none(),
                nb::arg("copy") = nb::none())
           .def("export_memory", &Array::export_memory,

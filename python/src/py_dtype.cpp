@@ -77,7 +77,9 @@ void init_dtype(nb::module_& m) {
           "__ne__", [](const DType& a, nb::handle b) { return !dtype_equals(a, b); },
           nb::arg("other").none())
       .def("__hash__", [](const DType& d) {
-        return std::hash<int>{}((static_cast<int>(d.scalar) * 64 + d.vector_n) * 8 + d.matrix_cols);
+        // NumPy's dtype's hash: a Tack dtype equals its NumPy dtype, so they must hash alike
+        // (dict and set keys work across the two).
+        return nb::hash(numpy_dtype_of(d));
       });
 
   const std::pair<const char*, DType> scalars[] = {

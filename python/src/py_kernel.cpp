@@ -52,6 +52,13 @@ struct ArgList {
   // A NumPy array as Numba and Warp users pass it: the same memory, on the CPU, with every check
   // a wrapped array gets (C-contiguous, writable only if NumPy's is).
   KernelArg wrap_numpy(nb::handle h, std::size_t n) {
+    const nb::object dtype = h.attr("dtype");
+    const nb::object native = dtype.attr("isnative");
+    if (PyObject_IsTrue(native.ptr()) != 1) {
+      throw ValueError(std::string("a NumPy array of byte order ") + nb::str(dtype).c_str() +
+                       " is not the machine's: a kernel would read its bytes swapped; pass "
+                       "x.astype(x.dtype.newbyteorder('=')) or tack.array(x) (copies)");
+    }
     if (wrapped.capacity() == 0) wrapped.reserve(n);
     const HostArrayFacts facts = host_array_facts(h);
     Shape shape;
@@ -106,17 +113,38 @@ struct KernelCall {
   bool watching = false;
 };
 
+// Python's `tack` logger, fetched once at import (single-threaded; fetching it on first use
+// could lose the GIL inside a C++ static's initialization while another thread waits for it).
+PyObject* tack_logger = nullptr;
+
 // The compile and cache events of the calls so far, to Python's `tack` logger (INFO), with the
 // GIL held: C++ only collects them (a compile may run on any thread, without the GIL).
 void forward_log_events() {
-  static nb::handle logger = nb::module_::import_("logging").attr("getLogger")("tack").release();
-  for (const std::string& event : take_log_events()) logger.attr("info")(event);
+  if (tack_logger == nullptr) return;
+  for (const std::string& event : take_log_events()) nb::handle(tack_logger).attr("info")(event);
 }
+
+// Forwards the events of a call when it ends, also when it raises (a kernel that compiled and
+// then failed its checks has its compile reported). A logging failure is not the call's error.
+struct ForwardLogEvents {
+  ~ForwardLogEvents() {
+    if (!log_events_pending()) return;
+    PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+    PyErr_Fetch(&type, &value, &traceback);
+    try {
+      forward_log_events();
+    } catch (...) {
+      PyErr_Clear();
+    }
+    PyErr_Restore(type, value, traceback);
+  }
+};
 
 }  // namespace
 
 void init_kernel(nb::module_& m) {
   set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call
+  tack_logger = nb::module_::import_("logging").attr("getLogger")("tack").release().ptr();
   nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr())
       .def(nb::init<>())
       .def(
@@ -131,11 +159,9 @@ void init_kernel(nb::module_& m) {
             // a changed constant) while this one runs without the GIL.
             const Kernel k = *call.built;
             ArgList list(args);
-            {
-              GilRelease release;
-              k.call(list.data, list.size);
-            }
-            if (log_events_pending()) forward_log_events();
+            const ForwardLogEvents forward;
+            GilRelease release;
+            k.call(list.data, list.size);
           },
           "launches the kernel, compiling it first when it is new or a constant it reads changed")
       .def_rw("_watching", &KernelCall::watching);
@@ -150,11 +176,9 @@ void init_kernel(nb::module_& m) {
           "__call__",
           [](const Kernel& k, nb::args args) {
             ArgList list(args);
-            {
-              GilRelease release;
-              k.call(list.data, list.size);
-            }
-            if (log_events_pending()) forward_log_events();
+            const ForwardLogEvents forward;
+            GilRelease release;
+            k.call(list.data, list.size);
           },
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
@@ -207,10 +231,8 @@ void init_kernel(nb::module_& m) {
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode) {
         ArgList list(args);
-        std::string text =
-            inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
-        if (log_events_pending()) forward_log_events();
-        return text;
+        const ForwardLogEvents forward;
+        return inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
       },
       nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir",
       "the IR, source or optimized code of the variant these arguments would run");

@@ -123,11 +123,6 @@ from tack import arrays  # tack.arrays.Strided: every k-th row without copying
 
 from tack._tack import __version__  # the file VERSION, compiled in
 
-from tack import _repr
-
-Array.__repr__ = _repr.array_repr  # the values in NumPy's format, the dtype and the device
-Array.__str__ = _repr.array_str
-
 import atexit as _atexit
 import builtins as _builtins
 

@@ -26,6 +26,11 @@ constexpr std::uintptr_t kClaimed = ~std::uintptr_t{0};
 
 struct sigaction previous_segv, previous_bus;
 
+// Set while this thread runs a kernel's code (KernelCodeScope): a fault in a function the kernel
+// calls (memset, a math routine) is the kernel's too. initial-exec: read by the signal handler
+// without the dynamic TLS lookup.
+__attribute__((tls_model("initial-exec"))) thread_local bool running_kernel_code = false;
+
 constexpr char kMessage[] =
     "\ntack: a Tack kernel crashed (a memory fault in JIT-compiled kernel code, most often an "
     "index out of its array's bounds); rerun with TACK_DEBUG=1 to check every index (the "
@@ -53,24 +58,32 @@ bool in_kernel_code(std::uintptr_t pc) {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  if (in_kernel_code(faulting_instruction(context))) {
+  if (in_kernel_code(faulting_instruction(context)) || running_kernel_code) {
     const ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
     (void)ignored;
   }
   // Go on as the signal would have without us.
   struct sigaction& previous = sig == SIGSEGV ? previous_segv : previous_bus;
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+  const bool ignored_or_default = previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN;
+  if (!ignored_or_default && (previous.sa_flags & SA_SIGINFO) != 0) {
     previous.sa_sigaction(sig, info, context);
     return;
   }
-  if (previous.sa_handler == SIG_IGN) return;
-  if (previous.sa_handler != SIG_DFL && previous.sa_handler != nullptr) {
+  if (!ignored_or_default) {
     previous.sa_handler(sig);
     return;
   }
-  // The default action: restored, and the faulting instruction runs again and ends the process
-  // with the signal (and its core), as if no handler had been there.
-  ::sigaction(sig, &previous, nullptr);
+  // A signal sent by kill() or raise() that was ignored stays ignored.
+  if (previous.sa_handler == SIG_IGN && info != nullptr && info->si_code <= 0) return;
+  // The default action (a fault cannot be ignored: the kernel would kill the process anyway):
+  // restored and raised again, pending until this handler returns, so the process ends with
+  // the signal and its core, as if no handler had been there.
+  struct sigaction fallback;
+  std::memset(&fallback, 0, sizeof fallback);
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(sig, &fallback, nullptr);
+  ::raise(sig);
 }
 
 void install() {
@@ -98,6 +111,13 @@ void register_kernel_code(std::uintptr_t begin, std::uintptr_t end) {
     r.begin.store(begin, std::memory_order_release);
     return;
   }
+}
+
+KernelCodeScope::KernelCodeScope() : outer_(running_kernel_code) {
+  running_kernel_code = true;
+}
+KernelCodeScope::~KernelCodeScope() {
+  running_kernel_code = outer_;
 }
 
 void unregister_kernel_code(std::uintptr_t begin, std::uintptr_t end) {

@@ -13,4 +13,17 @@ namespace tack::detail {
 void register_kernel_code(std::uintptr_t begin, std::uintptr_t end);
 void unregister_kernel_code(std::uintptr_t begin, std::uintptr_t end);
 
+// Marks this thread as running kernel code for its lifetime (around a chunk call): a fault in
+// a function the kernel calls (memset, a math routine) is reported as the kernel's too.
+class KernelCodeScope {
+ public:
+  KernelCodeScope();
+  ~KernelCodeScope();
+  KernelCodeScope(const KernelCodeScope&) = delete;
+  KernelCodeScope& operator=(const KernelCodeScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
 }  // namespace tack::detail

@@ -16,9 +16,20 @@ SCRIPT = textwrap.dedent("""
         for i in range(len(x)):
             x[i + 1099511627776] = 1.0   # 4 TiB past the array
 
+    @tack.kernel
+    def cr_far_zero(x):
+        for i in range(len(x)):
+            x[i + 1099511627776] = 0.0   # a zero fill: LLVM may make it a memset call
+
     x = tack.zeros(16, device="cpu")
     if sys.argv[1] == "kernel":
         cr_far(x)
+    elif sys.argv[1] == "memset":
+        cr_far_zero(tack.zeros(100000, device="cpu"))
+    elif sys.argv[1] == "kill":
+        cr_far(tack.zeros(0, device="cpu"))   # the handler is installed
+        import os, signal
+        os.kill(os.getpid(), signal.SIGSEGV)  # not a fault: still ends the process
     else:
         cr_far(tack.zeros(0, device="cpu"))   # loads the kernel, runs nothing
         import ctypes
@@ -41,6 +52,18 @@ def test_a_kernel_fault_names_tack_and_debug_mode(tmp_path):
     assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr)
     assert "a Tack kernel crashed" in r.stderr and "TACK_DEBUG=1" in r.stderr
     assert "survived" not in r.stdout
+
+
+def test_a_fault_in_a_function_the_kernel_calls_is_the_kernels(tmp_path):
+    r = run(tmp_path, "memset")
+    assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr)
+    assert "a Tack kernel crashed" in r.stderr
+
+
+def test_a_sent_segv_still_ends_the_process(tmp_path):
+    r = run(tmp_path, "kill")
+    assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr)
+    assert "survived" not in r.stdout and "Tack kernel" not in r.stderr
 
 
 def test_a_fault_elsewhere_is_not_blamed_on_a_kernel(tmp_path):

@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import tack
 
@@ -30,6 +31,18 @@ def test_python_logging_reports_each_compile(caplog):
     with caplog.at_level(logging.INFO, logger="tack"):
         lg_scale(tack.zeros(8, device="cpu"), 3.0)  # the variant is known: nothing to report
     assert not [r for r in caplog.records if r.name == "tack"]
+
+
+def test_a_call_that_raises_still_reports_its_compile(caplog):
+    @tack.kernel(debug=True)
+    def lg_past(x):
+        for i in range(len(x)):
+            x[i] = x[i + 1]
+
+    with caplog.at_level(logging.INFO, logger="tack"):
+        with pytest.raises(IndexError):
+            lg_past(tack.zeros(4, device="cpu"))
+    assert any("kernel 'lg_past'" in r.getMessage() for r in caplog.records), caplog.records
 
 
 def test_opencl_builds_are_reported(caplog):

@@ -100,6 +100,18 @@ def test_numpy_arrays_get_the_checks_of_any_array():
         nh_add_one(np.zeros(3, np.bool_))
 
 
+def test_a_foreign_byte_order_is_refused_not_read_swapped():
+    x = np.arange(4, dtype=">f4")
+    with pytest.raises(ValueError, match=r"byte order >f4 is not the machine's.*newbyteorder"):
+        nh_double(x, np.zeros(4, np.float32))
+
+
+def test_dtypes_hash_as_numpys():
+    assert {np.dtype("float32"): "f"}[tack.f32] == "f"
+    assert tack.vec(3, tack.i16) in {np.dtype((np.int16, (3,)))}
+    assert len({tack.f32, tack.f32, tack.f64}) == 2
+
+
 def test_numpy_beside_another_devices_arrays_says_to_copy():
     others = [d for d in tack.devices() if d.kind != "cpu"]
     if not others:

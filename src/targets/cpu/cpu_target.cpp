@@ -21,6 +21,7 @@
 #include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/parallel.hpp"
+#include "support/crash_report.hpp"
 #include "support/disk_cache.hpp"
 #include "support/error.hpp"
 #include "support/log.hpp"
@@ -206,6 +207,7 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
 codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   const bool disjoint_arrays = disjoint(args, n);
   const CompiledCode& code = code_for(disjoint_arrays, false);
+  const KernelCodeScope in_kernel;  // a fault from here on is the kernel's (crash_report.hpp)
   std::uint64_t small[64];
   std::vector<std::uint64_t> big;
   std::uint64_t* slots = small;
@@ -252,6 +254,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
       rest, grain,
       [](void* c, std::int64_t b, std::int64_t e) {
         auto* x = static_cast<Ctx*>(c);
+        const KernelCodeScope in_kernel;  // a fault on this worker is the kernel's
         x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
       },
       &ctx);

@@ -11,6 +11,7 @@
 #include "memory/device_buffer.hpp"
 #include "memory/scalar_dispatch.hpp"
 #include "runtime/parallel.hpp"
+#include "support/crash_report.hpp"
 #include "support/error.hpp"
 
 namespace tack::detail {
@@ -154,6 +155,7 @@ void run_privatized(const std::vector<analysis::PrivatizableTarget>& private_tar
         auto* r = static_cast<Run*>(c);
         // parallel_for calls this at most once per worker: each call takes the next copies.
         const auto w = static_cast<std::size_t>(r->next.fetch_add(1));
+        const KernelCodeScope in_kernel;  // a fault on this worker is the kernel's
         r->chunk(r->slots->data() + w * r->slot_count, r->offset + b, r->offset + e, r->status);
         const std::size_t k = r->targets->size();
         for (std::size_t i = 0; i < k; ++i) {
