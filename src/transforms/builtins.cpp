@@ -280,6 +280,28 @@ Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
   return Value::typed(e);
 }
 
+// The index argument of an atomic or a streaming store: an expression, or a tuple of them.
+std::vector<const frontend::Expr*> index_exprs(const frontend::Expr& index) {
+  std::vector<const frontend::Expr*> idx;
+  if (const auto* t = index.as<frontend::Tuple>()) {
+    for (const frontend::ExprPtr& e : t->elements) idx.push_back(e.get());
+  } else {
+    idx.push_back(&index);
+  }
+  return idx;
+}
+
+// (i, r, c) of a tack.mat array with `cols` columns: the last two indices become the flat
+// component r * cols + c.
+void fold_matrix_index(std::vector<ir::Expr>& indices, int cols) {
+  if (cols == 0) return;
+  ir::Expr col = ir::cast(ScalarType::i64, indices.back());
+  indices.pop_back();
+  ir::Expr row = ir::cast(ScalarType::i64, indices.back());
+  indices.pop_back();
+  indices.push_back(ir::add(ir::mul(row, ir::const_i64(cols)), col));
+}
+
 Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const frontend::Call& c) {
   std::string what = "the first argument of " + call_name(name);
   const Symbol* arr = l.array_of(*c.args[0], what);
@@ -293,12 +315,7 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
     l.fail(c.args[0]->loc, "atomics on bool arrays are not supported ('" + arr->name + "')");
   }
   const frontend::Expr& ie = *c.args[1];
-  std::vector<const frontend::Expr*> idx;
-  if (const auto* t = ie.as<frontend::Tuple>()) {
-    for (const frontend::ExprPtr& e : t->elements) idx.push_back(e.get());
-  } else {
-    idx.push_back(&ie);
-  }
+  const std::vector<const frontend::Expr*> idx = index_exprs(ie);
   const int rank = arr->array.rank, width = arr->array.vec_width, cols = arr->mat_cols;
   int need = arr->array.index_count() + (cols ? 1 : 0);
   if (width > 0 && static_cast<int>(idx.size()) == rank) {
@@ -350,13 +367,7 @@ Value lower_atomic(Lowerer& l, const std::string& name, ir::AtomicOp op, const f
   size_t value = seq.add_expr(*c.args[2]);
   std::vector<ir::Expr> indices;
   for (size_t k = 0; k < idx.size(); ++k) indices.push_back(l.index(seq[k], idx[k]->loc));
-  if (cols) {  // (i, r, c) of a tack.mat array: component r * cols + c
-    ir::Expr col = ir::cast(ScalarType::i64, indices.back());
-    indices.pop_back();
-    ir::Expr row = ir::cast(ScalarType::i64, indices.back());
-    indices.pop_back();
-    indices.push_back(ir::add(ir::mul(row, ir::const_i64(cols)), col));
-  }
+  fold_matrix_index(indices, cols);
   ir::Expr v =
       l.convert_store(seq[value], arr->type, c.args[2]->loc, "the array '" + arr->name + "'");
   return Value::typed(ir::atomic(op, ir::ArrayRef{arr->param, arr->array}, indices, v));
@@ -373,12 +384,7 @@ void lower_stream_store(Lowerer& l, const std::string& name, const frontend::Cal
                                arr->name + "[i] = v)");
   }
   const frontend::Expr& ie = *c.args[1];
-  std::vector<const frontend::Expr*> idx;
-  if (const auto* t = ie.as<frontend::Tuple>()) {
-    for (const frontend::ExprPtr& e : t->elements) idx.push_back(e.get());
-  } else {
-    idx.push_back(&ie);
-  }
+  const std::vector<const frontend::Expr*> idx = index_exprs(ie);
   const int cols = arr->mat_cols;
   const int need = arr->array.index_count() + (cols ? 1 : 0);
   if (static_cast<int>(idx.size()) != need) {
@@ -401,13 +407,7 @@ void lower_stream_store(Lowerer& l, const std::string& name, const frontend::Cal
       l.convert_store(seq[value], arr->type, c.args[2]->loc, "the array '" + arr->name + "'");
   std::vector<ir::Expr> indices;
   for (size_t k = 0; k < idx.size(); ++k) indices.push_back(l.index(seq[k + 1], idx[k]->loc));
-  if (cols) {  // (i, r, c) of a tack.mat array: component r * cols + c
-    ir::Expr col = ir::cast(ScalarType::i64, indices.back());
-    indices.pop_back();
-    ir::Expr row = ir::cast(ScalarType::i64, indices.back());
-    indices.pop_back();
-    indices.push_back(ir::add(ir::mul(row, ir::const_i64(cols)), col));
-  }
+  fold_matrix_index(indices, cols);
   l.emit(ir::store(ir::ArrayRef{arr->param, arr->array}, std::move(indices), std::move(v),
                    /*streaming=*/true));
 }
