@@ -45,44 +45,35 @@ void run_fill_kernel(const Array& a, const void* pattern, std::size_t pattern_si
   const ScalarType t = unit_type(unit);
   const auto per_element = static_cast<std::int64_t>(pattern_size / unit);
   const auto elements = static_cast<std::int64_t>(nbytes / pattern_size);
-  const std::string store = nbytes >= kStreamingFillBytes ? "stream" : "plain";
+  // Large fills write around the caches; the one kernel text of each shape takes either store.
+  const std::string store =
+      nbytes >= kStreamingFillBytes ? "tack.stream_store(out, ({I}), {V})" : "out[{I}] = {V}";
   if (per_element == 1) {
     // One value per element: the pattern's bits as an unsigned integer of the unit's width.
     std::uint64_t bits = 0;
     std::memcpy(&bits, pattern, unit);
     const Array units(buffer, DType(t), {elements}, true);
-    // Texts without destructors: a fill may run while the process's statics are destroyed.
-    static constexpr const char* plain = R"(@tack.kernel
+    const std::string text = R"(@tack.kernel
 def tack_fill(out, bits):
     for i in range(len(out)):
-        out[i] = {T}(bits)
+        {STORE}
 )";
-    static constexpr const char* stream = R"(@tack.kernel
-def tack_fill_streaming(out, bits):
-    for i in range(len(out)):
-        tack.stream_store(out, i, {T}(bits))
-)";
-    cached_kernel(subst(store == "stream" ? stream : plain, "T", cast_name(t)))(
-        units, Scalar::from_unsigned(bits));
+    const std::string body = subst(subst(store, "I", "i"), "V", cast_name(t) + "(bits)");
+    cached_kernel(subst(text, "STORE", body))(units, Scalar::from_unsigned(bits));
     return;
   }
   // A row of units per element, copied from a small array of the pattern.
   const Array rows(buffer, DType(t), {elements, per_element}, true);
   const Array units = empty({per_element}, DType(t), a.device());
   units.buffer()->from_host(pattern, 0, pattern_size);
-  static constexpr const char* plain = R"(@tack.kernel
+  const std::string text = R"(@tack.kernel
 def tack_fill_rows(out, pattern):
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
-            out[i, j] = pattern[j]
+            {STORE}
 )";
-  static constexpr const char* stream = R"(@tack.kernel
-def tack_fill_rows_streaming(out, pattern):
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            tack.stream_store(out, (i, j), pattern[j])
-)";
-  cached_kernel(store == "stream" ? stream : plain)(rows, units);
+  cached_kernel(subst(text, "STORE", subst(subst(store, "I", "i, j"), "V", "pattern[j]")))(rows,
+                                                                                           units);
 }
 
 // The registered fill: false (the host loop fills instead) when the kernel cannot run, e.g. a
