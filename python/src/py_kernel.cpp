@@ -61,6 +61,14 @@ struct ArgList {
     }
     if (wrapped.capacity() == 0) wrapped.reserve(n);
     const HostArrayFacts facts = host_array_facts(h);
+    if (!facts.c_contiguous) {
+      // array_from_host_array refuses it too; this says it as a kernel argument, where a copy
+      // would silently take the kernel's writes.
+      throw ValueError("kernel argument: " + facts.what +
+                       " is not C-contiguous, and a kernel indexes one contiguous run of memory; "
+                       "pass np.ascontiguousarray(x) (and copy it back if the kernel writes it), "
+                       "or for every k-th row a tack.arrays.Strided over a Tack array");
+    }
     Shape shape;
     for (nb::handle d : nb::borrow<nb::tuple>(h.attr("shape")))
       shape.push_back(nb::cast<std::int64_t>(d));
