@@ -109,6 +109,18 @@ bool debug();
 void set_specialize_disjoint(bool on);
 bool specialize_disjoint();
 
+// Tiered compile on the CPU (docs/design/cpu_limits.md, "Tiered compile"): a variant that the
+// disk cache does not hold first runs a quick build (a quarter of the optimized build's compile
+// time, the same results) while the optimized build compiles on a background thread; a launch
+// takes the optimized code between chunks when it lands, and the variant's next launch waits
+// for it. Python turns it on at import and finishes the builds at exit. A C++ program that
+// turns it on must call finish_compiles() before main returns: static destructors must not
+// run while a build does. TACK_TIERED_COMPILE=1 or 0 overrides the setting (read per compile).
+void set_tiered_compile(bool on);
+bool tiered_compile();
+// Returns once every background build queued so far has finished and replaced its quick code.
+void finish_compiles();
+
 // What the variant these arguments would run looks like: mode "ir" (Tack IR), "source"
 // (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3).
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode);

@@ -50,6 +50,13 @@ void init_device(nb::module_& m) {
       "_at_exit",
       [] {
         shutdown_begins();
+        {
+          // The optimized builds still compiling (tack::set_tiered_compile) finish and reach
+          // the disk cache before anything is torn down.
+          GilRelease release;
+          set_tiered_compile(false);  // a daemon thread's later compile builds at once
+          finish_compiles();
+        }
         // A program may end without tack.sync(): every queued launch completes here, before
         // finalization and exit() tear down what device runtimes still use (a driver's compiler
         // thread, its LLVM's statics). Errors cannot be reported any more; the launch failed.
@@ -59,7 +66,8 @@ void init_device(nb::module_& m) {
         } catch (const std::exception&) {
         }
       },
-      "tack's atexit hook (tack/__init__.py): shutdown of GIL releases, then sync()");
+      "tack's atexit hook (tack/__init__.py): shutdown of GIL releases, the background builds "
+      "finished, then sync()");
   m.def(
       "_quiet_leak_report", [] { nb::set_leak_warnings(false); },
       "at exit with daemon threads alive: their frames, and the arrays they hold, are never "

@@ -230,6 +230,20 @@ void init_kernel(nb::module_& m) {
         "debug mode: check every index against its array's shape; IndexError on the first "
         "out-of-bounds access (skipped)");
   m.def("debug", &debug, "whether debug mode is on for every kernel (tack.set_debug)");
+  m.def("set_tiered_compile", &set_tiered_compile, nb::arg("on"),
+        "tiered compile on the CPU (on from import): a kernel the disk cache does not hold "
+        "first runs a quick build while the optimized build compiles in the background; the "
+        "next launch waits for it. TACK_TIERED_COMPILE=0 or 1 overrides this");
+  m.def("tiered_compile", &tiered_compile,
+        "whether the CPU compiles in tiers (tack.set_tiered_compile, TACK_TIERED_COMPILE)");
+  m.def(
+      "finish_compiles",
+      [] {
+        GilRelease release;
+        finish_compiles();
+      },
+      "waits until every background (optimized) build has finished and replaced its quick "
+      "build");
   m.def("set_specialize_disjoint", &set_specialize_disjoint, nb::arg("on"),
         "the CPU's disjoint-arrays specialization: a noalias variant for calls whose written "
         "arrays overlap no other argument (on by default; TACK_DISJOINT=0)");

@@ -87,6 +87,7 @@ from tack._tack import (  # noqa: A004
 )
 
 from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
+from tack._tack import finish_compiles, set_tiered_compile, tiered_compile
 from tack._kernel import (
     Constant,
     Kernel,
@@ -142,8 +143,12 @@ def _on_exit():
 
 
 _atexit.register(_on_exit)
+set_tiered_compile(True)  # the optimized builds finish in _on_exit, before anything is torn down
 
 __all__ = [
+    "finish_compiles",
+    "set_tiered_compile",
+    "tiered_compile",
     "math",
     "random",
     "CompiledKernel",

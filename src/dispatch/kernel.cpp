@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dispatch/kernel_impl.hpp"
+#include "support/background.hpp"
 #include "tack/kernel.hpp"
 
 namespace tack {
@@ -22,6 +23,11 @@ std::atomic<bool>& debug_flag() {
 
 std::atomic<bool>& disjoint_flag() {
   static std::atomic<bool> flag{env_flag("TACK_DISJOINT", true)};
+  return flag;
+}
+
+std::atomic<bool>& tiered_flag() {
+  static std::atomic<bool> flag{false};
   return flag;
 }
 
@@ -67,6 +73,18 @@ void set_specialize_disjoint(bool on) {
 }
 bool specialize_disjoint() {
   return disjoint_flag().load(std::memory_order_relaxed);
+}
+
+void set_tiered_compile(bool on) {
+  tiered_flag().store(on, std::memory_order_relaxed);
+}
+bool tiered_compile() {
+  const char* v = std::getenv("TACK_TIERED_COMPILE");  // read on every compile, as documented
+  if (v != nullptr && (v[0] == '0' || v[0] == '1') && v[1] == '\0') return v[0] == '1';
+  return tiered_flag().load(std::memory_order_relaxed);
+}
+void finish_compiles() {
+  detail::finish_background_tasks();
 }
 
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode) {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/parallel.hpp"
+#include "support/background.hpp"
 #include "support/crash_report.hpp"
 #include "support/disk_cache.hpp"
 #include "support/error.hpp"
@@ -35,6 +37,7 @@ struct CompiledCode {
   codegen::ChunkFn chunk = nullptr;
   codegen::ExtentFn extent = nullptr;
   std::shared_ptr<void> owner;  // the JIT resources behind the function pointers
+  bool quick = false;           // the quick build, until the optimized build replaces it
 };
 
 // The threading policy: fan out only when the predicted serial time of the rest of the launch
@@ -42,12 +45,60 @@ struct CompiledCode {
 // docs/design/threading.md).
 constexpr double kFanOutNs = 20000.0;
 constexpr std::int64_t kProbeIterations = 512;
+// A quick code's launch on one thread runs in pieces of this many nanoseconds (measured), so
+// that the optimized code can take over between them.
+constexpr double kQuickPieceNs = 1e6;
 
-codegen::CodegenOptions options(bool disjoint, bool debug) {
+codegen::CodegenOptions options(bool disjoint, bool debug, int opt_level = 3) {
   codegen::CodegenOptions o;
   o.disjoint = disjoint;
   o.bounds_check = debug;
+  o.opt_level = opt_level;
   return o;
+}
+
+// Tiered compile (tack::set_tiered_compile, docs/design/cpu_limits.md): a kernel the disk
+// cache does not hold is first built quickly (LLVM's O0 pipeline and instruction selector, a
+// quarter of the O3 build's time) and launched at once, while the O3 build compiles in the
+// background; the launch switches to the O3 code between chunks when it lands, and the
+// variant's next launch waits for it.
+
+// Whether the quick and the optimized builds compute the same bits. Every operation of the IR
+// is exactly rounded, so they do, except the math functions that the optimized build may
+// vectorize through libmvec (sin, exp, pow, ...: within the accuracy contract, but not the
+// scalar functions' bits). A kernel calling one is not tiered, so that a kernel's results never
+// depend on which build ran.
+bool tiers_agree(const ir::Function& f) {
+  struct Finder : ir::Visitor {
+    bool inexact = false;
+    void visit(const ir::MathCall& node) override {
+      switch (node.fn) {
+        case ir::MathFn::Sqrt:
+        case ir::MathFn::Floor:
+        case ir::MathFn::Ceil:
+        case ir::MathFn::Trunc:
+        case ir::MathFn::Round:
+        case ir::MathFn::Fmod:
+        case ir::MathFn::Copysign:
+        case ir::MathFn::Abs:
+        case ir::MathFn::Min:
+        case ir::MathFn::Max:
+        case ir::MathFn::IsNan:
+        case ir::MathFn::IsInf:
+        case ir::MathFn::IsFinite:
+          break;
+        default:
+          inexact = true;
+      }
+      ir::Visitor::visit(node);
+    }
+    void visit(const ir::Binary& node) override {
+      if (node.op == ir::BinaryOp::Pow && tack::is_float(node.type)) inexact = true;
+      ir::Visitor::visit(node);
+    }
+  } finder;
+  finder.visit_function(f);
+  return !finder.inexact;
 }
 
 // Identifies this build of Tack's code generator beyond its version number: the size and time
@@ -75,7 +126,11 @@ std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
 // the object, and the image its link produced (codegen/linked_image.hpp), which a later process
 // maps without LLVM. A missing or unusable image falls back to the object, a missing or
 // unusable object to a compile; whichever step succeeds writes the entries that were missing.
-CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) {
+//
+// With `quick`, a kernel the cache does not hold is built by the quick tier and not stored: the
+// result is marked quick, and the caller queues the optimized build.
+CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug,
+                             bool quick = false) {
   const auto start = std::chrono::steady_clock::now();
   const std::string key = cache_key(fn, disjoint, debug);
   const std::string image_key = key + "\nlinked image\n";
@@ -98,14 +153,24 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
         module.reset();  // a corrupt entry only costs a recompile
       }
     }
-    if (!module) {
-      how = "compiled";
-      std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
-      module = codegen::load_object(object, names);
-      cache_store("", key, object);
+    if (!module && quick) {
+      how = "compiled (quick build; the optimized build follows in the background)";
+      module = codegen::load_object(
+          codegen::compile_to_object(fn, options(disjoint, debug, /*opt_level=*/0)), names);
+      module->take_image();  // nothing of the quick build is cached
+    } else {
+      quick = false;
+      if (!module) {
+        how = "compiled";
+        std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
+        module = codegen::load_object(object, names);
+        cache_store("", key, object);
+      }
+      const std::vector<char> image = module->take_image();
+      if (!image.empty()) cache_store("", image_key, image);
     }
-    const std::vector<char> image = module->take_image();
-    if (!image.empty()) cache_store("", image_key, image);
+  } else {
+    quick = false;
   }
   if (log_enabled()) {
     log_event(describe_variant(fn) + " on cpu" + (disjoint ? " (disjoint arrays)" : "") +
@@ -115,8 +180,25 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug) 
   code.chunk = module->chunk();
   code.extent = module->extent();
   code.owner = module;
+  code.quick = quick;
   return code;
 }
+
+// A variant's compiled codes, shared with the background builds that replace quick ones (a
+// build may finish after its variant is gone).
+struct CodeSlot {
+  std::atomic<const CompiledCode*> code{nullptr};
+  std::shared_ptr<BackgroundTask> optimizing;  // the optimized build, when `code` is quick
+};
+struct VariantCodes {
+  std::mutex mutex;  // one compile at a time; launches of compiled code do not wait
+  // Per privatization and value of the disjoint bit. Every code made is kept while the
+  // variant lives: a launch may still run the quick code the optimized one replaced.
+  CodeSlot slots[2][2];
+  std::vector<std::unique_ptr<CompiledCode>> made;
+  // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
+  std::atomic<double> ns_per_iteration{-1.0};
+};
 
 // The kernel ABI's argument slots (codegen/kernel_abi.hpp) of one call.
 void pack_slots(const ir::Function& f, const std::vector<int>& slot_of, const KernelArg* args,
@@ -166,7 +248,8 @@ class CpuCode final : public VariantCode {
   }
 
   std::size_t code_count() const override {
-    return (code_[0].load() != nullptr) + (code_[1].load() != nullptr);
+    return (codes_->slots[0][0].code.load() != nullptr) +
+           (codes_->slots[0][1].code.load() != nullptr);
   }
 
  private:
@@ -174,6 +257,7 @@ class CpuCode final : public VariantCode {
     return specialize_disjoint() && arrays_disjoint(k_.written, args, count);
   }
   const CompiledCode& code_for(bool disjoint, bool privatized);
+  void optimize_in_background(bool disjoint, bool privatized);
 
   codegen::TackDebugStatus run(const KernelArg* args, std::size_t count);
 
@@ -182,31 +266,64 @@ class CpuCode final : public VariantCode {
   const bool prints_;
   std::vector<int> slot_of_;  // per parameter: its first argument slot
   int slot_count_ = 0;
-  std::mutex compile_mutex_;  // one compile at a time; launches of compiled code do not wait
-  // Compiled code per value of the disjoint bit, and the privatized code likewise, made on
-  // first use.
-  std::unique_ptr<CompiledCode> storage_[2], private_storage_[2];
-  std::atomic<const CompiledCode*> code_[2] = {nullptr, nullptr};
-  std::atomic<const CompiledCode*> private_code_[2] = {nullptr, nullptr};
-  // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
-  std::atomic<double> ns_per_iteration_{-1.0};
+  std::shared_ptr<VariantCodes> codes_ = std::make_shared<VariantCodes>();
 };
 
+// The code for a launch: made on first use (quick, when tiered), and on a later launch of a
+// quick code, the optimized build (finished here if the background has not finished it).
 const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
-  auto& code = privatized ? private_code_[disjoint] : code_[disjoint];
-  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
-  std::lock_guard compile_lock(compile_mutex_);
-  if (const CompiledCode* c = code.load(std::memory_order_acquire)) return *c;
-  auto& storage = privatized ? private_storage_[disjoint] : storage_[disjoint];
-  storage = std::make_unique<CompiledCode>(
-      compile_for_cpu(privatized ? *k_.privatized : k_.ir, disjoint, debug_));
-  code.store(storage.get(), std::memory_order_release);
-  return *storage;
+  CodeSlot& slot = codes_->slots[privatized][disjoint];
+  if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) {
+    if (!c->quick) return *c;
+    slot.optimizing->finish();
+    return *slot.code.load(std::memory_order_acquire);  // quick still if the build failed
+  }
+  std::unique_lock compile_lock(codes_->mutex);
+  if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) return *c;
+  const ir::Function& fn = privatized ? *k_.privatized : k_.ir;
+  const bool quick = tiered_compile() && tiers_agree(fn);
+  codes_->made.push_back(
+      std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug_, quick)));
+  const CompiledCode* made = codes_->made.back().get();
+  if (made->quick) optimize_in_background(disjoint, privatized);
+  slot.code.store(made, std::memory_order_release);
+  return *made;
+}
+
+// Queues the optimized build of a quick code (under codes_->mutex). It holds what it needs --
+// a copy of the kernel's IR, the variant's codes -- so it may outlive the variant.
+void CpuCode::optimize_in_background(bool disjoint, bool privatized) {
+  CodeSlot& slot = codes_->slots[privatized][disjoint];
+  slot.optimizing =
+      std::make_shared<BackgroundTask>([codes = codes_, fn = privatized ? *k_.privatized : k_.ir,
+                                        disjoint, privatized, debug = debug_]() noexcept {
+        std::unique_ptr<CompiledCode> full;
+        try {
+          full = std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug));
+        } catch (const std::exception& e) {
+          if (log_enabled())  // the quick code stays: it computes the same
+            log_event(describe_variant(fn) + " on cpu: the optimized build failed (" + e.what() +
+                      "); the quick build stays");
+          return;
+        } catch (...) {
+          return;
+        }
+        std::lock_guard lock(codes->mutex);
+        codes->made.push_back(std::move(full));
+        codes->slots[privatized][disjoint].code.store(codes->made.back().get(),
+                                                      std::memory_order_release);
+        codes->ns_per_iteration.store(-1.0, std::memory_order_relaxed);  // measure it anew
+      });
+  run_in_background(slot.optimizing);
 }
 
 codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   const bool disjoint_arrays = disjoint(args, n);
   const CompiledCode& code = code_for(disjoint_arrays, false);
+  // A quick code's launch reads the slot before each chunk: the optimized code takes over
+  // between chunks when it lands (both compute the same bits).
+  const std::atomic<const CompiledCode*>* live =
+      code.quick ? &codes_->slots[0][disjoint_arrays].code : nullptr;
   const KernelCodeScope in_kernel;  // a fault from here on is the kernel's (crash_report.hpp)
   std::uint64_t small[64];
   std::vector<std::uint64_t> big;
@@ -221,7 +338,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   if (total <= 0) return status;
   using clock = std::chrono::steady_clock;
   std::int64_t begin = 0;
-  double nspi = ns_per_iteration_.load(std::memory_order_relaxed);
+  double nspi = codes_->ns_per_iteration.load(std::memory_order_relaxed);
   if (nspi < 0) {
     // Unknown cost: run a first probe inline and time it.
     const std::int64_t probe = std::min(total, kProbeIterations);
@@ -229,13 +346,21 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
     code.chunk(slots, 0, probe, &status);
     const auto t1 = clock::now();
     nspi = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(probe);
-    ns_per_iteration_.store(nspi, std::memory_order_relaxed);
+    codes_->ns_per_iteration.store(nspi, std::memory_order_relaxed);
     begin = probe;
   }
   const std::int64_t rest = total - begin;
   if (rest <= 0) return status;
   if (static_cast<double>(rest) * nspi < kFanOutNs || num_threads() <= 1) {
-    code.chunk(slots, begin, total, &status);
+    if (live == nullptr) {
+      code.chunk(slots, begin, total, &status);
+      return status;
+    }
+    // In pieces of about a millisecond, each with the newest code.
+    const auto piece = static_cast<std::int64_t>(kQuickPieceNs / std::max(nspi, 0.01)) + 1;
+    for (std::int64_t b = begin; b < total; b += piece) {
+      live->load(std::memory_order_acquire)->chunk(slots, b, std::min(total, b + piece), &status);
+    }
     return status;
   }
   const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
@@ -246,16 +371,19 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   }
   struct Ctx {
     codegen::ChunkFn chunk;
+    const std::atomic<const CompiledCode*>* live;  // non-null: read the code before each chunk
     const std::uint64_t* slots;
     std::int64_t offset;
     codegen::TackDebugStatus* status;
-  } ctx{code.chunk, slots, begin, &status};
+  } ctx{code.chunk, live, slots, begin, &status};
   parallel_for(
       rest, grain,
       [](void* c, std::int64_t b, std::int64_t e) {
         auto* x = static_cast<Ctx*>(c);
         const KernelCodeScope in_kernel;  // a fault on this worker is the kernel's
-        x->chunk(x->slots, x->offset + b, x->offset + e, x->status);
+        const codegen::ChunkFn chunk =
+            x->live ? x->live->load(std::memory_order_acquire)->chunk : x->chunk;
+        chunk(x->slots, x->offset + b, x->offset + e, x->status);
       },
       &ctx);
   return status;
