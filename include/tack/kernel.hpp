@@ -121,6 +121,13 @@ bool tiered_compile();
 // Returns once every background build queued so far has finished and replaced its quick code.
 void finish_compiles();
 
+namespace detail {
+// Computes on the background worker what every CPU disk-cache key of this process includes
+// (the host's target id: CPUID instructions, 10 us each in a virtual machine; this build's
+// id), so that the first kernel call does not wait for it. Python's import calls it.
+void prefetch_cache_key();
+}  // namespace detail
+
 // What the variant these arguments would run looks like: mode "ir" (Tack IR), "source"
 // (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3).
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode);

@@ -68,6 +68,8 @@ void init_device(nb::module_& m) {
       },
       "tack's atexit hook (tack/__init__.py): shutdown of GIL releases, the background builds "
       "finished, then sync()");
+  m.def("_prefetch_cache_key", &detail::prefetch_cache_key,
+        "import tack: the disk cache's per-process key parts, computed in the background");
   m.def(
       "_quiet_leak_report", [] { nb::set_leak_warnings(false); },
       "at exit with daemon threads alive: their frames, and the arrays they hold, are never "

@@ -125,6 +125,7 @@ from tack import arrays  # tack.arrays.Strided: every k-th row without copying
 from tack._tack import __version__  # the file VERSION, compiled in
 
 import atexit as _atexit
+from tack import _tack as _tack_module
 import builtins as _builtins
 
 
@@ -144,6 +145,7 @@ def _on_exit():
 
 _atexit.register(_on_exit)
 set_tiered_compile(True)  # the optimized builds finish in _on_exit, before anything is torn down
+_tack_module._prefetch_cache_key()  # the first kernel call then does not compute it
 
 __all__ = [
     "finish_compiles",
