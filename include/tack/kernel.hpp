@@ -124,7 +124,8 @@ void finish_compiles();
 namespace detail {
 // Computes on the background worker what every CPU disk-cache key of this process includes
 // (the host's target id: CPUID instructions, 10 us each in a virtual machine; this build's
-// id), so that the first kernel call does not wait for it. Python's import calls it.
+// id) and runs the front end once over a small kernel, so that the first kernel call does not
+// pay for either. Python's import calls it.
 void prefetch_cache_key();
 }  // namespace detail
 

@@ -29,10 +29,19 @@ class BackgroundWorker {
   void finish(BackgroundTask& task) {
     std::unique_lock lock(mutex());
     if (task.state_ == BackgroundTask::State::pending) {
+      cv().wait(lock, [&] { return !pausing_; });           // a fork is waiting
+      if (task.state_ != BackgroundTask::State::pending) {  // the worker took it meanwhile
+        cv().wait(lock, [&] { return task.state_ == BackgroundTask::State::done; });
+        return;
+      }
       task.state_ = BackgroundTask::State::running;  // taken from the queue's view: it skips it
+      ++running_;
+      std::function<void()> work = std::move(task.work_);  // what it holds goes with it
       lock.unlock();
-      task.work_();
+      work();
+      work = nullptr;
       lock.lock();
+      --running_;
       task.state_ = BackgroundTask::State::done;
       cv().notify_all();
       return;
@@ -103,18 +112,23 @@ class BackgroundWorker {
       queue_.pop_front();
       if (task->state_ != BackgroundTask::State::pending) continue;  // a caller took it
       task->state_ = BackgroundTask::State::running;
+      ++running_;
       current_ = task;
+      std::function<void()> work = std::move(task->work_);  // what it holds goes with it
       lock.unlock();
-      task->work_();
+      work();
+      work = nullptr;
       lock.lock();
+      --running_;
       current_.reset();
       task->state_ = BackgroundTask::State::done;
       cv().notify_all();
     }
   }
 
-  // fork(): waits for the task the worker is running (a compile holds LLVM's locks, which the
-  // child would find taken) and holds the worker between tasks until the fork is done. The
+  // fork(): waits for the tasks running now, on the worker or in finish() (a compile holds
+  // LLVM's locks, which the child would find taken), and holds every thread between tasks
+  // until the fork is done. The
   // child has no worker thread: a new one starts with the next push (not here: a fork handler
   // should not start threads), finish() runs a queued task itself, and the exit runs what is
   // left. Its mutex and condition variable are made anew.
@@ -122,7 +136,7 @@ class BackgroundWorker {
     BackgroundWorker& w = get();
     w.mutex().lock();
     w.pausing_ = true;
-    while (w.current_) {
+    while (w.running_ > 0) {
       std::unique_lock lock(w.mutex(), std::adopt_lock);
       w.cv().wait(lock);
       lock.release();  // still held, through the fork
@@ -145,7 +159,8 @@ class BackgroundWorker {
   alignas(std::mutex) unsigned char mutex_storage_[sizeof(std::mutex)];
   alignas(std::condition_variable) unsigned char cv_storage_[sizeof(std::condition_variable)];
   std::deque<std::shared_ptr<BackgroundTask>> queue_;
-  std::shared_ptr<BackgroundTask> current_;
+  int running_ = 0;                          // tasks running now, on the worker or in finish()
+  std::shared_ptr<BackgroundTask> current_;  // the worker's
   std::thread* thread_ = nullptr;
   bool stopping_ = false;
   bool pausing_ = false;  // a fork is waiting: no task starts

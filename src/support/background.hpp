@@ -11,7 +11,8 @@ namespace tack::detail {
 
 class BackgroundTask {
  public:
-  // `work` must not throw (a task that can fail handles its own errors).
+  // `work` must not throw (a task that can fail handles its own errors). It is destroyed once
+  // it has run, with what it captured (a task may hold what holds the task).
   explicit BackgroundTask(std::function<void()> work) : work_(std::move(work)) {}
   // Returns once the work has run: runs it on this thread if nobody has started it, or waits
   // for the thread that has.
