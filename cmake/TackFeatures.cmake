@@ -12,6 +12,7 @@ tack_feature(TACK_EXAMPLES ON "Build the C++ examples")
 tack_feature(TACK_FUZZ OFF "Build the libFuzzer targets (clang only)")
 tack_feature(TACK_WERROR OFF "Treat compiler warnings as errors (CI sets this)")
 tack_feature(TACK_SANITIZE OFF "Build with AddressSanitizer and UndefinedBehaviorSanitizer")
+tack_feature(TACK_MPI ON "Build tack::mpi (Tack arrays over MPI) where CMake finds MPI")
 
 if(TACK_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined

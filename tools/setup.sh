@@ -11,6 +11,7 @@ debian_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
   clang libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${debian_packages[@]}"; do

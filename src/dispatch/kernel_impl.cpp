@@ -317,6 +317,9 @@ Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
 }
 
 void KernelImpl::call(const KernelArg* args, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {  // an MPI receive into an argument lands first
+    if (args[i].array != nullptr) args[i].array->buffer()->settle();
+  }
   Variant& v = variant_for(args, count);  // also refuses arrays of different devices
   check_writable_arrays(v.facts, args);
   check_atomic_alignment(v.facts, args);

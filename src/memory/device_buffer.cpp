@@ -1,7 +1,9 @@
 // The parts of DeviceBuffer every backend shares: range checks, views, sharing.
 #include "memory/device_buffer.hpp"
 
+#include <exception>
 #include <string>
+#include <vector>
 
 #include "support/error.hpp"
 
@@ -17,12 +19,40 @@ void DeviceBuffer::check_range(std::size_t offset, std::size_t count, const char
 
 void DeviceBuffer::read_range(std::size_t start, std::size_t count, void* dst) const {
   check_range(start, count, "read");
-  to_host(dst, start, count);
+  to_host(dst, start, count);  // settles
 }
 
 void DeviceBuffer::share() {
+  settle();
   state_->shared.store(true, std::memory_order_release);
   synchronize();
+}
+
+void DeviceBuffer::add_in_flight(std::shared_ptr<InFlight> op) {
+  std::lock_guard lock(state_->in_flight_mutex);
+  auto& ops = state_->in_flight;
+  std::erase_if(ops, [](const std::shared_ptr<InFlight>& o) { return o->completed(); });
+  ops.push_back(std::move(op));
+  state_->has_in_flight.store(true, std::memory_order_release);
+}
+
+void DeviceBuffer::settle_in_flight() const {
+  // Taken out first: completing one may touch this allocation (a staged receive copies in).
+  std::vector<std::shared_ptr<InFlight>> ops;
+  {
+    std::lock_guard lock(state_->in_flight_mutex);
+    ops.swap(state_->in_flight);
+    state_->has_in_flight.store(false, std::memory_order_release);
+  }
+  std::exception_ptr first;
+  for (const auto& op : ops) {
+    try {
+      op->complete();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::make_view(std::size_t offset, std::size_t count) {

@@ -8,13 +8,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace tack::detail {
 
 class Backend;
+
+// An operation outside Tack on an allocation's memory that has not completed (an MPI send or
+// receive, tack/mpi.hpp): Tack completes it before anything else touches the allocation.
+class InFlight {
+ public:
+  virtual ~InFlight() = default;
+  // Waits for the operation and finishes it (a staged receive copies its data in); returns
+  // at once when it has completed. Throws what the operation found.
+  virtual void complete() = 0;
+  virtual bool completed() const = 0;
+};
 
 // State of one allocation, shared by its root buffer and every view of it.
 struct AllocationState {
@@ -22,6 +35,10 @@ struct AllocationState {
   std::atomic<bool> shared{false};        // handed outside Tack (DLPack export, wrapped pointer)
   bool owned = true;                      // false: wrapped or imported, never freed by Tack
   std::shared_ptr<void> hold;             // a DLPack producer or host owner kept alive
+  // Operations in flight on the memory (DeviceBuffer::settle); the flag is the fast check.
+  std::atomic<bool> has_in_flight{false};
+  std::mutex in_flight_mutex;
+  std::vector<std::shared_ptr<InFlight>> in_flight;
 };
 
 // A half-open host byte range [begin, end) for the CPU's disjointness check.
@@ -54,6 +71,13 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   virtual void synchronize() const {}
   // Marks the allocation as handed outside Tack and waits for queued launches.
   void share();
+  // Completes every operation in flight on the allocation (InFlight); called before each
+  // access: the backends' transfers and fills, read_range, share, and kernel launches.
+  void settle() const {
+    if (state_->has_in_flight.load(std::memory_order_acquire)) settle_in_flight();
+  }
+  // Registers an operation in flight on the allocation (completed ones are dropped).
+  void add_in_flight(std::shared_ptr<InFlight> op);
 
   // A new buffer reads as zeros (so tack.zeros need not fill it). Never a view's: its bytes are
   // whatever its root holds.
@@ -83,6 +107,7 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   // OpenCL's contents are unspecified).
   virtual bool allocation_starts_zeroed() const { return false; }
   void check_range(std::size_t offset, std::size_t count, const char* what) const;
+  void settle_in_flight() const;
 
   std::size_t nbytes_;
   std::shared_ptr<AllocationState> state_;

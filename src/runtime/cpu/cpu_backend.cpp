@@ -85,13 +85,16 @@ class CpuBuffer final : public DeviceBuffer {
   }
   void from_host(const void* src, std::size_t offset, std::size_t count) override {
     check_range(offset, count, "write");
+    settle();
     host_copy(data_ + offset, src, count);
   }
   void to_host(void* dst, std::size_t offset, std::size_t count) const override {
     check_range(offset, count, "read");
+    settle();
     host_copy(dst, data_ + offset, count);
   }
   void fill(const void* pattern, std::size_t pattern_size) override {
+    settle();
     host_fill(data_, nbytes_, pattern, pattern_size);
   }
   std::string_view backend_name() const override { return "cpu"; }

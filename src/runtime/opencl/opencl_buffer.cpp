@@ -75,6 +75,7 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClAllocation> alloc, std::byte* d
 
 void OpenClBuffer::from_host(const void* src, std::size_t offset, std::size_t count) {
   check_range(offset, count, "write");
+  settle();
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
@@ -89,6 +90,7 @@ void OpenClBuffer::from_host(const void* src, std::size_t offset, std::size_t co
 
 void OpenClBuffer::to_host(void* dst, std::size_t offset, std::size_t count) const {
   check_range(offset, count, "read");
+  settle();
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
@@ -102,6 +104,7 @@ void OpenClBuffer::to_host(void* dst, std::size_t offset, std::size_t count) con
 }
 
 void OpenClBuffer::fill(const void* pattern, std::size_t pattern_size) {
+  settle();
   if (nbytes_ == 0) return;
   TACK_INTERNAL_ASSERT(pattern_size > 0 && nbytes_ % pattern_size == 0,
                        "fill pattern does not divide the buffer");
