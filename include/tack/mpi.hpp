@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "tack/array.hpp"
 
@@ -104,6 +105,54 @@ class Communicator {
  private:
   explicit Communicator(std::shared_ptr<detail::CommState> s) : state_(std::move(s)) {}
   std::shared_ptr<detail::CommState> state_;
+};
+
+// A global structured grid of 1 to 3 dimensions divided into blocks, one per rank of a
+// communicator, each rank's block with `ghost` layers of cells on every side (the part of DIY
+// that structured-grid codes need first). Rank r's block has coordinates coords(); its owned
+// cells are global cells [origin()[d], origin()[d] + block_shape()[d]) in each dimension d,
+// stored in a local array of local_shape() = block_shape() + 2 ghost, owned cell (i, j) at
+// local index (i + ghost, j + ghost). Blocks differ by at most one cell per dimension.
+class Decomposition {
+ public:
+  // `ranks_per_dim` empty: MPI_Dims_create's balanced factors of comm.size(); else its product
+  // must be comm.size(). `periodic` empty: no dimension is. ValueError for a grid of other
+  // than 1 to 3 dimensions, a block thinner than the ghost width, or factors that do not fit.
+  Decomposition(const Communicator& comm, const Shape& global_shape, int ghost = 1,
+                std::vector<bool> periodic = {}, std::vector<int> ranks_per_dim = {});
+
+  const Shape& global_shape() const { return global_; }
+  int ghost() const { return ghost_; }
+  const std::vector<int>& ranks_per_dim() const { return dims_; }
+  const std::vector<bool>& periodic() const { return periodic_; }
+  const std::vector<int>& coords() const { return coords_; }
+  const Shape& origin() const { return origin_; }
+  const Shape& block_shape() const { return block_; }
+  Shape local_shape() const;
+  // The rank of the neighbouring block on `side` (-1 below, +1 above) of dimension `dim`, or -1
+  // at the edge of a dimension that is not periodic.
+  int neighbour(int dim, int side) const;
+
+  // A local array for this rank's block (zeros), of `dtype` on `device`.
+  Array allocate(DType dtype = f32, const Device& device = default_device()) const;
+  // Fills the ghost layers of `local` (this rank's local_shape()) from the neighbours' owned
+  // cells; the ghost layers at the edge of a dimension that is not periodic are left as they
+  // are. Dimension by dimension, each including the ghosts filled before it, so edges and
+  // corners come from the diagonal neighbours too. Layers of the first dimension travel as views
+  // of `local` (no copy); the others are packed and unpacked by kernels on its device.
+  void exchange(const Array& local) const;
+  // i64, local_shape(): the global linear (C-order) index of each local cell, ghosts included
+  // (wrapped in periodic dimensions; -1 outside the grid), on `device`.
+  Array global_ids(const Device& device = default_device()) const;
+
+ private:
+  Communicator comm_;
+  Shape global_;
+  int ghost_;
+  std::vector<bool> periodic_;
+  std::vector<int> dims_, coords_;
+  Shape origin_, block_;
+  std::vector<int> neighbours_;  // [2 * dim + (side > 0)]
 };
 
 }  // namespace tack::mpi

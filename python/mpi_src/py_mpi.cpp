@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tack/mpi.hpp"
 #include "tack/tack.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using tack::Array;
 using tack::mpi::Communicator;
+using tack::mpi::Decomposition;
 using tack::mpi::Request;
 
 using Release = nb::gil_scoped_release;
@@ -43,6 +45,21 @@ Communicator communicator_of(nb::handle comm) {
 
 tack::Device device_named(const std::optional<std::string>& name) {
   return name ? tack::device(*name) : tack::default_device();
+}
+
+template <class T>
+nb::tuple tuple_of(const std::vector<T>& v) {
+  nb::list l;
+  for (const T& x : v) l.append(x);
+  return nb::tuple(l);
+}
+
+// An int or a sequence of them.
+std::vector<std::int64_t> ints(nb::handle obj) {
+  if (nb::isinstance<nb::int_>(obj)) return {nb::cast<std::int64_t>(obj)};
+  std::vector<std::int64_t> out;
+  for (nb::handle x : obj) out.push_back(nb::cast<std::int64_t>(x));
+  return out;
 }
 
 }  // namespace
@@ -201,4 +218,69 @@ NB_MODULE(_mpi, m) {
           },
           "a"_a, "out"_a = nb::none(),
           "a and the result have shape (size, ...): rank r's a[s] arrives as rank s's result[r]");
+
+  nb::class_<Decomposition>(
+      m, "Decomposition",
+      "a global 1-3-D grid divided into blocks, one per rank, each with `ghost` layers of cells "
+      "around it; exchange() fills the ghosts from the neighbours")
+      .def(
+          "__init__",
+          [](Decomposition* self, const Communicator& comm, nb::handle shape, int ghost,
+             nb::handle periodic, nb::handle ranks) {
+            const std::vector<std::int64_t> global = ints(shape);
+            std::vector<bool> flags;
+            if (nb::isinstance<nb::bool_>(periodic)) {
+              flags.assign(global.size(), nb::cast<bool>(periodic));
+            } else {
+              for (nb::handle x : periodic) flags.push_back(nb::cast<bool>(x));
+            }
+            std::vector<int> per_dim;
+            if (!ranks.is_none()) {
+              for (std::int64_t r : ints(ranks)) per_dim.push_back(static_cast<int>(r));
+            }
+            Release release;
+            new (self) Decomposition(comm, global, ghost, flags, per_dim);
+          },
+          "comm"_a, "shape"_a, "ghost"_a = 1, "periodic"_a = false, "ranks"_a = nb::none())
+      .def_prop_ro(
+          "global_shape", [](const Decomposition& d) { return tuple_of(d.global_shape()); },
+          "the whole grid's shape")
+      .def_prop_ro("ghost", &Decomposition::ghost, "the ghost width")
+      .def_prop_ro(
+          "ranks", [](const Decomposition& d) { return tuple_of(d.ranks_per_dim()); },
+          "blocks per dimension")
+      .def_prop_ro(
+          "periodic", [](const Decomposition& d) { return tuple_of(d.periodic()); },
+          "per dimension: whether it wraps around")
+      .def_prop_ro(
+          "coords", [](const Decomposition& d) { return tuple_of(d.coords()); },
+          "this rank's block coordinates")
+      .def_prop_ro(
+          "origin", [](const Decomposition& d) { return tuple_of(d.origin()); },
+          "the global index of this rank's first owned cell")
+      .def_prop_ro(
+          "block_shape", [](const Decomposition& d) { return tuple_of(d.block_shape()); },
+          "this rank's owned cells per dimension")
+      .def_prop_ro(
+          "local_shape", [](const Decomposition& d) { return tuple_of(d.local_shape()); },
+          "block_shape + 2 ghost: the local array's shape (owned cell i at i + ghost)")
+      .def("neighbour", &Decomposition::neighbour, "dim"_a, "side"_a,
+           "the rank of the neighbouring block (side -1 or 1) along dim, or -1 at a closed edge")
+      .def(
+          "exchange",
+          [](const Decomposition& d, const Array& local) {
+            Release release;
+            d.exchange(local);
+          },
+          "local"_a,
+          "fills the ghost layers of `local` from the neighbours (dimension by dimension: edges "
+          "and corners too); ghosts at a closed edge stay as they are")
+      .def(
+          "global_ids",
+          [](const Decomposition& d, const std::optional<std::string>& device) {
+            Release release;
+            return d.global_ids(device_named(device));
+          },
+          "device"_a = nb::none(),
+          "i64 of local_shape: each local cell's global C-order index (-1 outside the grid)");
 }

@@ -15,10 +15,46 @@ import atexit as _atexit
 import tack as _tack  # noqa: F401  (the array types this module takes)
 
 try:
-    from tack._mpi import Communicator, Request, finalize, init, initialized
+    from tack._mpi import Request, finalize, init, initialized
+    from tack._mpi import Communicator as _Communicator
+    from tack._mpi import Decomposition as _Decomposition
 except ImportError as _e:  # built without MPI
     raise ImportError("tack.mpi needs Tack built with MPI (Debian: apt-get install "
                       "libopenmpi-dev openmpi-bin, then rebuild): " + str(_e)) from None
+
+
+def _device_name(device):
+    return device.name if isinstance(device, _tack.Device) else device
+
+
+class Communicator(_Communicator):
+    """Tack arrays over an MPI communicator: a duplicate of `comm` (None: MPI_COMM_WORLD; or an
+    mpi4py communicator). Point to point: send, recv, isend, irecv; collectives: allreduce,
+    reduce, broadcast, gather, allgather, scatter, alltoall, barrier (docs/distributed.md)."""
+
+    def scatter(self, a=None, root=0, device=None):
+        """The root's `a` (shape (size, ...)) row by row: rank r gets a[r], on `device` off the
+        root; other ranks pass None."""
+        return super().scatter(a, root, _device_name(device))
+
+
+class Decomposition(_Decomposition):
+    """A global 1-3-D grid of `shape` cells divided into blocks, one per rank of `comm` (balanced
+    by MPI_Dims_create unless `ranks` gives the blocks per dimension), each block with `ghost`
+    layers of cells around it; `periodic` is one flag for every dimension or one per dimension.
+
+        grid = mpi.Decomposition(comm, (512, 512), ghost=1)
+        u = grid.allocate()            # local_shape: the owned block and its ghosts
+        grid.exchange(u)               # the ghosts, from the neighbours' owned cells
+    """
+
+    def allocate(self, dtype=None, device=None):
+        """A local array (zeros) of local_shape for this rank's block."""
+        return _tack.zeros(self.local_shape, dtype=dtype, device=device)
+
+    def global_ids(self, device=None):
+        """i64 of local_shape: each local cell's global C-order index (-1 outside the grid)."""
+        return super().global_ids(_device_name(device))
 
 
 def world():
@@ -28,4 +64,5 @@ def world():
 
 _atexit.register(finalize)  # only what Tack initialized; mpi4py finalizes its own
 
-__all__ = ["Communicator", "Request", "finalize", "init", "initialized", "world"]
+__all__ = ["Communicator", "Decomposition", "Request", "finalize", "init", "initialized",
+           "world"]

@@ -1,7 +1,9 @@
 // The parts of DeviceBuffer every backend shares: range checks, views, sharing.
 #include "memory/device_buffer.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ void DeviceBuffer::share() {
 }
 
 void DeviceBuffer::add_in_flight(std::shared_ptr<InFlight> op) {
+  op->begin = offset_;
+  op->end = offset_ + nbytes_;
   std::lock_guard lock(state_->in_flight_mutex);
   auto& ops = state_->in_flight;
   std::erase_if(ops, [](const std::shared_ptr<InFlight>& o) { return o->completed(); });
@@ -36,13 +40,21 @@ void DeviceBuffer::add_in_flight(std::shared_ptr<InFlight> op) {
   state_->has_in_flight.store(true, std::memory_order_release);
 }
 
-void DeviceBuffer::settle_in_flight() const {
+void DeviceBuffer::settle_in_flight(std::size_t begin, std::size_t end) const {
   // Taken out first: completing one may touch this allocation (a staged receive copies in).
   std::vector<std::shared_ptr<InFlight>> ops;
   {
     std::lock_guard lock(state_->in_flight_mutex);
-    ops.swap(state_->in_flight);
-    state_->has_in_flight.store(false, std::memory_order_release);
+    auto& all = state_->in_flight;
+    // Empty ranges touch nothing; an empty access still settles what it names exactly.
+    auto overlaps = [&](const std::shared_ptr<InFlight>& o) {
+      return (o->begin < end && begin < o->end) || (o->begin == begin && o->end == end);
+    };
+    auto keep =
+        std::stable_partition(all.begin(), all.end(), [&](const auto& o) { return !overlaps(o); });
+    ops.assign(std::make_move_iterator(keep), std::make_move_iterator(all.end()));
+    all.erase(keep, all.end());
+    state_->has_in_flight.store(!all.empty(), std::memory_order_release);
   }
   std::exception_ptr first;
   for (const auto& op : ops) {

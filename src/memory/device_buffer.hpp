@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,9 @@ class Backend;
 class InFlight {
  public:
   virtual ~InFlight() = default;
+  // The bytes of the allocation it uses, [begin, end) from the root's start: only accesses
+  // that overlap them complete it.
+  std::size_t begin = 0, end = std::numeric_limits<std::size_t>::max();
   // Waits for the operation and finishes it (a staged receive copies its data in); returns
   // at once when it has completed. Throws what the operation found.
   virtual void complete() = 0;
@@ -71,12 +75,15 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   virtual void synchronize() const {}
   // Marks the allocation as handed outside Tack and waits for queued launches.
   void share();
-  // Completes every operation in flight on the allocation (InFlight); called before each
-  // access: the backends' transfers and fills, read_range, share, and kernel launches.
-  void settle() const {
-    if (state_->has_in_flight.load(std::memory_order_acquire)) settle_in_flight();
+  // Completes the operations in flight (InFlight) on this buffer's bytes, or on bytes
+  // [offset, offset + count) of it; called before each access: the backends' transfers and
+  // fills, read_range, share, and kernel launches.
+  void settle() const { settle(0, nbytes_); }
+  void settle(std::size_t offset, std::size_t count) const {
+    if (state_->has_in_flight.load(std::memory_order_acquire))
+      settle_in_flight(offset_ + offset, offset_ + offset + count);
   }
-  // Registers an operation in flight on the allocation (completed ones are dropped).
+  // Registers an operation in flight on this buffer's bytes (completed ones are dropped).
   void add_in_flight(std::shared_ptr<InFlight> op);
 
   // A new buffer reads as zeros (so tack.zeros need not fill it). Never a view's: its bytes are
@@ -107,7 +114,7 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   // OpenCL's contents are unspecified).
   virtual bool allocation_starts_zeroed() const { return false; }
   void check_range(std::size_t offset, std::size_t count, const char* what) const;
-  void settle_in_flight() const;
+  void settle_in_flight(std::size_t begin, std::size_t end) const;
 
   std::size_t nbytes_;
   std::shared_ptr<AllocationState> state_;

@@ -90,6 +90,28 @@ TEST(Mpi, AMismatchedReceiveIsAValueErrorOnTheReceiver) {
   comm().barrier();
 }
 
+TEST(Mpi, HaloExchangeFillsTheGhostsWithTheNeighboursCells) {
+  for (const bool periodic : {false, true}) {
+    const mpi::Decomposition grid(comm(), {12, 10}, 1, {periodic, periodic});
+    const Array ids = grid.global_ids();
+    const std::vector<std::int64_t> ref = ids.to_vector<std::int64_t>();
+    const Shape local = grid.local_shape();
+    std::vector<double> start(ref.size()), expect(ref.size());
+    for (std::int64_t i = 0; i < local[0]; ++i) {
+      for (std::int64_t j = 0; j < local[1]; ++j) {
+        const auto k = static_cast<std::size_t>(i * local[1] + j);
+        const bool owned =
+            i >= 1 && i <= grid.block_shape()[0] && j >= 1 && j <= grid.block_shape()[1];
+        start[k] = owned ? static_cast<double>(ref[k]) : -7.0;
+        expect[k] = ref[k] >= 0 ? static_cast<double>(ref[k]) : -7.0;
+      }
+    }
+    Array u = array(start, local);
+    grid.exchange(u);
+    EXPECT_EQ(u.to_vector<double>(), expect) << (periodic ? "periodic" : "closed");
+  }
+}
+
 }  // namespace
 }  // namespace tack
 

@@ -27,22 +27,62 @@ def mpirun_command(n):
     return cmd
 
 
+ENV = dict(OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+           TACK_NUM_THREADS="1")
+
+
+def mpirun(n, *args, timeout=600, env=None):
+    r = subprocess.run(mpirun_command(n) + [sys.executable, *map(str, args)], capture_output=True,
+                       text=True, timeout=timeout, env=dict(os.environ, **ENV, **(env or {})))
+    return r
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_every_operation_under_mpirun(n):
-    env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none",
-               TACK_NUM_THREADS="1")
-    r = subprocess.run(mpirun_command(n) + [sys.executable, str(ROOT / "tests/mpi/check_mpi.py")],
-                       capture_output=True, text=True, timeout=600, env=env)
+    r = mpirun(n, ROOT / "tests/mpi/check_mpi.py")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     for k in range(n):
         assert f"rank {k} of {n}: ok" in r.stdout, r.stdout + r.stderr
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_halo_exchange_against_the_global_grid(n):
+    r = mpirun(n, ROOT / "tests/mpi/check_halo.py")
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    for k in range(n):
+        assert f"rank {k} of {n}: halo ok" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_distributed_heat_example_computes_the_single_process_plate(n, tmp_path):
+    steps = 60
+    r = subprocess.run(mpirun_command(n) + [sys.executable,
+                       str(ROOT / "examples/mpi/heat_distributed.py"), str(steps),
+                       str(tmp_path / "plate.npy")],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                       env=dict(os.environ, **ENV))
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert (tmp_path / "heat_distributed.png").exists()
+    # The single-process example's kernel, the same steps.
+    sys.path.insert(0, str(ROOT / "examples/python"))
+    try:
+        import heat
+    finally:
+        sys.path.pop(0)
+    import numpy as np
+    import tack
+    size = 256
+    yy, xx = np.mgrid[0:size, 0:size]
+    init = (np.abs(np.hypot(yy - size / 2, xx - size / 2) - size / 4) < 6).astype(np.float32)
+    u, v = tack.array(init), tack.array(init)
+    for _ in range(steps):
+        heat.heat_step(u, v, 0.2)
+        u, v = v, u
+    assert np.array_equal(np.load(tmp_path / "plate.npy"), u.numpy())
+
+
 def test_a_rank_that_dies_ends_the_job_instead_of_hanging():
-    env = dict(os.environ, TACK_MPI_TIMEOUT="5", OMPI_MCA_btl="self,vader",
-               OMPI_MCA_btl_vader_single_copy_mechanism="none")
-    r = subprocess.run(mpirun_command(2) + [sys.executable, str(ROOT / "tests/mpi/dead_rank.py")],
-                       capture_output=True, text=True, timeout=120, env=env)
+    r = mpirun(2, ROOT / "tests/mpi/dead_rank.py", timeout=120, env={"TACK_MPI_TIMEOUT": "5"})
     assert r.returncode != 0
     # mpirun ends the job when rank 1 exits with an error; if it does not, rank 0's watchdog
     # raises and names the rank.

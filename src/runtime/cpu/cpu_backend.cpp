@@ -85,12 +85,12 @@ class CpuBuffer final : public DeviceBuffer {
   }
   void from_host(const void* src, std::size_t offset, std::size_t count) override {
     check_range(offset, count, "write");
-    settle();
+    settle(offset, count);
     host_copy(data_ + offset, src, count);
   }
   void to_host(void* dst, std::size_t offset, std::size_t count) const override {
     check_range(offset, count, "read");
-    settle();
+    settle(offset, count);
     host_copy(dst, data_ + offset, count);
   }
   void fill(const void* pattern, std::size_t pattern_size) override {

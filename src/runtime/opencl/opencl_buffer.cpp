@@ -75,7 +75,7 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClAllocation> alloc, std::byte* d
 
 void OpenClBuffer::from_host(const void* src, std::size_t offset, std::size_t count) {
   check_range(offset, count, "write");
-  settle();
+  settle(offset, count);
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
@@ -90,7 +90,7 @@ void OpenClBuffer::from_host(const void* src, std::size_t offset, std::size_t co
 
 void OpenClBuffer::to_host(void* dst, std::size_t offset, std::size_t count) const {
   check_range(offset, count, "read");
-  settle();
+  settle(offset, count);
   if (count == 0) return;
   OpenClBackend& b = *alloc_->backend;
   const std::uint64_t before = b.issued();
