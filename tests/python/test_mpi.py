@@ -37,6 +37,14 @@ def mpirun(n, *args, timeout=600, env=None):
     return r
 
 
+def package_path():
+    """PYTHONPATH with the imported tack's folder first, absolute (a child may run elsewhere)."""
+    import tack
+    here = str(pathlib.Path(tack.__file__).resolve().parents[1])
+    return os.pathsep.join([here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                     if p])
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_every_operation_under_mpirun(n):
     r = mpirun(n, ROOT / "tests/mpi/check_mpi.py")
@@ -60,7 +68,7 @@ def test_the_distributed_heat_example_computes_the_single_process_plate(n, tmp_p
                        str(ROOT / "examples/mpi/heat_distributed.py"), str(steps),
                        str(tmp_path / "plate.npy")],
                        capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                       env=dict(os.environ, **ENV))
+                       env=dict(os.environ, **ENV, PYTHONPATH=package_path()))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     assert (tmp_path / "heat_distributed.png").exists()
     # The single-process example's kernel, the same steps.
