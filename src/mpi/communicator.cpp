@@ -30,6 +30,8 @@ struct Lifetime {
   bool we_initialized = false;
   bool finalized_by_us = false;
   std::vector<std::weak_ptr<InFlight>> pending;  // completed before finalize
+  std::mutex abandoned_mutex;                    // its own: taken while a Pending's mutex is held
+  std::vector<std::shared_ptr<void>> abandoned;  // timed out: their buffers are kept
 };
 
 Lifetime& lifetime() {
@@ -65,16 +67,22 @@ double timeout_seconds() {
   return s;  // 0: wait forever
 }
 
-// Completes `reqs` (MPI_Testall in a loop: spinning, then sleeping in growing steps up to 1 ms)
-// or throws: an MPI error (RuntimeError with MPI's message), or the watchdog's deadline.
+// The watchdog's error: a RuntimeError whose requests may still hold their buffers.
+struct TimedOut : RuntimeError {
+  using RuntimeError::RuntimeError;
+};
+
+// Completes `reqs` or throws: an MPI error (RuntimeError with MPI's message), or the
+// watchdog's deadline. MPI_Testall in a loop, yielding the core between calls: a transfer
+// through shared memory progresses only inside MPI calls, so sleeping would stall it (MPI_Wait
+// spins the same way).
 void wait_all(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>& statuses,
               const std::string& what, const std::string& peers) {
   statuses.resize(reqs.size());
   if (reqs.empty()) return;
   const double limit = timeout_seconds();
   const auto start = std::chrono::steady_clock::now();
-  std::chrono::microseconds pause(0);
-  for (long spins = 0;; ++spins) {
+  for (unsigned long spins = 1;; ++spins) {
     int flag = 0;
     const int err = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, statuses.data());
     if (err == MPI_ERR_IN_STATUS) {
@@ -85,14 +93,15 @@ void wait_all(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>& statuses,
     }
     check(err, what);
     if (flag) return;
-    if (spins < 2000) continue;
-    pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(20));
-    std::this_thread::sleep_for(pause);
-    if (limit > 0 &&
+    std::this_thread::yield();
+    if (limit > 0 && spins % 1024 == 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
-      throw RuntimeError(what + " did not complete within " + std::to_string(limit) +
-                         " s (TACK_MPI_TIMEOUT): " + peers +
-                         " may have failed, or not posted the matching operation");
+      for (MPI_Request& r : reqs) {  // a receive nobody sends to ends here; a send may not
+        if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+      }
+      throw TimedOut(what + " did not complete within " + std::to_string(limit) +
+                     " s (TACK_MPI_TIMEOUT): " + peers +
+                     " may have failed, or not posted the matching operation");
     }
   }
 }
@@ -167,7 +176,7 @@ struct CommState {
 
 // ---------------------------------------------------------------- one operation in flight
 
-struct Pending final : InFlight {
+struct Pending final : InFlight, std::enable_shared_from_this<Pending> {
   mutable std::recursive_mutex mutex;  // complete() re-enters through a staged copy-in
   bool done = false;
   std::exception_ptr error;
@@ -219,6 +228,13 @@ struct Pending final : InFlight {
           if (!staging.empty()) array->buffer()->from_host(staging.data(), 0, staging.size());
           array->buffer()->bump_version();  // a receive is a write
         }
+      } catch (const TimedOut&) {
+        // MPI may still read or write the buffers of a request it could not cancel: they are
+        // kept for the rest of the process.
+        error = std::current_exception();
+        std::lock_guard keep(lifetime().abandoned_mutex);
+        lifetime().abandoned.push_back(shared_from_this());
+        return finish_error();
       } catch (...) {
         error = std::current_exception();
       }
@@ -229,6 +245,8 @@ struct Pending final : InFlight {
     if (error) std::rethrow_exception(error);
     return true;
   }
+
+  [[noreturn]] bool finish_error() const { std::rethrow_exception(error); }
 
   void check_header() const {
     if (header[0] == expect_code && header[1] == expect_count) return;
