@@ -66,6 +66,19 @@ for dev in devices:
     assert np.array_equal(out.numpy(), np.full(5, 8.0, np.float32)), out.numpy()
     req.wait()  # already complete: returns at once
 
+    # Request.test() completes without waiting; numpy() of an array in flight completes it first.
+    y = tack.zeros(3, device=dev)
+    req = comm.irecv(y, left, tag=5)
+    comm.send(tack.full(3, rank + 0.5, device=dev), right, tag=5)
+    while not req.test():
+        pass
+    assert (y.numpy() == left + 0.5).all()
+    z = tack.zeros(3, device=dev)
+    req = comm.irecv(z, left, tag=6)
+    comm.send(tack.full(3, rank + 0.25, device=dev), right, tag=6)
+    assert (z.numpy() == left + 0.25).all()  # the receive lands before the copy is taken
+    assert req.test()
+
     # Vector dtypes travel as their scalars.
     vec = tack.array(np.full((3, 3), rank, np.float64), dtype=tack.vec(3, tack.f64), device=dev)
     vin = tack.zeros(3, dtype=tack.vec(3, tack.f64), device=dev)
