@@ -37,6 +37,12 @@ Op op_from_name(std::string_view name);
 void init();
 // Whether MPI is initialized and not finalized.
 bool initialized();
+// Whether this MPI passes CUDA device pointers itself (CUDA-aware OpenMPI: the compile-time
+// MPIX_CUDA_AWARE_SUPPORT and the run-time MPIX_Query_cuda_support(), never assumed). Device
+// arrays travel through host memory unless the MPI is aware of their device kind; Tack's devices
+// today (the CPU, OpenCL) are none an MPI addresses.
+bool cuda_aware();
+
 // Finalizes MPI if Tack initialized it (the program's own MPI_Init is the program's to
 // finalize); later operations are a RuntimeError. Python calls it at exit.
 void finalize();

@@ -71,6 +71,8 @@ NB_MODULE(_mpi, m) {
   m.def("init", &tack::mpi::init,
         "initializes MPI unless the program (or mpi4py) has; every operation calls it");
   m.def("initialized", &tack::mpi::initialized, "whether MPI is initialized and not finalized");
+  m.def("cuda_aware", &tack::mpi::cuda_aware,
+        "whether this MPI passes CUDA device pointers itself (detected, never assumed)");
   m.def(
       "finalize",
       [] {

@@ -15,7 +15,7 @@ import atexit as _atexit
 import tack as _tack  # noqa: F401  (the array types this module takes)
 
 try:
-    from tack._mpi import Request, finalize, init, initialized
+    from tack._mpi import Request, cuda_aware, finalize, init, initialized
     from tack._mpi import Communicator as _Communicator
     from tack._mpi import Decomposition as _Decomposition
 except ImportError as _e:  # built without MPI
@@ -64,5 +64,5 @@ def world():
 
 _atexit.register(finalize)  # only what Tack initialized; mpi4py finalizes its own
 
-__all__ = ["Communicator", "Decomposition", "Request", "finalize", "init", "initialized",
-           "world"]
+__all__ = ["Communicator", "Decomposition", "Request", "cuda_aware", "finalize", "init",
+           "initialized", "world"]

@@ -15,6 +15,10 @@
 #include <thread>
 #include <vector>
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // OpenMPI's extensions: MPIX_CUDA_AWARE_SUPPORT
+#endif
+
 #include "memory/device_buffer.hpp"
 #include "support/error.hpp"
 
@@ -295,6 +299,15 @@ bool initialized() {
   int done = 0;
   MPI_Initialized(&done);
   return done != 0 && !detail::mpi_finalized();
+}
+
+bool cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  init();
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
 }
 
 void finalize() {

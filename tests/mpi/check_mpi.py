@@ -12,6 +12,7 @@ from tack import mpi
 
 comm = mpi.Communicator()
 rank, size = comm.rank, comm.size
+assert mpi.cuda_aware() in (True, False)  # Debian's OpenMPI: built without CUDA
 assert size >= 2, "run under mpirun -np 2 or more"
 right, left = (rank + 1) % size, (rank - 1) % size
 devices = ["cpu"] + [d.name for d in tack.devices() if d.kind == "opencl"][:1]
