@@ -70,17 +70,8 @@ def launch():
            "efficiency (1 rank time / 2 rank time)")
 
 
-def best(fn, repeat):
-    fn()
-    b = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        b = min(b, time.perf_counter() - t0)
-    return b
-
-
 def child():
+    from _util import best_of as best  # this script's folder is on the path
     import tack
     from tack import mpi
     comm = mpi.Communicator()

@@ -498,6 +498,14 @@ struct HostBytes {
   }
 };
 
+void check_same_layout(const Array& send, const Array& recv, const std::string& what) {
+  if (send.dtype() == recv.dtype() && send.size() == recv.size()) return;
+  throw ValueError(what + ": the receive array (" + recv.dtype().str() + ", " +
+                   std::to_string(recv.size()) + " elements) differs from the send array (" +
+                   send.dtype().str() + ", " + std::to_string(send.size()) +
+                   " elements); pass arrays of one dtype and size");
+}
+
 bool same_memory(const Array& a, const Array& b) {
   return a.buffer() == b.buffer() || (a.address() == b.address() && a.nbytes() == b.nbytes() &&
                                       a.buffer()->backend() == b.buffer()->backend());
@@ -574,12 +582,7 @@ void Communicator::allreduce(const Array& send, const Array& recv, Op op) const 
   const CommState& c = live(state_, "allreduce");
   const std::string what = "allreduce on " + rank_text(c.rank);
   check_receivable(recv, what);
-  if (send.dtype() != recv.dtype() || send.size() != recv.size()) {
-    throw ValueError(what + ": the receive array (" + recv.dtype().str() + ", " +
-                     std::to_string(recv.size()) + " elements) differs from the send array (" +
-                     send.dtype().str() + ", " + std::to_string(send.size()) +
-                     " elements); pass arrays of one dtype and size");
-  }
+  check_same_layout(send, recv, what);
   check_no_overlap(send, recv, what);
   const int count = detail::mpi_count(send, what);
   const MPI_Datatype type = detail::datatype(send.dtype().scalar);
@@ -609,12 +612,7 @@ void Communicator::reduce(const Array& send, const Array& recv, Op op, int root)
   const bool is_root = c.rank == root;
   if (is_root) {
     check_receivable(recv, what);
-    if (send.dtype() != recv.dtype() || send.size() != recv.size()) {
-      throw ValueError(what + ": the receive array (" + recv.dtype().str() + ", " +
-                       std::to_string(recv.size()) + " elements) differs from the send array (" +
-                       send.dtype().str() + ", " + std::to_string(send.size()) +
-                       " elements); pass arrays of one dtype and size");
-    }
+    check_same_layout(send, recv, what);
     check_no_overlap(send, recv, what);
   }
   const int count = detail::mpi_count(send, what);
@@ -749,12 +747,7 @@ void Communicator::alltoall(const Array& send, const Array& recv) const {
   const CommState& c = live(state_, "alltoall");
   const std::string what = "alltoall on " + rank_text(c.rank);
   check_receivable(recv, what);
-  if (send.dtype() != recv.dtype() || send.size() != recv.size()) {
-    throw ValueError(what + ": the receive array (" + recv.dtype().str() + ", " +
-                     std::to_string(recv.size()) + " elements) differs from the send array (" +
-                     send.dtype().str() + ", " + std::to_string(send.size()) +
-                     " elements); pass arrays of one dtype and size");
-  }
+  check_same_layout(send, recv, what);
   if (send.ndim() < 1 || send.shape()[0] != c.size) {
     throw ValueError(what + ": the arrays have shape " + tack::detail::shape_str(send.shape()) +
                      "; alltoall takes one row per rank, a first dimension of " +
