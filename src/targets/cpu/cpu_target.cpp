@@ -430,7 +430,10 @@ void prefetch_cache_key() {
       this_build();
       // The front end and the passes once over a small kernel (no code generation): their
       // first run in a process costs 0.1-0.2 ms more than the next (lazily built tables,
-      // first-called code), which the first real call then does not pay.
+      // first-called code), which the first real call then does not pay. Not when the passes
+      // print what they make (TACK_PRINT_IR): the user would see a kernel they never wrote.
+      const char* print_ir = std::getenv("TACK_PRINT_IR");
+      if (print_ir != nullptr && *print_ir != '\0' && std::strcmp(print_ir, "0") != 0) return;
       const frontend::Module m = frontend::parse_module(
           "def tack_warm_up(out, x, a):\n"
           "    for i in range(len(out)):\n"
