@@ -205,19 +205,26 @@ struct Pending final : InFlight, std::enable_shared_from_this<Pending> {
   bool finish(bool block) {
     std::lock_guard lock(mutex);
     if (!done) {
+      int tested = MPI_SUCCESS;  // test(): what MPI_Testall said, the statuses filled
       if (!block) {
         int flag = 0;
         statuses.resize(reqs.size());
-        const int err =
-            MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, statuses.data());
-        if (err == MPI_SUCCESS && !flag) return false;
+        tested = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, statuses.data());
+        if (tested == MPI_SUCCESS && !flag) return false;
       }
       done = true;  // from here on, a re-entrant complete() returns at once
       try {
         std::exception_ptr mpi_error;
         bool header_arrived = false;
         try {
-          wait_all(reqs, statuses, what, peers);
+          if (tested == MPI_ERR_IN_STATUS) {  // the statuses say which failed, and how
+            for (const MPI_Status& st : statuses) {
+              if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING)
+                throw RuntimeError(what + " failed: " + mpi_message(st.MPI_ERROR));
+            }
+          }
+          check(tested, what);
+          wait_all(reqs, statuses, what, peers);  // at once after a successful test()
           header_arrived = true;
         } catch (...) {
           mpi_error = std::current_exception();
