@@ -41,20 +41,17 @@ void DeviceBuffer::add_in_flight(std::shared_ptr<InFlight> op) {
 }
 
 void DeviceBuffer::settle_in_flight(std::size_t begin, std::size_t end) const {
-  // Taken out first: completing one may touch this allocation (a staged receive copies in).
+  // The overlapping operations stay listed until they have completed: another thread's
+  // access meanwhile finds them and waits too. Completed outside the lock: completing one may
+  // touch this allocation (a staged receive copies in, and settles that range itself).
   std::vector<std::shared_ptr<InFlight>> ops;
   {
     std::lock_guard lock(state_->in_flight_mutex);
-    auto& all = state_->in_flight;
-    // Empty ranges touch nothing; an empty access still settles what it names exactly.
-    auto overlaps = [&](const std::shared_ptr<InFlight>& o) {
-      return (o->begin < end && begin < o->end) || (o->begin == begin && o->end == end);
-    };
-    auto keep =
-        std::stable_partition(all.begin(), all.end(), [&](const auto& o) { return !overlaps(o); });
-    ops.assign(std::make_move_iterator(keep), std::make_move_iterator(all.end()));
-    all.erase(keep, all.end());
-    state_->has_in_flight.store(!all.empty(), std::memory_order_release);
+    // An empty access still settles an operation on exactly its (empty) range.
+    for (const auto& o : state_->in_flight) {
+      if ((o->begin < end && begin < o->end) || (o->begin == begin && o->end == end))
+        ops.push_back(o);
+    }
   }
   std::exception_ptr first;
   for (const auto& op : ops) {
@@ -63,6 +60,12 @@ void DeviceBuffer::settle_in_flight(std::size_t begin, std::size_t end) const {
     } catch (...) {
       if (!first) first = std::current_exception();
     }
+  }
+  {
+    std::lock_guard lock(state_->in_flight_mutex);
+    auto& all = state_->in_flight;
+    std::erase_if(all, [](const std::shared_ptr<InFlight>& o) { return o->completed(); });
+    state_->has_in_flight.store(!all.empty(), std::memory_order_release);
   }
   if (first) std::rethrow_exception(first);
 }

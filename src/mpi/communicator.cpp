@@ -5,8 +5,10 @@
 #include "tack/mpi.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -81,7 +83,7 @@ struct TimedOut : RuntimeError {
 // through shared memory progresses only inside MPI calls, so sleeping would stall it (MPI_Wait
 // spins the same way).
 void wait_all(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>& statuses,
-              const std::string& what, const std::string& peers) {
+              const std::string& what, const std::string& peers, bool point_to_point = true) {
   statuses.resize(reqs.size());
   if (reqs.empty()) return;
   const double limit = timeout_seconds();
@@ -101,7 +103,7 @@ void wait_all(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>& statuses,
     if (limit > 0 && spins % 1024 == 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
       for (MPI_Request& r : reqs) {  // a receive nobody sends to ends here; a send may not
-        if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+        if (point_to_point && r != MPI_REQUEST_NULL) MPI_Cancel(&r);  // (never a collective)
       }
       throw TimedOut(what + " did not complete within " + std::to_string(limit) +
                      " s (TACK_MPI_TIMEOUT): " + peers +
@@ -170,6 +172,7 @@ bool on_host(const Array& a) {
 // ---------------------------------------------------------------- communicator state
 
 struct CommState {
+  std::mutex post_mutex;  // a header and its payload are posted together (threads may post)
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
@@ -182,7 +185,7 @@ struct CommState {
 
 struct Pending final : InFlight, std::enable_shared_from_this<Pending> {
   mutable std::recursive_mutex mutex;  // complete() re-enters through a staged copy-in
-  bool done = false;
+  std::atomic<bool> done{false};       // read without the mutex (completed(): lock order)
   std::exception_ptr error;
   std::vector<MPI_Request> reqs;
   std::vector<MPI_Status> statuses;
@@ -194,10 +197,7 @@ struct Pending final : InFlight, std::enable_shared_from_this<Pending> {
   std::string what, peers;
   std::shared_ptr<CommState> comm;  // kept: the requests belong to it
 
-  bool completed() const override {
-    std::lock_guard lock(mutex);
-    return done;
-  }
+  bool completed() const override { return done.load(std::memory_order_acquire); }
 
   void complete() override { finish(true); }
 
@@ -212,7 +212,7 @@ struct Pending final : InFlight, std::enable_shared_from_this<Pending> {
         tested = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, statuses.data());
         if (tested == MPI_SUCCESS && !flag) return false;
       }
-      done = true;  // from here on, a re-entrant complete() returns at once
+      done.store(true, std::memory_order_release);  // a re-entrant complete() returns at once
       try {
         std::exception_ptr mpi_error;
         bool header_arrived = false;
@@ -297,8 +297,11 @@ void init() {
   int done = 0;
   MPI_Initialized(&done);
   if (done) return;
+  // MULTIPLE: Tack's waits and settles may call MPI from any thread (a launch's settle, a
+  // Python thread with the GIL released). Where the MPI gives less, calls from several threads
+  // at once are the program's to avoid.
   int provided = 0;
-  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
   l.we_initialized = true;
 }
 
@@ -408,7 +411,13 @@ std::shared_ptr<Pending> post(const std::shared_ptr<CommState>& state, const Arr
   const std::string what = std::string(receive ? "recv from " : "send to ") + rank_text(peer) +
                            " (tag " + std::to_string(tag) + ") on " + rank_text(c.rank);
   check_rank(c, peer, what, receive ? "the source" : "the destination");
-  if (tag < 0) throw ValueError(what + ": a tag is 0 or more");
+  int* tag_ub = nullptr;
+  int has_ub = 0;
+  MPI_Comm_get_attr(c.comm, MPI_TAG_UB, &tag_ub, &has_ub);
+  const int max_tag = has_ub && tag_ub != nullptr ? (*tag_ub - 1) / 2 : 16383;
+  if (tag < 0 || tag > max_tag) {  // Tack's MPI tags are 2 tag and 2 tag + 1
+    throw ValueError(what + ": a tag is 0 to " + std::to_string(max_tag) + " here");
+  }
   if (receive) check_receivable(a, what);
   const int count = detail::mpi_count(a, what);
   const MPI_Datatype type = detail::datatype(a.dtype().scalar);
@@ -432,6 +441,7 @@ std::shared_ptr<Pending> post(const std::shared_ptr<CommState>& state, const Arr
   // MPI's tags of Tack's messages: the header on 2 tag, the payload on 2 tag + 1 (one
   // communicator, one source, in order: a header always matches its own payload).
   const int header_tag = 2 * tag, payload_tag = 2 * tag + 1;
+  std::lock_guard posting(state->post_mutex);
   if (receive) {
     check(MPI_Irecv(p->header, 2, MPI_INT64_T, peer, header_tag, c.comm, &p->reqs[0]), what);
     check(MPI_Irecv(data, count, type, peer, payload_tag, c.comm, &p->reqs[1]), what);
@@ -459,14 +469,28 @@ MPI_Op mpi_op(Op op) {
   }
 }
 
+// Waits for a collective. One that times out cannot be abandoned (MPI forbids cancelling it,
+// and its buffers must outlive it): the rank says why on stderr and ends the job.
+void wait_collective(const CommState& c, std::vector<MPI_Request>& reqs, const std::string& what) {
+  std::vector<MPI_Status> st;
+  try {
+    detail::wait_all(reqs, st, what, "another rank", false);
+  } catch (const detail::TimedOut& e) {
+    std::fprintf(stderr, "tack.mpi: %s; a collective cannot be abandoned, so the job ends\n",
+                 e.what());
+    std::fflush(stderr);
+    MPI_Abort(c.comm, 70);
+    throw;
+  }
+}
+
 // Every rank agrees on (dtype, count, root) before a collective, or every rank raises.
 void agree(const CommState& c, const std::string& what, std::int64_t code, std::int64_t count,
            int root) {
   std::int64_t v[6] = {code, -code, count, -count, root, -root};
   std::vector<MPI_Request> r(1);
-  std::vector<MPI_Status> st;
   check(MPI_Iallreduce(MPI_IN_PLACE, v, 6, MPI_INT64_T, MPI_MAX, c.comm, &r[0]), what);
-  detail::wait_all(r, st, what, "another rank");
+  wait_collective(c, r, what);
   if (v[0] != -v[1]) {
     throw ValueError(what + ": the ranks passed arrays of different dtypes (" +
                      detail::dtype_name(-v[1]) + " and " + detail::dtype_name(v[0]) +
@@ -532,9 +556,7 @@ void check_no_overlap(const Array& a, const Array& b, const std::string& what) {
 
 void finish_collective(const CommState& c, MPI_Request r, const std::string& what) {
   std::vector<MPI_Request> reqs{r};
-  std::vector<MPI_Status> st;
-  detail::wait_all(reqs, st, what, "another rank");
-  (void)c;
+  wait_collective(c, reqs, what);
 }
 
 }  // namespace

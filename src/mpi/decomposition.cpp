@@ -49,7 +49,10 @@ def tack_halo_pack3(a, buf, o0, o1, o2):
 
 Decomposition::Decomposition(const Communicator& comm, const Shape& global_shape, int ghost,
                              std::vector<bool> periodic, std::vector<int> ranks_per_dim)
-    : comm_(comm), global_(global_shape), ghost_(ghost), periodic_(std::move(periodic)) {
+    : comm_(Communicator::from_native(comm.native())),  // its own: no tag meets the program's
+      global_(global_shape),
+      ghost_(ghost),
+      periodic_(std::move(periodic)) {
   const int nd = static_cast<int>(global_.size());
   const int size = comm_.size(), rank = comm_.rank();
   const std::string what = "Decomposition of " + tack::detail::shape_str(global_);
@@ -71,8 +74,12 @@ Decomposition::Decomposition(const Communicator& comm, const Shape& global_shape
   }
   dims_ = std::move(ranks_per_dim);
   std::int64_t product = 1;
-  for (int d : dims_) product *= d;
-  if (static_cast<int>(dims_.size()) != nd || product != size) {
+  bool positive = true;
+  for (int d : dims_) {
+    product *= d;
+    positive = positive && d >= 1;
+  }
+  if (static_cast<int>(dims_.size()) != nd || product != size || !positive) {
     throw ValueError(what + ": ranks per dimension " + dims_text(dims_) +
                      " do not divide the communicator's " + std::to_string(size) + " ranks over " +
                      std::to_string(nd) + " dimensions");

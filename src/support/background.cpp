@@ -74,7 +74,11 @@ class BackgroundWorker {
       cv().notify_all();
     }
     if (t != nullptr) {
-      t->join();
+      // exit() called on the worker itself (a fatal error inside a build) cannot join it.
+      if (t->get_id() != std::this_thread::get_id())
+        t->join();
+      else
+        t->detach();
       delete t;
     }
     // Tasks queued after the worker stopped, or in a forked child whose worker never started.

@@ -117,13 +117,14 @@ std::string build_id() {
 
 // The host's target id and this build's id, computed once per process (0.2-0.3 ms: in a
 // virtual machine each CPUID instruction of the target id traps to the hypervisor, 10 us).
+// Immortal: a background build may still read them while static destructors run.
 const std::string& host_target() {
-  static const std::string target = codegen::host_target_id();
-  return target;
+  static const std::string* target = new std::string(codegen::host_target_id());
+  return *target;
 }
 const std::string& this_build() {
-  static const std::string build = build_id();
-  return build;
+  static const std::string* build = new std::string(build_id());
+  return *build;
 }
 
 // Everything that determines the generated code: a change of any part never loads stale code.
