@@ -46,19 +46,14 @@ def package_path():
 
 
 @pytest.mark.parametrize("n", [2, 4])
-def test_every_operation_under_mpirun(n):
-    r = mpirun(n, ROOT / "tests/mpi/check_mpi.py")
+@pytest.mark.parametrize("script, says", [("check_mpi.py", "ok"), ("check_halo.py", "halo ok")])
+def test_under_mpirun(script, says, n):
+    """check_mpi.py: every operation; check_halo.py: the halo exchange against the global grid.
+    Each rank prints its line when every check passed."""
+    r = mpirun(n, ROOT / "tests/mpi" / script)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     for k in range(n):
-        assert f"rank {k} of {n}: ok" in r.stdout, r.stdout + r.stderr
-
-
-@pytest.mark.parametrize("n", [2, 4])
-def test_halo_exchange_against_the_global_grid(n):
-    r = mpirun(n, ROOT / "tests/mpi/check_halo.py")
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    for k in range(n):
-        assert f"rank {k} of {n}: halo ok" in r.stdout, r.stdout + r.stderr
+        assert f"rank {k} of {n}: {says}" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
