@@ -13,6 +13,10 @@ tack_feature(TACK_FUZZ OFF "Build the libFuzzer targets (clang only)")
 tack_feature(TACK_WERROR OFF "Treat compiler warnings as errors (CI sets this)")
 tack_feature(TACK_SANITIZE OFF "Build with AddressSanitizer and UndefinedBehaviorSanitizer")
 tack_feature(TACK_MPI ON "Build tack::mpi (Tack arrays over MPI) where CMake finds MPI")
+tack_feature(TACK_LLVM_STATIC OFF "Link LLVM's static component libraries into libtack (a library \
+that runs where no LLVM is installed: tools/check_cuda_gpu.sh carries it to a GPU machine)")
+tack_feature(TACK_CUDA ON "Build the CUDA device where the CUDA toolkit's headers are found \
+(the driver and NVRTC are loaded at run time)")
 
 if(TACK_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -33,4 +37,5 @@ function(tack_feature_summary)
     message(STATUS "  ${f} = ${${f}}")
   endforeach()
   message(STATUS "  LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+  message(STATUS "  CUDA device built: ${TACK_HAVE_CUDA}")
 endfunction()

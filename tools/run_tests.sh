@@ -12,12 +12,29 @@ jobs="${TACK_JOBS:-$(nproc)}"
 echo "== dev build: C++ and Python tests"
 cmake --preset dev -DPython_EXECUTABLE="$py" >/dev/null
 cmake --build --preset dev -j "$jobs"
+# Every kernel the C++ and Python suites compile, on any device, is also written out as CUDA C++
+# (TACK_CUDA_CHECK) and then compiled by NVRTC and assembled for sm_90 below: the CUDA check that
+# needs no GPU (docs/design/cuda.md).
+cuda_check="$root/build/dev/cuda-check"
+rm -rf "$cuda_check"
+export TACK_CUDA_CHECK="$cuda_check"
 ctest --preset dev -j "$jobs"
 PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python
+unset TACK_CUDA_CHECK
 # The kernel conformance suite again with OpenCL as the default device, where PoCL answers
 # (CPU-only rules skip by name).
 if PYTHONPATH="$root/build/dev/python" "$py" -c "import tack, sys; sys.exit(0 if any(d.kind == 'opencl' for d in tack.devices()) else 1)"; then
   TACK_TEST_DEVICE=opencl PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python/kernels
+fi
+if [ -x build/dev/tests/tack_cuda_check ]; then
+  echo "== CUDA: every kernel of the suites through NVRTC and ptxas -arch=sm_90 (no GPU needed)"
+  rc=0
+  build/dev/tests/tack_cuda_check "$cuda_check" sm_90 || rc=$?
+  if [ "$rc" = 77 ]; then
+    echo "(the CUDA check was skipped: no NVRTC or ptxas on this machine)"
+  elif [ "$rc" != 0 ]; then
+    exit "$rc"
+  fi
 fi
 bash tools/check_install.sh
 

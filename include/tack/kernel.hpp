@@ -130,7 +130,15 @@ void prefetch_cache_key();
 }  // namespace detail
 
 // What the variant these arguments would run looks like: mode "ir" (Tack IR), "source"
-// (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3).
+// (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3; PTX on a
+// CUDA device), "ptx" (CUDA devices only).
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode);
+// The same for a device kind that need not be present: `device` "cuda" prints the CUDA C++
+// ("source") or compiles PTX through NVRTC ("ptx") for compute capability `arch` ("sm_90" by
+// default), on a machine without a GPU. Array arguments may be on any device (their dtypes and
+// dimensions select the variant). ValueError for another device name or mode; RuntimeError
+// where Tack was built without CUDA or NVRTC cannot be loaded.
+std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode,
+                    std::string_view device, std::string_view arch = "sm_90");
 
 }  // namespace tack

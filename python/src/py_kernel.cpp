@@ -251,13 +251,18 @@ void init_kernel(nb::module_& m) {
         "whether the CPU's disjoint-arrays specialization is on");
   m.def(
       "inspect",
-      [](const Kernel& k, nb::args args, const std::string& mode) {
+      [](const Kernel& k, nb::args args, const std::string& mode, const std::string& device,
+         const std::string& arch) {
         ArgList list(args);
         const ForwardLogEvents forward;
-        return inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode);
+        GilRelease release;  // an NVRTC compile takes a while
+        return inspect(k, std::vector<KernelArg>(list.data, list.data + list.size), mode, device,
+                       arch);
       },
-      nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir",
-      "the IR, source or optimized code of the variant these arguments would run");
+      nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir", nb::arg("device") = "",
+      nb::arg("arch") = "sm_90",
+      "the IR, source or optimized code of the variant these arguments would run; device=\"cuda\" "
+      "compiles it for CUDA (mode \"source\" or \"ptx\", for arch) without a GPU");
 }
 
 }  // namespace tack::python

@@ -493,17 +493,19 @@ def kernel_from_source(source, name="", first_line=1):
     return _tack._kernel_from_source(source, name, first_line)
 
 
-def inspect(k, *args, mode="ir"):
+def inspect(k, *args, mode="ir", device=None, arch="sm_90"):
     """The code of the variant these arguments would run: the Tack IR ("ir"); the backend's
-    source ("source": LLVM IR on the CPU, OpenCL C on OpenCL); or the optimized code
-    ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on OpenCL)."""
+    source ("source": LLVM IR on the CPU, OpenCL C on OpenCL, CUDA C++ on CUDA); or the
+    optimized code ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on
+    OpenCL; PTX on CUDA). device="cuda" compiles the variant for CUDA on any machine with NVRTC,
+    GPU or not: mode "source" (CUDA C++) or "ptx" (PTX for compute capability `arch`)."""
     from tack import _templates
 
     if isinstance(k, _templates.TemplateKernel):
         k, args = k._derived_for(args)
-    if not isinstance(k, Kernel):
-        return _tack.inspect(k, *args, mode=mode)
-    return _tack.inspect(k.compiled, *args, mode=mode)
+    if isinstance(k, Kernel):
+        k = k.compiled
+    return _tack.inspect(k, *args, mode=mode, device=device or "", arch=arch)
 
 
 def _only_in_kernels(name, doc):

@@ -91,4 +91,9 @@ std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::st
   return k.impl()->inspect(args.data(), args.size(), mode);
 }
 
+std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode,
+                    std::string_view device, std::string_view arch) {
+  return k.impl()->inspect_offline(args.data(), args.size(), mode, device, arch);
+}
+
 }  // namespace tack

@@ -15,6 +15,9 @@
 #include "runtime/backend.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
+#ifdef TACK_HAVE_CUDA
+#include "targets/cuda/cuda_target.hpp"
+#endif
 
 namespace tack::detail {
 namespace {
@@ -268,6 +271,11 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   } catch (const CompileError& e) {
     throw located(e);
   }
+#ifdef TACK_HAVE_CUDA
+  // TACK_CUDA_CHECK: every variant also goes to the CI's CUDA check as CUDA C++ (cheap: the
+  // printer only; tools/cuda_check.cpp compiles and assembles the folder afterwards).
+  if (!cuda_check_folder().empty()) cuda_check_record(v->kernel, key.debug);
+#endif
   v->facts = ParamFacts{&name_, &param_names_, &v->kernel.written, &v->kernel.atomics};
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);
@@ -334,13 +342,51 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
 }
 
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {
-  if (mode != "ir" && mode != "source" && mode != "optimized") {
+  if (mode != "ir" && mode != "source" && mode != "optimized" && mode != "ptx") {
     throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
-                     "'; use \"ir\", \"source\" or \"optimized\"");
+                     "'; use \"ir\", \"source\", \"optimized\" or \"ptx\"");
   }
   Variant& v = variant_for(args, count);
   if (mode == "ir") return ir::to_string(v.kernel.ir);
-  return v.code->inspect(args, count, mode == "optimized");
+  if (mode == "ptx" && v.key.device->kind() != "cuda") {
+    throw ValueError("tack.inspect: mode \"ptx\" is CUDA's, and this call's arrays are on '" +
+                     v.key.device->name() +
+                     "'; pass device=\"cuda\" (and arch=\"sm_90\") to compile the variant for "
+                     "CUDA without a GPU");
+  }
+  return v.code->inspect(args, count, mode != "source");
+}
+
+std::string KernelImpl::inspect_offline(const KernelArg* args, std::size_t count,
+                                        std::string_view mode, std::string_view device,
+                                        std::string_view arch) {
+  if (device.empty()) return inspect(args, count, mode);
+  if (device != "cuda") {
+    throw ValueError("tack.inspect: device '" + std::string(device) +
+                     "' cannot be compiled for offline; device=\"cuda\" can (or leave device "
+                     "out to inspect the variant on the arrays' own device)");
+  }
+  if (mode != "ir" && mode != "source" && mode != "ptx" && mode != "optimized") {
+    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
+                     "' for device \"cuda\"; use \"ir\", \"source\" (CUDA C++) or \"ptx\"");
+  }
+#ifdef TACK_HAVE_CUDA
+  VariantKey key;
+  signature_of(args, count, key);
+  compiler::KernelIr k;
+  try {
+    k = compiler::compile_kernel(module_, name_, key.args, cuda_pipeline_options(key.debug));
+  } catch (const CompileError& e) {
+    throw located(e);
+  }
+  if (mode == "ir") return ir::to_string(k.ir);
+  return cuda_offline_code(k, key.debug, mode == "source" ? "source" : "ptx", std::string(arch));
+#else
+  (void)args, (void)count, (void)arch;
+  throw RuntimeError(
+      "tack.inspect: this Tack was built without CUDA (CMake found no CUDA "
+      "toolkit headers); rebuild with the toolkit installed to compile for CUDA");
+#endif
 }
 
 }  // namespace tack::detail

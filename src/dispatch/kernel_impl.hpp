@@ -61,6 +61,10 @@ class KernelImpl {
   // The variant these arguments select, compiled if new (for inspect).
   Variant& variant_for(const KernelArg* args, std::size_t count);
   std::string inspect(const KernelArg* args, std::size_t count, std::string_view mode);
+  // The code of these arguments' variant for device kind `device` ("cuda"), compiled without
+  // such a device: tack.inspect(..., device="cuda", arch="sm_90").
+  std::string inspect_offline(const KernelArg* args, std::size_t count, std::string_view mode,
+                              std::string_view device, std::string_view arch);
 
  private:
   void signature_of(const KernelArg* args, std::size_t count, VariantKey& key) const;

@@ -2,6 +2,7 @@
 #include "memory/device_buffer.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <iterator>
 #include <string>
@@ -83,6 +84,29 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::make_view(std::size_t offset, std::s
 std::shared_ptr<const DeviceBuffer> DeviceBuffer::root() const {
   if (root_) return root_;
   return shared_from_this();
+}
+
+std::size_t fill_pattern_period(const unsigned char* p, std::size_t size) {
+  for (std::size_t period = 1; period < size; ++period) {
+    if (size % period != 0) continue;
+    bool ok = true;
+    for (std::size_t i = period; i < size && ok; ++i) ok = p[i] == p[i - period];
+    if (ok) return period;
+  }
+  return size;
+}
+
+std::string human_bytes(std::uint64_t n) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024.0 && u < 6) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
 }
 
 }  // namespace tack::detail

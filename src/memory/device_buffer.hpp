@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -50,6 +51,12 @@ struct ByteSpan {
   std::uintptr_t begin = 0;
   std::uintptr_t end = 0;
 };
+
+// The smallest period of a fill pattern that divides its size: an all-zero f64 pattern fills as
+// one byte, a vec(3, f32) of equal components as four (the devices' native fills take 1, 2 or 4).
+std::size_t fill_pattern_period(const unsigned char* pattern, std::size_t size);
+// "1.5 GiB": a byte count for messages.
+std::string human_bytes(std::uint64_t n);
 
 class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
  public:

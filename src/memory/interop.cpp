@@ -64,7 +64,10 @@ ExportedTensor export_dlpack(const Array& a, const ExportRequest& r) {
   if (!r.stream_type.empty()) {
     throw TypeError("__dlpack__: stream must be None or an integer, got " + r.stream_type);
   }
-  if (r.stream) a.device().backend()->check_dlpack_stream(*r.stream);
+  if (r.stream) {
+    a.device().backend()->check_dlpack_stream(*r.stream);
+    a.device().backend()->order_dlpack_export(*r.stream);
+  }
   const bool versioned = r.max_version && r.max_version->major >= 1;
   if (r.dl_device &&
       (r.dl_device->device_type != own.device_type || r.dl_device->device_id != own.device_id)) {

@@ -59,6 +59,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // __dlpack__(stream=...): ValueError unless `stream` is one this device can order an export
   // against; the default is a device without streams (only None or -1).
   virtual void check_dlpack_stream(std::int64_t stream) const;
+  // After the check: orders the work queued on this device before the consumer's `stream`
+  // (CUDA: an event); nothing on devices without streams.
+  virtual void order_dlpack_export(std::int64_t stream) { (void)stream; }
   // True when this device's memory is host memory, which an import may read in place.
   virtual bool host_memory() const { return false; }
 

@@ -5,6 +5,9 @@
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
+#ifdef TACK_HAVE_CUDA
+#include "runtime/cuda/cuda_backend.hpp"
+#endif
 #include "support/error.hpp"
 
 namespace tack::detail {
@@ -50,6 +53,13 @@ void discover(Registry& r) {
     for (const auto& b : opencl_devices().backends) r.backends.push_back(b);
   } catch (...) {
   }
+#ifdef TACK_HAVE_CUDA
+  // CUDA devices where a driver answers (libcuda.so.1 loaded at run time; none without one).
+  try {
+    for (const auto& b : cuda_devices().backends) r.backends.push_back(b);
+  } catch (...) {
+  }
+#endif
 }
 
 Registry& registry() {

@@ -10,6 +10,9 @@
 #include "support/error.hpp"
 #include "targets/cpu/cpu_target.hpp"
 #include "targets/opencl/opencl_target.hpp"
+#ifdef TACK_HAVE_CUDA
+#include "targets/cuda/cuda_target.hpp"
+#endif
 
 namespace tack::detail {
 namespace {
@@ -24,6 +27,9 @@ Registry& registry() {
     auto* reg = new Registry;  // immortal, as the device registry
     reg->by_kind["cpu"] = &cpu_target();
     reg->by_kind["opencl"] = &opencl_target();
+#ifdef TACK_HAVE_CUDA
+    reg->by_kind["cuda"] = &cuda_target();
+#endif
     return reg;
   }();
   return *r;

@@ -59,12 +59,18 @@ def test_stream_and_device_arguments(device):
     assert a.__dlpack__(stream=None) is not None
     assert a.__dlpack__(stream=-1, max_version=(1, 0)) is not None
     assert a.__dlpack__(dl_device=own, copy=False) is not None
-    with pytest.raises(ValueError, match=r"no (DLPack )?streams.* stream must be None \(or -1\), "
-                                         r"got 1"):
-        a.__dlpack__(stream=1)
+    if device.kind == "cuda":
+        # The array API's CUDA streams: 1 legacy default, 2 per-thread default; 0 is ambiguous.
+        assert a.__dlpack__(stream=1) is not None and a.__dlpack__(stream=2) is not None
+        with pytest.raises(ValueError, match=r"stream 0 is ambiguous"):
+            a.__dlpack__(stream=0)
+    else:
+        with pytest.raises(ValueError, match=r"no (DLPack )?streams.* stream must be None "
+                                             r"\(or -1\), got 1"):
+            a.__dlpack__(stream=1)
     with pytest.raises(TypeError, match=r"stream must be None or an integer, got str"):
         a.__dlpack__(stream="default")
-    other = (2, 0)
+    other = (2, 0) if device.kind != "cuda" else (2, own[1] + 1)
     with pytest.raises(BufferError, match=rf"dl_device \(2, 0\) is not the array's device "
                                           rf"\({own[0]}, {own[1]}\)"):
         a.__dlpack__(dl_device=other)

@@ -62,19 +62,6 @@ int opencl_major(const std::string& version) {
   return std::atoi(version.c_str() + std::strlen(prefix));
 }
 
-std::string human_bytes(std::uint64_t n) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024.0 && u < 6) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
-
 }  // namespace
 
 // ---- SvmRegistry ------------------------------------------------------------------------------

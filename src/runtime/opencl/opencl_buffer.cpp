@@ -27,18 +27,6 @@ void CL_CALLBACK free_svm(cl_command_queue, cl_uint count, void* pointers[], voi
   delete f;
 }
 
-// The smallest period of `pattern` that divides its size: an all-zero f64 pattern fills as one
-// byte, a vec(3, f32) of equal components as four.
-std::size_t pattern_period(const unsigned char* p, std::size_t size) {
-  for (std::size_t period = 1; period < size; ++period) {
-    if (size % period != 0) continue;
-    bool ok = true;
-    for (std::size_t i = period; i < size && ok; ++i) ok = p[i] == p[i - period];
-    if (ok) return period;
-  }
-  return size;
-}
-
 }  // namespace
 
 void queue_svm_free(OpenClBackend& backend, void* base) {
@@ -111,7 +99,7 @@ void OpenClBuffer::fill(const void* pattern, std::size_t pattern_size) {
   OpenClBackend& b = *alloc_->backend;
   const OpenClApi& api = b.api();
   const auto* bytes = static_cast<const unsigned char*>(pattern);
-  const std::size_t period = pattern_period(bytes, pattern_size);
+  const std::size_t period = fill_pattern_period(bytes, pattern_size);
   const bool power_of_two = (period & (period - 1)) == 0;
   auto fail = [&](cl_int err) {
     throw RuntimeError("cannot fill " + std::to_string(nbytes_) + " bytes on device '" + b.name() +

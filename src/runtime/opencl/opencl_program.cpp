@@ -183,7 +183,8 @@ bool first_use(const std::string& source, const std::string& name, int* line, in
 }  // namespace
 
 void throw_build_error(const std::string& kernel_name, const std::string& device,
-                       const std::string& source, const std::string& log) {
+                       const std::string& source, const std::string& log,
+                       const std::string& language) {
   // Vendors agree on "FILE:LINE:COL:" and on the word "error"; they differ in where the word
   // stands (PoCL: "error: FILE:3:10: msg", clang and NVIDIA: "FILE:3:10: error: msg").
   std::istringstream lines(log);
@@ -229,10 +230,12 @@ void throw_build_error(const std::string& kernel_name, const std::string& device
   }
   std::string message;
   if (errors == 0) {
-    message = "the OpenCL C compiler of device '" + device + "' rejected the generated source: " +
-              (log.empty() ? std::string("(no build log)") : log);
+    message =
+        "the " + language + " compiler of device '" + device +
+        "' rejected the generated source: " + (log.empty() ? std::string("(no build log)") : log);
   } else {
-    message = first_message + " (in the generated OpenCL C, built for device '" + device + "'" +
+    message = first_message + " (in the generated " + language + ", built for device '" + device +
+              "'" +
               (errors > 1 ? "; " + std::to_string(errors - 1) + " more error(s) in the build log"
                           : std::string()) +
               ")";

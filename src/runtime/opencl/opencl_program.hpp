@@ -112,8 +112,10 @@ class OpenClArgs {
 
 // Turns a failed build's log into a CompileError: the first "LINE:COL: error" it names, with
 // that line of `source` quoted. Exposed for tests of the log formats of several vendors.
+// `language` names the generated code in the message (the CUDA target passes "CUDA C++").
 [[noreturn]] void throw_build_error(const std::string& kernel_name, const std::string& device,
-                                    const std::string& source, const std::string& log);
+                                    const std::string& source, const std::string& log,
+                                    const std::string& language = "OpenCL C");
 
 struct OpenClDeviceInfo;
 // Whether the device's driver keeps its own on-disk cache of built programs; Tack then reads

@@ -83,3 +83,55 @@ def test_inspect_is_the_disjoint_variant_only_for_disjoint_arrays():
     tack.set_specialize_disjoint(False)
     assert not tack.specialize_disjoint()
     assert "noalias" not in tack.inspect(in_scale, x, 2.0, out, mode="source")
+
+
+# ---- device="cuda": the CUDA code of the variant, compiled without a GPU --------------------
+
+def _nvrtc_or_skip():
+    try:
+        tack.inspect(in_scale, arr(np.zeros(1, np.float32)), 1.0, zeros(1, np.float32),
+                     mode="ptx", device="cuda")
+    except RuntimeError as e:
+        pytest.skip(f"no CUDA compile here: {e}")
+
+
+def test_cuda_source_without_a_gpu():
+    x, out = arr(np.arange(4, dtype=np.float32)), zeros(4, np.float32)
+    src = tack.inspect(in_scale, x, 2.0, out, mode="source", device="cuda")
+    assert 'extern "C" __global__ void tack_in_scale(' in src
+    assert "restrict" not in src  # arrays may alias
+
+
+def test_cuda_ptx_for_a_stated_architecture():
+    _nvrtc_or_skip()
+    x, out = arr(np.arange(4, dtype=np.float64)), zeros(4, np.float64)
+    ptx = tack.inspect(in_scale, x, 2.0, out, mode="ptx", device="cuda")
+    assert ".target sm_90" in ptx and ".entry tack_in_scale(" in ptx
+    assert ".target sm_80" in tack.inspect(in_scale, x, 2.0, out, mode="ptx", device="cuda",
+                                           arch="sm_80")
+    with pytest.raises(ValueError, match="sm_90"):
+        tack.inspect(in_scale, x, 2.0, out, mode="ptx", device="cuda", arch="sm_2")
+
+
+def test_ptx_needs_a_cuda_device_or_device_cuda():
+    x, out = arr(np.arange(4, dtype=np.float32)), zeros(4, np.float32)
+    if tack.default_device().kind == "cuda":
+        pytest.skip("the arrays are on a CUDA device: mode='ptx' is theirs")
+    with pytest.raises(ValueError, match='device="cuda"'):
+        tack.inspect(in_scale, x, 2.0, out, mode="ptx")
+    with pytest.raises(ValueError, match="metal"):
+        tack.inspect(in_scale, x, 2.0, out, mode="ptx", device="metal")
+
+
+def test_cuda_code_of_the_debug_variant():
+    _nvrtc_or_skip()
+    x, out = arr(np.arange(4, dtype=np.int32)), zeros(4, np.int32)
+    assert "tack_status" not in tack.inspect(in_scale, x, 3, out, mode="source", device="cuda")
+    tack.set_debug(True)
+    try:
+        src = tack.inspect(in_scale, x, 3, out, mode="source", device="cuda")
+        ptx = tack.inspect(in_scale, x, 3, out, mode="ptx", device="cuda")
+    finally:
+        tack.set_debug(False)
+    assert "TackDebugStatus* tack_status" in src  # bounds-checked: the status pointer is last
+    assert ".entry tack_in_scale(" in ptx

@@ -1,0 +1,135 @@
+// Run-time loading of the CUDA driver and of NVRTC: dlopen, then one dlsym per entry point.
+#include "runtime/cuda/cuda_api.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace tack::detail {
+namespace {
+
+// The symbol cuda.h maps a name to, as a string: TACK_SYMBOL(cuMemFree) is "cuMemFree_v2".
+#define TACK_SYMBOL_TEXT(x) #x
+#define TACK_SYMBOL(x) TACK_SYMBOL_TEXT(x)
+
+// dlopen of the first candidate that loads; `tried` collects the loader's reasons.
+void* open_first(const std::vector<std::string>& candidates, std::string* tried) {
+  for (const auto& c : candidates) {
+    // RTLD_LOCAL: the library's symbols (NVRTC carries its own LLVM) must not satisfy anyone
+    // else's lookups.
+    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+    const char* e = dlerror();
+    *tried += (tried->empty() ? "" : "; ") + (e ? std::string(e) : c);
+  }
+  return nullptr;
+}
+
+std::vector<std::string> candidates_for(const std::string& library, const char* env,
+                                        std::vector<std::string> defaults) {
+  if (!library.empty()) return {library};
+  if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return {v};
+  return defaults;
+}
+
+}  // namespace
+
+std::shared_ptr<const CudaApi> CudaApi::load(const std::string& library, std::string* why) {
+  std::string tried;
+  void* handle = open_first(candidates_for(library, "TACK_CUDA_LIBRARY", {"libcuda.so.1"}), &tried);
+  if (handle == nullptr) {
+    if (why) *why = "no CUDA driver could be loaded (" + tried + ")";
+    return nullptr;
+  }
+  auto api = std::make_shared<CudaApi>();
+  std::string missing;
+#define TACK_CUDA_RESOLVE(name)                                                              \
+  api->name = reinterpret_cast<decltype(&::cu##name)>(dlsym(handle, TACK_SYMBOL(cu##name))); \
+  if (api->name == nullptr)                                                                  \
+    missing += (missing.empty() ? "" : ", ") + std::string(TACK_SYMBOL(cu##name));
+  TACK_CUDA_FUNCTIONS(TACK_CUDA_RESOLVE)
+#undef TACK_CUDA_RESOLVE
+  if (!missing.empty()) {
+    dlclose(handle);
+    if (why)
+      *why = "the CUDA driver lacks " + missing + " (a driver for CUDA 11.2 or later is needed)";
+    return nullptr;
+  }
+#define TACK_CUDA_RESOLVE_OPTIONAL(name) \
+  api->name = reinterpret_cast<decltype(&::cu##name)>(dlsym(handle, TACK_SYMBOL(cu##name)));
+  TACK_CUDA_OPTIONAL_FUNCTIONS(TACK_CUDA_RESOLVE_OPTIONAL)
+#undef TACK_CUDA_RESOLVE_OPTIONAL
+  const CUresult err = api->Init(0);
+  if (err != CUDA_SUCCESS) {
+    // No GPU, or a user-space driver that does not match the kernel module: no devices. The
+    // library stays loaded (a driver may have started threads in cuInit).
+    if (why) *why = "cuInit failed: " + cu_error_string(api.get(), err);
+    return nullptr;
+  }
+  return api;
+}
+
+std::shared_ptr<const CudaApi> CudaApi::instance(std::string* why) {
+  static std::once_flag once;
+  static std::shared_ptr<const CudaApi>* api = nullptr;  // immortal, as the library is
+  static std::string* reason = nullptr;
+  std::call_once(once, [] {
+    reason = new std::string;
+    api = new std::shared_ptr<const CudaApi>(load("", reason));
+  });
+  if (why) *why = *reason;
+  return *api;
+}
+
+std::string cu_error_string(const CudaApi* api, CUresult code) {
+  const char* name = nullptr;
+  if (api != nullptr && api->GetErrorName != nullptr &&
+      api->GetErrorName(code, &name) != CUDA_SUCCESS) {
+    name = nullptr;
+  }
+  return std::string(name ? name : "CUDA error") + " (" + std::to_string(static_cast<int>(code)) +
+         ")";
+}
+
+std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::string* why) {
+  std::vector<std::string> defaults;
+  for (const char* dir : {"", "/usr/local/cuda/lib64/"}) {
+    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"})
+      defaults.push_back(std::string(dir) + name);
+  }
+  std::string tried;
+  void* handle = open_first(candidates_for(library, "TACK_NVRTC_LIBRARY", defaults), &tried);
+  if (handle == nullptr) {
+    if (why) *why = "NVRTC (libnvrtc.so) could not be loaded; install the CUDA toolkit's NVRTC";
+    return nullptr;
+  }
+  auto api = std::make_shared<NvrtcApi>();
+  std::string missing;
+#define TACK_NVRTC_RESOLVE(name)                                                                   \
+  api->name = reinterpret_cast<decltype(&::nvrtc##name)>(dlsym(handle, TACK_SYMBOL(nvrtc##name))); \
+  if (api->name == nullptr) missing += (missing.empty() ? "" : ", ") + std::string("nvrtc" #name);
+  TACK_NVRTC_FUNCTIONS(TACK_NVRTC_RESOLVE)
+#undef TACK_NVRTC_RESOLVE
+  if (!missing.empty()) {
+    dlclose(handle);
+    if (why) *why = "the NVRTC library lacks " + missing;
+    return nullptr;
+  }
+  api->Version(&api->major, &api->minor);
+  return api;
+}
+
+std::shared_ptr<const NvrtcApi> NvrtcApi::instance(std::string* why) {
+  static std::once_flag once;
+  static std::shared_ptr<const NvrtcApi>* api = nullptr;  // immortal: NVRTC is never unloaded
+  static std::string* reason = nullptr;
+  std::call_once(once, [] {
+    reason = new std::string;
+    api = new std::shared_ptr<const NvrtcApi>(load("", reason));
+  });
+  if (why) *why = *reason;
+  return *api;
+}
+
+}  // namespace tack::detail

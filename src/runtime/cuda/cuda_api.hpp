@@ -1,0 +1,107 @@
+// The CUDA driver API and NVRTC entry points Tack uses, resolved at run time with dlopen/dlsym
+// (libcuda.so.1 and libnvrtc.so.*), so the library builds, runs and passes its tests where
+// neither is installed: a missing or broken driver is "no CUDA devices", a missing NVRTC is "no
+// CUDA compiler". The toolkit's headers (cuda.h, nvrtc.h) are included for the types and the
+// prototypes only: nothing here links -lcuda or -lnvrtc. Built where CMake finds those headers
+// (TACK_HAVE_CUDA).
+#pragma once
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <memory>
+#include <string>
+
+namespace tack::detail {
+
+// One function pointer per driver entry point, named as the function without its "cu" prefix.
+// cuda.h maps some names to versioned symbols (cuMemcpyHtoDAsync -> cuMemcpyHtoDAsync_v2); the
+// loader resolves the symbol the header names, so the pointer's type and the symbol agree.
+#define TACK_CUDA_FUNCTIONS(X) \
+  X(Init)                      \
+  X(DriverGetVersion)          \
+  X(GetErrorName)              \
+  X(DeviceGetCount)            \
+  X(DeviceGet)                 \
+  X(DeviceGetName)             \
+  X(DeviceGetAttribute)        \
+  X(DeviceTotalMem)            \
+  X(DevicePrimaryCtxRetain)    \
+  X(DevicePrimaryCtxRelease)   \
+  X(DevicePrimaryCtxGetState)  \
+  X(CtxGetCurrent)             \
+  X(CtxGetDevice)              \
+  X(CtxPushCurrent)            \
+  X(CtxPopCurrent)             \
+  X(StreamCreate)              \
+  X(StreamDestroy)             \
+  X(StreamSynchronize)         \
+  X(StreamQuery)               \
+  X(StreamWaitEvent)           \
+  X(EventCreate)               \
+  X(EventRecord)               \
+  X(EventDestroy)              \
+  X(MemAlloc)                  \
+  X(MemFree)                   \
+  X(MemcpyHtoDAsync)           \
+  X(MemcpyDtoHAsync)           \
+  X(MemcpyDtoDAsync)           \
+  X(MemsetD8Async)             \
+  X(MemsetD16Async)            \
+  X(MemsetD32Async)            \
+  X(PointerGetAttribute)       \
+  X(ModuleLoadData)            \
+  X(ModuleUnload)              \
+  X(ModuleGetFunction)         \
+  X(LaunchKernel)
+
+// Entry points Tack uses where the driver has them (CUDA 11.2+: stream-ordered allocation).
+#define TACK_CUDA_OPTIONAL_FUNCTIONS(X) \
+  X(MemAllocAsync)                      \
+  X(MemFreeAsync)                       \
+  X(DeviceGetDefaultMemPool)            \
+  X(MemPoolSetAttribute)
+
+struct CudaApi {
+#define TACK_CUDA_MEMBER(name) decltype(&::cu##name) name = nullptr;
+  TACK_CUDA_FUNCTIONS(TACK_CUDA_MEMBER)
+  TACK_CUDA_OPTIONAL_FUNCTIONS(TACK_CUDA_MEMBER)
+#undef TACK_CUDA_MEMBER
+
+  // Loads `library` (default: TACK_CUDA_LIBRARY, else libcuda.so.1) and resolves every entry
+  // point, then calls cuInit(0). nullptr when the library is absent, lacks an entry point or
+  // cuInit fails (no GPU, a driver that does not match the kernel module); `why` then says
+  // which. The library is never unloaded: the driver keeps threads that outlive any owner.
+  static std::shared_ptr<const CudaApi> load(const std::string& library, std::string* why);
+  // The process-wide instance (loaded once); nullptr when unavailable.
+  static std::shared_ptr<const CudaApi> instance(std::string* why = nullptr);
+};
+
+// "CUDA_ERROR_OUT_OF_MEMORY (2)": the error's name for messages (through cuGetErrorName where
+// the driver is loaded).
+std::string cu_error_string(const CudaApi* api, CUresult code);
+
+#define TACK_NVRTC_FUNCTIONS(X) \
+  X(Version)                    \
+  X(GetErrorString)             \
+  X(CreateProgram)              \
+  X(CompileProgram)             \
+  X(DestroyProgram)             \
+  X(GetProgramLogSize)          \
+  X(GetProgramLog)              \
+  X(GetPTXSize)                 \
+  X(GetPTX)
+
+struct NvrtcApi {
+#define TACK_NVRTC_MEMBER(name) decltype(&::nvrtc##name) name = nullptr;
+  TACK_NVRTC_FUNCTIONS(TACK_NVRTC_MEMBER)
+#undef TACK_NVRTC_MEMBER
+  int major = 0, minor = 0;  // nvrtcVersion
+
+  // Loads `library` (default: TACK_NVRTC_LIBRARY, else libnvrtc.so.13, .12, .11.2, libnvrtc.so,
+  // and the same names under /usr/local/cuda/lib64). nullptr when none loads.
+  static std::shared_ptr<const NvrtcApi> load(const std::string& library, std::string* why);
+  static std::shared_ptr<const NvrtcApi> instance(std::string* why = nullptr);
+};
+
+}  // namespace tack::detail

@@ -1,0 +1,34 @@
+// CUDA C++ to PTX through NVRTC: the one compile every CUDA path shares -- the CUDA device's
+// kernels, tack.inspect(..., device="cuda", mode="ptx") without a GPU, and the CI check that
+// compiles every test kernel (TACK_CUDA_CHECK, tools/cuda_check.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tack::detail {
+
+// The NVRTC options of every Tack compile for `arch` ("sm_90" or "compute_90": the PTX is for
+// the virtual architecture compute_90). IEEE arithmetic as on every other device: no
+// flush-to-zero, correctly rounded division and square root, and no FMA contraction
+// (--fmad=false: a*b + c rounds twice, as the IR's contract and the CPU and OpenCL code do; see
+// docs/design/cuda.md for why this departs from the original's --fmad=true).
+std::vector<std::string> nvrtc_options(const std::string& arch);
+
+// "sm_90" / "compute_90" / "90" -> 90; ValueError naming the accepted forms otherwise.
+int compute_capability_of(const std::string& arch);
+
+// PTX for `source` (CudaPrinter's output; kernel `kernel_name` for messages), compiled for
+// `arch` by NVRTC, or loaded from the disk cache ("cuda" folder; the key holds Tack's and NVRTC's
+// versions, the options and the source). A compile error is a CompileError that quotes the
+// generated line NVRTC's first error points to; no NVRTC is a RuntimeError that says how to get
+// it. `device` names where the code is for, in messages ("cuda:0", "sm_90 (offline)").
+// `from_disk`, when given, says whether the cache answered.
+std::string compile_ptx(const std::string& source, const std::string& kernel_name,
+                        const std::string& arch, const std::string& device,
+                        bool* from_disk = nullptr);
+
+// Whether NVRTC can be loaded here, and why not.
+bool nvrtc_available(std::string* why = nullptr);
+
+}  // namespace tack::detail

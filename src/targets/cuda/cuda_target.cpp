@@ -1,0 +1,240 @@
+// The CUDA target: print, compile through NVRTC, load once per variant, bind and launch queued.
+#include "targets/cuda/cuda_target.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codegen/cuda/cuda_printer.hpp"
+#include "codegen/kernel_abi.hpp"
+#include "memory/device_buffer.hpp"
+#include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/cuda/cuda_compile.hpp"
+#include "support/error.hpp"
+#include "support/hash.hpp"
+#include "support/log.hpp"
+#include "tack/array.hpp"
+#include "targets/cpu/cpu_target.hpp"
+
+namespace tack::detail {
+namespace {
+
+std::string print_cuda(const compiler::KernelIr& k, bool debug) {
+  codegen::CStylePrinter::Options options;
+  options.debug = debug;
+  options.blocked = false;  // neighbouring threads take neighbouring elements (coalescing)
+  return codegen::CudaPrinter().print(k.ir, options);
+}
+
+// A loaded module and its kernel; unloaded with the variant (if its context still lives).
+struct CudaCode {
+  std::shared_ptr<CudaBackend> backend;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  unsigned blocks = 0;        // the grid of a grid-stride launch: enough blocks to fill the device
+  IterationCount iterations;  // workgroup kernels: one thread per iteration
+  ~CudaCode() {
+    if (module == nullptr || !cuda_context_usable(*backend->context())) return;
+    try {
+      CudaScope scope(*backend->context(), "unload");
+      backend->api().ModuleUnload(module);
+    } catch (...) {
+    }
+  }
+};
+
+class CudaVariantCode final : public VariantCode {
+ public:
+  CudaVariantCode(std::shared_ptr<CudaBackend> backend, const compiler::KernelIr& k,
+                  const ParamFacts& facts, bool debug)
+      : backend_(std::move(backend)), k_(k), facts_(facts), debug_(debug) {}
+
+  codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override;
+  std::string inspect(const KernelArg*, std::size_t, bool optimized) override {
+    const std::string text = print_cuda(k_, debug_);
+    if (!optimized) return text;
+    return compile_ptx(text, codegen::CStylePrinter::kernel_symbol(k_.ir), backend_->info().arch(),
+                       backend_->name());
+  }
+  std::size_t code_count() const override { return code_.load() != nullptr; }
+
+ private:
+  const CudaCode& code();
+
+  std::shared_ptr<CudaBackend> backend_;
+  const compiler::KernelIr& k_;
+  const ParamFacts& facts_;
+  const bool debug_;
+  std::mutex compile_mutex_;
+  std::unique_ptr<CudaCode> storage_;
+  std::atomic<const CudaCode*> code_{nullptr};
+};
+
+const CudaCode& CudaVariantCode::code() {
+  if (const CudaCode* c = code_.load(std::memory_order_acquire)) return *c;
+  std::lock_guard lock(compile_mutex_);
+  if (const CudaCode* c = code_.load(std::memory_order_acquire)) return *c;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string symbol = codegen::CStylePrinter::kernel_symbol(k_.ir);
+  bool from_disk = false;
+  const std::string ptx = compile_ptx(print_cuda(k_, debug_), symbol, backend_->info().arch(),
+                                      backend_->name(), &from_disk);
+  auto c = std::make_unique<CudaCode>();
+  c->backend = backend_;
+  {
+    CudaScope scope(*backend_->context(), "load a kernel for");
+    backend_->check(backend_->api().ModuleLoadData(&c->module, ptx.c_str()),
+                    "loading the PTX of kernel '" + k_.ir.name + "'");
+    backend_->check(backend_->api().ModuleGetFunction(&c->function, c->module, symbol.c_str()),
+                    "finding kernel '" + symbol + "' in its module");
+  }
+  // Eight blocks of 256 threads per multiprocessor: 2048 resident threads, the most one holds.
+  c->blocks = static_cast<unsigned>(backend_->info().multiprocessors) * 8;
+  if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(k_.ir);
+  if (log_enabled()) {
+    log_event(describe_variant(k_.ir) + " on " + backend_->name() +
+              (debug_ ? " (debug mode)" : "") + (from_disk ? ": PTX from the disk cache, " : ": ") +
+              "compiled and loaded in " + elapsed_ms(start));
+  }
+  storage_ = std::move(c);
+  code_.store(storage_.get(), std::memory_order_release);
+  return *storage_;
+}
+
+codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::size_t n) {
+  const CudaCode& c = code();
+  check_element_alignment(facts_, args, n, backend_->name());
+  // The kernel ABI of the shared printer: an array is its pointer, then its extents as
+  // `long long` (shape, then the vector width), then its pitch if strided; a scalar is its
+  // value in the parameter's C type (the low bytes of its slot); debug mode adds the status
+  // pointer last. cuLaunchKernel takes a pointer to each value.
+  thread_local std::vector<std::uint64_t> slots;
+  thread_local std::vector<void*> params;
+  slots.clear();
+  params.clear();
+  bool wait = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const Array* a = args[i].array) {
+      slots.push_back(a->buffer()->address());
+      for (std::int64_t extent : a->shape()) slots.push_back(static_cast<std::uint64_t>(extent));
+      if (a->dtype().is_vector()) slots.push_back(static_cast<std::uint64_t>(a->dtype().vector_n));
+      if (args[i].pitch != 0) slots.push_back(static_cast<std::uint64_t>(args[i].pitch));
+      wait = wait || a->buffer()->shared();
+    } else {
+      slots.push_back(scalar_slot(args[i].scalar, k_.ir.params[i].type));
+    }
+  }
+  std::shared_ptr<DeviceBuffer> status;
+  if (debug_) {
+    status = backend_->allocate(sizeof(codegen::TackDebugStatus));
+    const unsigned char zero = 0;
+    status->fill(&zero, 1);  // queued before the launch, on the same stream
+    slots.push_back(status->address());
+  }
+  for (auto& s : slots) params.push_back(&s);  // the slots no longer grow
+  unsigned blocks = c.blocks;
+  if (c.iterations) {
+    const std::int64_t total = c.iterations(args, n);
+    if (total <= 0) return {};
+    if (total % ir::kWorkgroupSize != 0) {
+      throw ValueError("kernel '" + k_.ir.name + "' uses workgroups (" + k_.ir.workgroups.what +
+                       " on line " + std::to_string(k_.ir.workgroups.line) +
+                       "), so its parallel loop runs in whole groups of " +
+                       std::to_string(ir::kWorkgroupSize) + " iterations; this call has " +
+                       std::to_string(total) + ": pad the data to a multiple of " +
+                       std::to_string(ir::kWorkgroupSize));
+    }
+    const std::int64_t groups = total / ir::kWorkgroupSize;
+    if (groups > 0x7fffffff) {
+      throw ValueError("kernel '" + k_.ir.name + "': " + std::to_string(groups) +
+                       " workgroups exceed CUDA's grid limit of 2^31 - 1 blocks; split the call");
+    }
+    blocks = static_cast<unsigned>(groups);
+  }
+  {
+    CudaScope scope(*backend_->context(), "launch a kernel on");
+    backend_->check(
+        backend_->api().LaunchKernel(c.function, blocks, 1, 1, CudaBackend::kBlockSize, 1, 1, 0,
+                                     backend_->stream(), params.data(), nullptr),
+        "launching kernel '" + k_.ir.name + "'");
+    // Memory shared outside Tack: the other library may touch it with no Tack call between.
+    if (wait)
+      backend_->check(backend_->api().StreamSynchronize(backend_->stream()),
+                      "running kernel '" + k_.ir.name + "'");
+  }
+  codegen::TackDebugStatus s;
+  if (status) status->to_host(&s, 0, sizeof s);  // waits for the launch
+  return s;
+}
+
+class CudaTarget final : public Target {
+ public:
+  compiler::PipelineOptions pipeline_options(bool debug) const override {
+    return cuda_pipeline_options(debug);
+  }
+  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
+                                       const compiler::KernelIr& kernel, const ParamFacts& facts,
+                                       bool debug) const override {
+    auto backend = std::dynamic_pointer_cast<CudaBackend>(device);
+    TACK_INTERNAL_ASSERT(backend != nullptr, "the CUDA target given a device that is not CUDA");
+    return std::make_unique<CudaVariantCode>(std::move(backend), kernel, facts, debug);
+  }
+};
+
+}  // namespace
+
+const Target& cuda_target() {
+  static const Target* target = new CudaTarget;  // immortal: kernels may launch during exit
+  return *target;
+}
+
+compiler::PipelineOptions cuda_pipeline_options(bool debug) {
+  return {debug, false};
+}
+
+std::string cuda_offline_code(const compiler::KernelIr& kernel, bool debug, const std::string& mode,
+                              const std::string& arch) {
+  const std::string text = print_cuda(kernel, debug);
+  if (mode == "source") return text;
+  const int cc = compute_capability_of(arch);
+  return compile_ptx(text, codegen::CStylePrinter::kernel_symbol(kernel.ir), arch,
+                     "sm_" + std::to_string(cc) + ", compiled offline");
+}
+
+const std::string& cuda_check_folder() {
+  static const std::string* folder = [] {
+    const char* v = std::getenv("TACK_CUDA_CHECK");
+    return new std::string(v != nullptr ? v : "");  // immortal: read during exit too
+  }();
+  return *folder;
+}
+
+void cuda_check_record(const compiler::KernelIr& kernel, bool debug) {
+  const std::string& folder = cuda_check_folder();
+  if (folder.empty()) return;
+  const std::string text = print_cuda(kernel, debug);
+  const std::filesystem::path dir(folder);
+  const std::filesystem::path file = dir / (hex64(fnv1a(text)) + ".cu");
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) return;
+  std::filesystem::create_directories(dir, ec);
+  // Written under a unique name, then renamed: processes running at once never see half a file.
+  const std::filesystem::path part =
+      dir / (file.filename().string() + "." + std::to_string(::getpid()) + ".part");
+  {
+    std::ofstream out(part, std::ios::binary);
+    out << text;
+    if (!out) return;  // best effort: a full disk only leaves this kernel out of the check
+  }
+  std::filesystem::rename(part, file, ec);
+}
+
+}  // namespace tack::detail

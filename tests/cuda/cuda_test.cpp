@@ -1,0 +1,155 @@
+// The CUDA device where no GPU is: the driver and NVRTC are loaded at run time, so a machine
+// without a driver lists no CUDA device and nothing crashes; and every kernel can still be
+// compiled for CUDA offline (tack::inspect(..., "ptx", "cuda", "sm_90")) through NVRTC, with
+// the CUDA device's own options. The suites' kernels are all compiled and assembled for sm_90
+// by tools/run_tests.sh (TACK_CUDA_CHECK, tests/cuda/cuda_check.cpp); on a GPU,
+// tools/check_cuda_gpu.sh runs the per-device suites with CUDA as the device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/on_device.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/cuda/cuda_api.hpp"
+#include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/cuda/cuda_compile.hpp"
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+using test::expect_error;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char* kScale = R"(
+def cuda_scale(x, s, out):
+    for i in range(len(x)):
+        out[i] = x[i] * s
+)";
+
+#define SKIP_WITHOUT_NVRTC()                                                 \
+  do {                                                                       \
+    std::string why;                                                         \
+    if (!detail::nvrtc_available(&why)) GTEST_SKIP() << "no NVRTC: " << why; \
+  } while (0)
+
+TEST(CudaOffline, SourceIsCudaCpp) {
+  const Kernel k = kernel(kScale);
+  Array x = array(std::vector<float>{0, 1, 2, 3}, {4}), out = zeros({4}, f32);
+  const std::string src = inspect(k, {x, 2.0, out}, "source", "cuda");
+  EXPECT_TRUE(contains(src, "extern \"C\" __global__ void tack_cuda_scale(")) << src;
+  EXPECT_FALSE(contains(src, "restrict")) << src;  // arrays may alias
+  // The IR of the CUDA variant is the IR of the call's types, whatever device holds the arrays.
+  EXPECT_TRUE(contains(inspect(k, {x, 2.0, out}, "ir", "cuda"), "kernel cuda_scale("));
+}
+
+TEST(CudaOffline, PtxForTheStatedArchitecture) {
+  SKIP_WITHOUT_NVRTC();
+  const Kernel k = kernel(kScale);
+  Array x = array(std::vector<double>{0, 1}, {2}), out = zeros({2}, f64);
+  const std::string ptx90 = inspect(k, {x, 2.0, out}, "ptx", "cuda");
+  EXPECT_TRUE(contains(ptx90, ".target sm_90")) << ptx90;
+  EXPECT_TRUE(contains(ptx90, ".entry tack_cuda_scale(")) << ptx90;
+  EXPECT_TRUE(contains(ptx90, "mul.rn.f64")) << ptx90;  // f64 arrays: a double multiply
+  const std::string ptx80 = inspect(k, {x, 2.0, out}, "ptx", "cuda", "sm_80");
+  EXPECT_TRUE(contains(ptx80, ".target sm_80")) << ptx80;
+  // No FMA contraction: a*b + c rounds twice, as on the CPU and OpenCL.
+  const Kernel axpy = kernel(R"(
+def cuda_axpy(a, x, y):
+    for i in range(len(x)):
+        y[i] = a * x[i] + y[i]
+)");
+  Array xf = array(std::vector<float>{1, 2}, {2}), yf = array(std::vector<float>{3, 4}, {2});
+  const std::string p = inspect(axpy, {2.0, xf, yf}, "ptx", "cuda");
+  EXPECT_FALSE(contains(p, "fma.rn.f32")) << p;
+  EXPECT_TRUE(contains(p, "mul.rn.f32") && contains(p, "add.rn.f32")) << p;
+}
+
+TEST(CudaOffline, EveryModeAndDeviceIsChecked) {
+  const Kernel k = kernel(kScale);
+  Array x = array(std::vector<float>{0, 1}, {2}), out = zeros({2}, f32);
+  expect_error<ValueError>(
+      [&] {
+        inspect(k, {x, 2.0, out}, "assembly", "cuda");
+      },
+      {"unknown mode 'assembly'", "\"ptx\""});
+  expect_error<ValueError>(
+      [&] {
+        inspect(k, {x, 2.0, out}, "ptx", "metal");
+      },
+      {"device 'metal'", "device=\"cuda\""});
+  expect_error<ValueError>(
+      [&] {
+        inspect(k, {x, 2.0, out}, "ptx");
+      },
+      {"mode \"ptx\" is CUDA's", "device=\"cuda\""});
+  SKIP_WITHOUT_NVRTC();
+  expect_error<ValueError>(
+      [&] {
+        inspect(k, {x, 2.0, out}, "ptx", "cuda", "sm_3");
+      },
+      {"'sm_3'", "sm_90"});
+  expect_error<ValueError>(
+      [&] {
+        inspect(k, {x, 2.0, out}, "ptx", "cuda", "banana");
+      },
+      {"'banana'"});
+}
+
+TEST(CudaOffline, ArchitectureNames) {
+  EXPECT_EQ(detail::compute_capability_of("sm_90"), 90);
+  EXPECT_EQ(detail::compute_capability_of("compute_86"), 86);
+  EXPECT_EQ(detail::compute_capability_of("75"), 75);
+  const auto options = detail::nvrtc_options("sm_90");
+  for (const char* o : {"--gpu-architecture=compute_90", "--ftz=false", "--prec-div=true",
+                        "--prec-sqrt=true", "--fmad=false"}) {
+    EXPECT_NE(std::find(options.begin(), options.end(), o), options.end()) << o;
+  }
+}
+
+// A build error is a CompileError that quotes the generated line NVRTC's first error names.
+TEST(CudaOffline, BuildErrorsQuoteTheGeneratedLine) {
+  SKIP_WITHOUT_NVRTC();
+  const std::string source =
+      "extern \"C\" __global__ void tack_broken(float* p) {\n"
+      "  p[0] = not_declared_anywhere;\n"
+      "}\n";
+  try {
+    detail::compile_ptx(source, "broken", "sm_90", "sm_90 (test)");
+    ADD_FAILURE() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(e.line(), 2) << m;
+    EXPECT_TRUE(contains(m, "not_declared_anywhere")) << m;
+    EXPECT_TRUE(contains(m, "CUDA C++")) << m;
+  }
+}
+
+// No driver (this machine: the toolkit's libcuda.so is a link stub, and no libcuda.so.1):
+// no CUDA device, a clear reason, and "cuda" names no device.
+TEST(CudaDriver, AbsentDriverMeansNoDevices) {
+  const auto& found = detail::cuda_devices();
+  if (!found.backends.empty()) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_FALSE(found.notes.empty());
+  EXPECT_TRUE(contains(detail::cuda_unavailable_reason(), "no CUDA device"));
+  for (const Device& d : devices()) EXPECT_NE(d.kind(), "cuda");
+  expect_error<ValueError>([] { device("cuda"); }, {"no device named 'cuda'", "'cpu'"});
+}
+
+TEST(CudaDriver, ALibraryThatIsNotTheDriverIsRefused) {
+  std::string why;
+  EXPECT_EQ(detail::CudaApi::load("libm.so.6", &why), nullptr);
+  EXPECT_TRUE(contains(why, "lacks cuInit")) << why;
+  EXPECT_EQ(detail::CudaApi::load("/nonexistent/libcuda.so.1", &why), nullptr);
+  EXPECT_TRUE(contains(why, "no CUDA driver could be loaded")) << why;
+  EXPECT_EQ(detail::NvrtcApi::load("libm.so.6", &why), nullptr);
+  EXPECT_TRUE(contains(why, "lacks nvrtc")) << why;
+}
+
+}  // namespace
+}  // namespace tack

@@ -1,0 +1,346 @@
+// A stand-in for libcuda.so.1 that keeps "device memory" in host memory, for testing the CUDA
+// backend's memory layer where no GPU is (TACK_CUDA_LIBRARY=<this library>): discovery,
+// contexts and their destruction, stream-ordered allocation and frees, transfers, native and
+// doubling fills, views, memory spaces, DLPack streams. Every command completes at once (one
+// stream, executed in order, is indistinguishable from that to a host that waits). Kernels
+// cannot run: cuModuleLoadData answers CUDA_ERROR_NOT_SUPPORTED. Misuse the real driver would
+// fault on or reject -- a copy outside a live allocation, a double free, a call without a
+// current context -- is counted (tackfake_errors) and answered CUDA_ERROR_INVALID_VALUE, so
+// tests can assert that Tack made none.
+#include <cuda.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+enum class Kind { device, pinned, managed };
+struct Allocation {
+  std::size_t size;
+  Kind kind;
+};
+
+std::mutex mu;
+std::map<CUdeviceptr, Allocation> allocations;
+int errors = 0;
+int frees = 0;
+bool primary_active = false;
+bool pools = std::getenv("TACKFAKE_NO_POOLS") == nullptr;  // cuMemAllocAsync offered
+int context_tag = 0;  // the primary context's handle points here
+thread_local std::vector<CUcontext> current;
+
+CUcontext primary() {
+  return reinterpret_cast<CUcontext>(&context_tag);
+}
+
+CUresult misuse() {
+  ++errors;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+// Whether [p, p + n) lies inside one live allocation (device memory); host otherwise.
+bool inside(CUdeviceptr p, std::size_t n, Kind* kind = nullptr) {
+  auto it = allocations.upper_bound(p);
+  if (it == allocations.begin()) return false;
+  --it;
+  if (p < it->first || p + n > it->first + it->second.size) return false;
+  if (kind) *kind = it->second.kind;
+  return true;
+}
+
+// Calls that need a current, live context.
+CUresult need_context() {
+  if (current.empty() || current.back() == nullptr) return misuse();
+  if (!primary_active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  return CUDA_SUCCESS;
+}
+
+CUdeviceptr allocate(std::size_t n, Kind kind) {
+  void* p = std::aligned_alloc(256, (n + 255) / 256 * 256);
+  const auto d = reinterpret_cast<CUdeviceptr>(p);
+  allocations[d] = {n, kind};
+  return d;
+}
+
+CUresult release(CUdeviceptr p) {
+  auto it = allocations.find(p);
+  if (it == allocations.end()) return misuse();  // a double free or a foreign pointer
+  std::free(reinterpret_cast<void*>(p));
+  allocations.erase(it);
+  ++frees;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- the test's controls ----
+int tackfake_errors() {
+  std::lock_guard l(mu);
+  return errors;
+}
+int tackfake_frees() {
+  std::lock_guard l(mu);
+  return frees;
+}
+std::size_t tackfake_live_allocations() {
+  std::lock_guard l(mu);
+  return allocations.size();
+}
+// Memory made outside Tack: 0 device, 1 pinned host, 2 managed.
+CUdeviceptr tackfake_alloc(std::size_t n, int kind) {
+  std::lock_guard l(mu);
+  return allocate(n, kind == 1 ? Kind::pinned : kind == 2 ? Kind::managed : Kind::device);
+}
+void tackfake_free(CUdeviceptr p) {
+  std::lock_guard l(mu);
+  release(p);
+}
+// cuDevicePrimaryCtxReset by someone else: the context and all its memory are gone.
+void tackfake_reset_primary() {
+  std::lock_guard l(mu);
+  for (auto& [p, a] : allocations) std::free(reinterpret_cast<void*>(p));
+  allocations.clear();
+  primary_active = false;
+}
+void tackfake_set_pools(int on) {
+  pools = on != 0;
+}
+
+// ---- the driver API ----
+CUresult cuInit(unsigned int) {
+  return CUDA_SUCCESS;
+}
+CUresult cuDriverGetVersion(int* v) {
+  *v = 12080;
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorName(CUresult e, const char** s) {
+  switch (e) {
+    case CUDA_SUCCESS:
+      *s = "CUDA_SUCCESS";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_VALUE:
+      *s = "CUDA_ERROR_INVALID_VALUE";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *s = "CUDA_ERROR_OUT_OF_MEMORY";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *s = "CUDA_ERROR_NOT_SUPPORTED";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+      *s = "CUDA_ERROR_CONTEXT_IS_DESTROYED";
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult cuDeviceGetCount(int* n) {
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice* d, int ordinal) {
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char* name, int len, CUdevice) {
+  std::strncpy(name, "Tack fake CUDA device", static_cast<std::size_t>(len));
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *v = 9;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *v = 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *v = 4;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+      *v = pools ? 1 : 0;
+      break;
+    default:
+      *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceTotalMem(std::size_t* bytes, CUdevice) {
+  *bytes = std::size_t{1} << 30;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+  std::lock_guard l(mu);
+  primary_active = true;
+  *c = primary();
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice) {
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxGetState(CUdevice, unsigned int* flags, int* active) {
+  std::lock_guard l(mu);
+  *flags = 0;
+  *active = primary_active ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext* c) {
+  *c = current.empty() ? nullptr : current.back();
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetDevice(CUdevice* d) {
+  if (current.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPushCurrent(CUcontext c) {
+  std::lock_guard l(mu);
+  if (c != primary()) return misuse();
+  if (!primary_active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  current.push_back(c);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPopCurrent(CUcontext* c) {
+  if (current.empty()) return misuse();
+  if (c) *c = current.back();
+  current.pop_back();
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamCreate(CUstream* s, unsigned int) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  *s = reinterpret_cast<CUstream>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy(CUstream s) {
+  delete reinterpret_cast<int*>(s);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamSynchronize(CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamQuery(CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream, CUevent e, unsigned int) {
+  return e == nullptr ? misuse() : CUDA_SUCCESS;
+}
+CUresult cuEventCreate(CUevent* e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent, CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy(CUevent e) {
+  delete reinterpret_cast<int*>(e);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAlloc(CUdeviceptr* p, std::size_t n) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (n > (std::size_t{1} << 30)) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = allocate(n, Kind::device);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocAsync(CUdeviceptr* p, std::size_t n, CUstream) {
+  if (!pools) return misuse();
+  return cuMemAlloc(p, n);
+}
+CUresult cuMemFree(CUdeviceptr p) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  return release(p);
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) {
+  if (!pools) return misuse();
+  return cuMemFree(p);
+}
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (!inside(dst, n)) return misuse();
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (!inside(src, n)) return misuse();
+  std::memcpy(dst, reinterpret_cast<void*>(src), n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (!inside(dst, n) || !inside(src, n)) return misuse();
+  // The driver's copies must not overlap (Tack's doubling fill never asks for that).
+  if (dst < src + n && src < dst + n) return misuse();
+  std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (!inside(p, n)) return misuse();
+  std::memset(reinterpret_cast<void*>(p), v, n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (p % 2 != 0 || !inside(p, n * 2)) return misuse();
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(reinterpret_cast<char*>(p) + 2 * i, &v, 2);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, std::size_t n, CUstream) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (p % 4 != 0 || !inside(p, n * 4)) return misuse();
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(reinterpret_cast<char*>(p) + 4 * i, &v, 4);
+  return CUDA_SUCCESS;
+}
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p) {
+  std::lock_guard l(mu);
+  Kind kind;
+  if (!inside(p, 1, &kind)) return CUDA_ERROR_INVALID_VALUE;  // host memory: not counted
+  if (a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+    *static_cast<unsigned int*>(data) =
+        kind == Kind::pinned ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  }
+  if (a == CU_POINTER_ATTRIBUTE_IS_MANAGED) {
+    *static_cast<unsigned int*>(data) = kind == Kind::managed ? 1 : 0;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult cuModuleLoadData(CUmodule*, const void*) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult cuModuleUnload(CUmodule) {
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction*, CUmodule, const char*) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, CUstream, void**, void**) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice) {
+  *pool = reinterpret_cast<CUmemoryPool>(&context_tag);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void*) {
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"
