@@ -161,6 +161,10 @@ Array from_dlpack_capsule(std::optional<std::string_view> capsule_name, void* te
                           std::optional<bool> copy = std::nullopt,
                           std::optional<Device> device = std::nullopt, const std::string& what = "",
                           std::optional<bool> writable = std::nullopt);
+// The stream a consumer passes to a producer's __dlpack__(stream=) for a tensor on DLPack device
+// `d`: the stream of the Tack device that holds such tensors (CUDA), so the producer orders its
+// pending writes before Tack's work; nullopt where that device has no streams or none holds it.
+std::optional<std::int64_t> dlpack_consumer_stream(const dlpack::Device& d);
 // "dltensor" -> "used_dltensor", "dltensor_versioned" -> "used_dltensor_versioned".
 const char* consumed_capsule_name(std::string_view capsule_name);
 

@@ -86,11 +86,33 @@ Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceA
   if (PyCapsule_CheckExact(x.ptr())) {
     capsule = nb::borrow(x);
   } else if (nb::hasattr(x, "__dlpack__")) {
+    // A tensor on a device with streams (CUDA): ask the producer to order its pending work
+    // before Tack's stream (the array API's stream rule), else a Tack kernel could read the
+    // tensor before the producer's kernel has written it.
+    std::optional<std::int64_t> stream;
+    if (nb::hasattr(x, "__dlpack_device__")) {
+      try {
+        nb::object where = x.attr("__dlpack_device__")();
+        const dlpack::Device d{static_cast<dlpack::DeviceType>(nb::cast<int>(where[0])),
+                               nb::cast<std::int32_t>(where[1])};
+        stream = dlpack_consumer_stream(d);
+      } catch (nb::python_error&) {  // an odd __dlpack_device__: the import reports it
+      } catch (const nb::cast_error&) {
+      }
+    }
+    auto ask = [&](bool versioned) {
+      if (stream && versioned)
+        return x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0),
+                                    nb::arg("stream") = *stream);
+      if (stream) return x.attr("__dlpack__")(nb::arg("stream") = *stream);
+      if (versioned) return x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0));
+      return x.attr("__dlpack__")();
+    };
     try {
-      capsule = x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0));
+      capsule = ask(true);
     } catch (nb::python_error& e) {
       if (!e.matches(PyExc_TypeError)) throw;
-      capsule = x.attr("__dlpack__")();  // a producer from before max_version
+      capsule = ask(false);  // a producer from before max_version
     }
   }
   if (!capsule.is_valid() || !PyCapsule_CheckExact(capsule.ptr())) {

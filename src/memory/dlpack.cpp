@@ -103,6 +103,17 @@ std::optional<Device> own_device(const dlpack::Device& d) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<std::int64_t> dlpack_consumer_stream(const dlpack::Device& d) {
+  if (d.device_type == dlpack::kCPU) return std::nullopt;  // never looks for devices
+  const std::optional<Device> dev = own_device(d);
+  if (!dev) return std::nullopt;
+  return dev->backend()->dlpack_consumer_stream();
+}
+
+namespace {
+
 std::string tensor_device_str(const dlpack::Device& d) {
   return "device type " + std::to_string(static_cast<int>(d.device_type)) + " (id " +
          std::to_string(d.device_id) + ")";

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // After the check: orders the work queued on this device before the consumer's `stream`
   // (CUDA: an event); nothing on devices without streams.
   virtual void order_dlpack_export(std::int64_t stream) { (void)stream; }
+  // What Tack passes as __dlpack__(stream=) when importing a tensor this device holds, so that
+  // the producer orders its pending work before Tack's (the CUDA stream's handle); nullopt on
+  // devices without streams.
+  virtual std::optional<std::int64_t> dlpack_consumer_stream() const { return std::nullopt; }
   // True when this device's memory is host memory, which an import may read in place.
   virtual bool host_memory() const { return false; }
 

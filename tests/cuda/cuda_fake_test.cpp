@@ -33,6 +33,7 @@ struct Fake {
   CUdeviceptr (*alloc)(std::size_t, int) = nullptr;
   void (*free)(CUdeviceptr) = nullptr;
   void (*reset_primary)() = nullptr;
+  int (*pool_allocations)() = nullptr;
 
   Fake() {
     const char* path = std::getenv("TACK_CUDA_LIBRARY");
@@ -44,8 +45,11 @@ struct Fake {
     alloc = reinterpret_cast<CUdeviceptr (*)(std::size_t, int)>(dlsym(h, "tackfake_alloc"));
     free = reinterpret_cast<void (*)(CUdeviceptr)>(dlsym(h, "tackfake_free"));
     reset_primary = reinterpret_cast<void (*)()>(dlsym(h, "tackfake_reset_primary"));
+    pool_allocations = reinterpret_cast<int (*)()>(dlsym(h, "tackfake_pool_allocations"));
   }
-  bool ok() const { return errors && frees && live && alloc && free && reset_primary; }
+  bool ok() const {
+    return errors && frees && live && alloc && free && reset_primary && pool_allocations;
+  }
 };
 
 class CudaFake : public ::testing::Test {
@@ -75,6 +79,13 @@ TEST_F(CudaFake, IsListedAsCudaZero) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->info().arch(), "sm_90");
   EXPECT_EQ(b->info().name, "Tack fake CUDA device");
+  // Stream-ordered allocation from a pool of Tack's own (the device's default pool, which other
+  // libraries share, is left as it is); cuMemAlloc where the device has no pools.
+  const bool pools = std::getenv("TACKFAKE_NO_POOLS") == nullptr;
+  EXPECT_EQ(b->pool() != nullptr, pools);
+  const int before = fake_->pool_allocations();
+  Array a = zeros({8}, f32, dev_);
+  EXPECT_EQ(fake_->pool_allocations(), before + (pools ? 1 : 0));
 }
 
 TEST_F(CudaFake, TransfersFillsAndViews) {
@@ -104,6 +115,7 @@ TEST_F(CudaFake, TransfersFillsAndViews) {
 }
 
 TEST_F(CudaFake, DroppedArraysAreFreedInStreamOrder) {
+  sync();  // frees deferred by earlier tests (a device without pools frees at synchronization)
   const std::size_t before = fake_->live();
   const int frees = fake_->frees();
   {
@@ -148,6 +160,11 @@ TEST_F(CudaFake, WrappedPointersAreCheckedForTheirMemorySpace) {
     fake_->free(p);  // Tack never freed it: this is the only free, so no error is counted
   }
   EXPECT_EQ(backend->memory_space(reinterpret_cast<std::uintptr_t>(host.data())), "cpu");
+  // Device memory of another GPU would fault in a kernel here: refused before wrapping.
+  const CUdeviceptr other = fake_->alloc(64, 3);
+  expect_error<ValueError>([&] { array_from_ptr(other, f32, {16}, true, dev_); },
+                           {"memory of CUDA device 1", "cuda:1"});
+  fake_->free(other);
 }
 
 TEST_F(CudaFake, DlpackDeviceAndStreams) {

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -21,6 +22,7 @@ enum class Kind { device, pinned, managed };
 struct Allocation {
   std::size_t size;
   Kind kind;
+  int ordinal;  // the device whose memory it is (device memory of "device 1" for tests)
 };
 
 std::mutex mu;
@@ -30,7 +32,11 @@ int frees = 0;
 bool primary_active = false;
 bool pools = std::getenv("TACKFAKE_NO_POOLS") == nullptr;  // cuMemAllocAsync offered
 int context_tag = 0;  // the primary context's handle points here
-thread_local std::vector<CUcontext> current;
+// The context stack of each thread: trivially destructible, since Tack's exit handler runs
+// after the main thread's thread_local destructors.
+constexpr int kMaxDepth = 64;
+thread_local CUcontext current[kMaxDepth];
+thread_local int depth = 0;
 
 CUcontext primary() {
   return reinterpret_cast<CUcontext>(&context_tag);
@@ -53,15 +59,15 @@ bool inside(CUdeviceptr p, std::size_t n, Kind* kind = nullptr) {
 
 // Calls that need a current, live context.
 CUresult need_context() {
-  if (current.empty() || current.back() == nullptr) return misuse();
+  if (depth == 0 || current[depth - 1] == nullptr) return misuse();
   if (!primary_active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
   return CUDA_SUCCESS;
 }
 
-CUdeviceptr allocate(std::size_t n, Kind kind) {
+CUdeviceptr allocate(std::size_t n, Kind kind, int ordinal = 0) {
   void* p = std::aligned_alloc(256, (n + 255) / 256 * 256);
   const auto d = reinterpret_cast<CUdeviceptr>(p);
-  allocations[d] = {n, kind};
+  allocations[d] = {n, kind, ordinal};
   return d;
 }
 
@@ -91,10 +97,20 @@ std::size_t tackfake_live_allocations() {
   std::lock_guard l(mu);
   return allocations.size();
 }
-// Memory made outside Tack: 0 device, 1 pinned host, 2 managed.
+// Memory made outside Tack: 0 device, 1 pinned host, 2 managed, 3 device memory of device 1.
 CUdeviceptr tackfake_alloc(std::size_t n, int kind) {
   std::lock_guard l(mu);
-  return allocate(n, kind == 1 ? Kind::pinned : kind == 2 ? Kind::managed : Kind::device);
+  return allocate(n,
+                  kind == 1   ? Kind::pinned
+                  : kind == 2 ? Kind::managed
+                              : Kind::device,
+                  kind == 3 ? 1 : 0);
+}
+int pool_allocations = 0;
+// How many allocations came from a pool Tack created (cuMemAllocFromPoolAsync).
+int tackfake_pool_allocations() {
+  std::lock_guard l(mu);
+  return pool_allocations;
 }
 void tackfake_free(CUdeviceptr p) {
   std::lock_guard l(mu);
@@ -192,11 +208,11 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice, unsigned int* flags, int* active) 
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext* c) {
-  *c = current.empty() ? nullptr : current.back();
+  *c = depth == 0 ? nullptr : current[depth - 1];
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetDevice(CUdevice* d) {
-  if (current.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (depth == 0) return CUDA_ERROR_INVALID_CONTEXT;
   *d = 0;
   return CUDA_SUCCESS;
 }
@@ -204,13 +220,14 @@ CUresult cuCtxPushCurrent(CUcontext c) {
   std::lock_guard l(mu);
   if (c != primary()) return misuse();
   if (!primary_active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  current.push_back(c);
+  if (depth == kMaxDepth) return misuse();
+  current[depth++] = c;
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPopCurrent(CUcontext* c) {
-  if (current.empty()) return misuse();
-  if (c) *c = current.back();
-  current.pop_back();
+  if (depth == 0) return misuse();
+  if (c) *c = current[depth - 1];
+  --depth;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamCreate(CUstream* s, unsigned int) {
@@ -316,6 +333,12 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p)
         kind == Kind::pinned ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
     return CUDA_SUCCESS;
   }
+  if (a == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+    *static_cast<int*>(data) = allocations.upper_bound(p) == allocations.begin()
+                                   ? 0
+                                   : std::prev(allocations.upper_bound(p))->second.ordinal;
+    return CUDA_SUCCESS;
+  }
   if (a == CU_POINTER_ATTRIBUTE_IS_MANAGED) {
     *static_cast<unsigned int*>(data) = kind == Kind::managed ? 1 : 0;
     return CUDA_SUCCESS;
@@ -335,9 +358,22 @@ CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsi
                         unsigned, CUstream, void**, void**) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
-CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice) {
-  *pool = reinterpret_cast<CUmemoryPool>(&context_tag);
+CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
+  if (!pools || props == nullptr || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return misuse();
+  *pool = reinterpret_cast<CUmemoryPool>(new int(0));
   return CUDA_SUCCESS;
+}
+CUresult cuMemPoolDestroy(CUmemoryPool pool) {
+  delete reinterpret_cast<int*>(pool);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, std::size_t n, CUmemoryPool pool, CUstream s) {
+  if (pool == nullptr) return misuse();
+  const CUresult r = cuMemAllocAsync(p, n, s);
+  std::lock_guard l(mu);
+  if (r == CUDA_SUCCESS) ++pool_allocations;
+  return r;
 }
 CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void*) {
   return CUDA_SUCCESS;

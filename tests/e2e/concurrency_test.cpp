@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,10 @@ constexpr int kLaunches = 200;
 void run_threads(const std::function<int(int)>& body) {
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
+  // The threads' exceptions, reported from this thread: GoogleTest's failure records are not
+  // safe to append to from several threads at once (eight failing threads corrupted its heap).
+  std::mutex errors_mutex;
+  std::vector<std::string> errors;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -34,12 +39,14 @@ void run_threads(const std::function<int(int)>& body) {
       try {
         failures.fetch_add(body(t));
       } catch (const std::exception& e) {
-        ADD_FAILURE() << "thread " << t << ": " << e.what();
+        std::lock_guard lock(errors_mutex);
+        errors.push_back("thread " + std::to_string(t) + ": " + e.what());
         failures.fetch_add(1);
       }
     });
   }
   for (auto& th : threads) th.join();
+  for (const auto& e : errors) ADD_FAILURE() << e;
   EXPECT_EQ(failures.load(), 0);
 }
 

@@ -280,6 +280,11 @@ TEST_P(OnDevice, InspectShowsTheDevicesCode) {
     const std::string optimized = inspect(k, {a, a, a}, "optimized");
     EXPECT_NE(optimized.find("out of Tack's"), std::string::npos);
     EXPECT_NE(optimized.find(source), std::string::npos);
+  } else if (dev_.kind() == "cuda") {
+    EXPECT_NE(source.find("extern \"C\" __global__ void"), std::string::npos) << source;
+    const std::string ptx = inspect(k, {a, a, a}, "optimized");  // PTX, from NVRTC
+    EXPECT_NE(ptx.find(".entry tack_vadd("), std::string::npos) << ptx;
+    EXPECT_EQ(inspect(k, {a, a, a}, "ptx"), ptx);
   } else {
     EXPECT_NE(source.find("define"), std::string::npos) << source;  // LLVM IR
   }

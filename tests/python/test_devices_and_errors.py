@@ -25,7 +25,7 @@ def test_devices():
 def test_every_listed_device(device):
     # tests/python/conftest.py runs this once per device, as the default device.
     assert tack.device(device.name) == device
-    assert device.kind in ("cpu", "opencl")
+    assert device.kind in ("cpu", "opencl", "cuda")
     assert repr(device) == f"tack.device('{device.name}')" and str(device) == device.name
     assert tack.default_device() == device
     a = tack.zeros(3)

@@ -9,8 +9,8 @@ import tack
 
 pytestmark = pytest.mark.usefixtures("device")
 
-# DLPack device types: kDLCPU and kDLOpenCL.
-DEVICE_TYPE = {"cpu": 1, "opencl": 4}
+# DLPack device types: kDLCPU, kDLCUDA and kDLOpenCL.
+DEVICE_TYPE = {"cpu": 1, "cuda": 2, "opencl": 4}
 
 
 def dlpack_device(device):

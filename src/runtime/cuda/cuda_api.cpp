@@ -116,6 +116,10 @@ std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::
     if (why) *why = "the NVRTC library lacks " + missing;
     return nullptr;
   }
+#define TACK_NVRTC_RESOLVE_OPTIONAL(name) \
+  api->name = reinterpret_cast<decltype(&::nvrtc##name)>(dlsym(handle, TACK_SYMBOL(nvrtc##name)));
+  TACK_NVRTC_OPTIONAL_FUNCTIONS(TACK_NVRTC_RESOLVE_OPTIONAL)
+#undef TACK_NVRTC_RESOLVE_OPTIONAL
   api->Version(&api->major, &api->minor);
   return api;
 }

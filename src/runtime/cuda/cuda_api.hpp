@@ -59,7 +59,9 @@ namespace tack::detail {
 #define TACK_CUDA_OPTIONAL_FUNCTIONS(X) \
   X(MemAllocAsync)                      \
   X(MemFreeAsync)                       \
-  X(DeviceGetDefaultMemPool)            \
+  X(MemPoolCreate)                      \
+  X(MemPoolDestroy)                     \
+  X(MemAllocFromPoolAsync)              \
   X(MemPoolSetAttribute)
 
 struct CudaApi {
@@ -92,9 +94,15 @@ std::string cu_error_string(const CudaApi* api, CUresult code);
   X(GetPTXSize)                 \
   X(GetPTX)
 
+// Where NVRTC has them (11.2+): the architectures it compiles for.
+#define TACK_NVRTC_OPTIONAL_FUNCTIONS(X) \
+  X(GetNumSupportedArchs)                \
+  X(GetSupportedArchs)
+
 struct NvrtcApi {
 #define TACK_NVRTC_MEMBER(name) decltype(&::nvrtc##name) name = nullptr;
   TACK_NVRTC_FUNCTIONS(TACK_NVRTC_MEMBER)
+  TACK_NVRTC_OPTIONAL_FUNCTIONS(TACK_NVRTC_MEMBER)
 #undef TACK_NVRTC_MEMBER
   int major = 0, minor = 0;  // nvrtcVersion
 

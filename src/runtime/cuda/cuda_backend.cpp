@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <limits>
 
+#include "runtime/block_pool.hpp"
 #include "runtime/cuda/cuda_buffer.hpp"
 #include "support/error.hpp"
 
@@ -90,6 +90,7 @@ CudaBackend::~CudaBackend() {
     api().StreamSynchronize(stream_);
     free_deferred();
     api().StreamDestroy(stream_);
+    if (pool_ != nullptr && api().MemPoolDestroy != nullptr) api().MemPoolDestroy(pool_);
   } catch (...) {
   }
   if (context_->primary) api().DevicePrimaryCtxRelease(context_->device);
@@ -108,13 +109,17 @@ std::shared_ptr<DeviceBuffer> CudaBackend::allocate(std::size_t nbytes) {
   CudaScope scope(*context_, "allocate");
   CUdeviceptr p = 0;
   CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+  auto attempt = [&] {
+    if (pool_ != nullptr) return api().MemAllocFromPoolAsync(&p, size, pool_, stream_);
+    return info_.memory_pools ? api().MemAllocAsync(&p, size, stream_) : api().MemAlloc(&p, size);
+  };
   if (size >= nbytes) {
-    r = info_.memory_pools ? api().MemAllocAsync(&p, size, stream_) : api().MemAlloc(&p, size);
+    r = attempt();
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
       // Memory freed in stream order may not be back yet: let the stream pass, then retry.
-      api().StreamSynchronize(stream_);
+      check(api().StreamSynchronize(stream_), "waiting for queued work");
       free_deferred();
-      r = info_.memory_pools ? api().MemAllocAsync(&p, size, stream_) : api().MemAlloc(&p, size);
+      r = attempt();
     }
   }
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -140,6 +145,23 @@ std::shared_ptr<DeviceBuffer> CudaBackend::wrap(std::uintptr_t address, std::siz
                      "' accepts only cuda, cuda_pinned or cuda_managed memory; copy the data "
                      "with tack.array(...) instead of wrapping it");
   }
+  if (space == "cuda") {
+    // Device memory of another GPU faults in a kernel here (CUDA_ERROR_ILLEGAL_ADDRESS, which
+    // kills the whole context): refuse it now.
+    CudaScope scope(*context_, "wrap");
+    int ordinal = -1;
+    if (api().PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  static_cast<CUdeviceptr>(address)) == CUDA_SUCCESS &&
+        ordinal != info_.ordinal) {
+      throw ValueError("address " + std::to_string(address) + " is memory of CUDA device " +
+                       std::to_string(ordinal) + ", not of '" + name() +
+                       "'; wrap it on device 'cuda:" + std::to_string(ordinal) +
+                       "', or copy it with tack.array(...)");
+    }
+  }
+  // The memory's producer wrote it on its own stream, unknown to Tack; most libraries use the
+  // legacy default stream unless told otherwise (CuPy, PyTorch), so that work comes first.
+  wait_for(CU_STREAM_LEGACY);
   auto alloc = std::make_shared<CudaAllocation>(
       std::static_pointer_cast<CudaBackend>(shared_from_this()), address, nbytes, false);
   auto state = std::make_shared<AllocationState>();
@@ -201,6 +223,17 @@ void CudaBackend::check_dlpack_stream(std::int64_t stream) const {
   }
 }
 
+void CudaBackend::wait_for(CUstream other) {
+  CudaScope scope(*context_, "order work for");
+  CUevent event = nullptr;
+  check(api().EventCreate(&event, CU_EVENT_DISABLE_TIMING), "creating an event");
+  const CUresult recorded = api().EventRecord(event, other);
+  const CUresult waited =
+      recorded == CUDA_SUCCESS ? api().StreamWaitEvent(stream_, event, 0) : recorded;
+  api().EventDestroy(event);  // released once the wait has passed it
+  check(waited, "ordering another stream's work before Tack's");
+}
+
 void CudaBackend::order_dlpack_export(std::int64_t stream) {
   if (stream == -1) return;
   CudaScope scope(*context_, "export");
@@ -257,6 +290,7 @@ CudaDiscovery discover_cuda(const std::shared_ptr<const CudaApi>& api) {
         std::max(1, attribute(*api, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1));
     std::size_t total = 0;
     if (api->DeviceTotalMem(&total, dev) == CUDA_SUCCESS) info.total_memory = total;
+    api->DriverGetVersion(&info.driver_version);
     info.memory_pools = api->MemAllocAsync != nullptr && api->MemFreeAsync != nullptr &&
                         attribute(*api, dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0) != 0;
     const std::string label = "CUDA device " + std::to_string(ordinal) + " (" + info.name + ")";
@@ -268,14 +302,19 @@ CudaDiscovery discover_cuda(const std::shared_ptr<const CudaApi>& api) {
     auto context = std::make_shared<CudaContext>();
     context->api = api;
     context->device = dev;
-    if (current != nullptr && current_device == dev) {
-      context->handle = current;
-      context->primary = false;
-    } else if ((r = api->DevicePrimaryCtxRetain(&context->handle, dev)) != CUDA_SUCCESS) {
+    if ((r = api->DevicePrimaryCtxRetain(&context->handle, dev)) != CUDA_SUCCESS) {
       out.notes.push_back(label + ": no context (" + cu_error_string(api.get(), r) + ")");
       continue;
     }
+    if (current != nullptr && current_device == dev && current != context->handle) {
+      // A context of the program's own (cuCtxCreate), not the primary one that cudart, CuPy and
+      // PyTorch share: adopted, never destroyed, checked by the driver's answers alone.
+      api->DevicePrimaryCtxRelease(dev);
+      context->handle = current;
+      context->primary = false;
+    }
     CUstream stream = nullptr;
+    CUmemoryPool pool = nullptr;
     try {
       CudaScope scope(*context, "use");
       if ((r = api->StreamCreate(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
@@ -283,21 +322,32 @@ CudaDiscovery discover_cuda(const std::shared_ptr<const CudaApi>& api) {
         if (context->primary) api->DevicePrimaryCtxRelease(dev);
         continue;
       }
-      // Freed memory stays in the device's pool for the next allocation instead of going back
-      // to the driver at every synchronization (the pool's default threshold is 0).
-      CUmemoryPool pool = nullptr;
-      if (info.memory_pools && api->DeviceGetDefaultMemPool != nullptr &&
-          api->MemPoolSetAttribute != nullptr &&
-          api->DeviceGetDefaultMemPool(&pool, dev) == CUDA_SUCCESS) {
-        std::uint64_t threshold = std::numeric_limits<std::uint64_t>::max();
-        api->MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+      // Tack's own pool, so that freed memory stays for Tack's next allocation (up to
+      // TACK_CUDA_POOL_MB) without changing the device's default pool, which cudart's
+      // cudaMallocAsync users share. Without one, the default pool as it is.
+      if (info.memory_pools && api->MemPoolCreate != nullptr &&
+          api->MemAllocFromPoolAsync != nullptr && api->MemPoolSetAttribute != nullptr) {
+        CUmemPoolProps props{};
+        props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+        props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        props.location.id = ordinal;
+        if (api->MemPoolCreate(&pool, &props) == CUDA_SUCCESS) {
+          cuuint64_t threshold = pool_cap_from_env(
+              "TACK_CUDA_POOL_MB",
+              std::min<std::uint64_t>(info.total_memory / 8, std::uint64_t{1} << 30));
+          api->MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+        } else {
+          pool = nullptr;
+        }
       }
     } catch (const std::exception& e) {
       out.notes.push_back(label + ": " + e.what());
+      if (context->primary) api->DevicePrimaryCtxRelease(dev);
       continue;
     }
-    out.backends.push_back(
-        std::make_shared<CudaBackend>(std::move(context), std::move(info), stream));
+    auto backend = std::make_shared<CudaBackend>(std::move(context), std::move(info), stream);
+    backend->set_pool(pool);
+    out.backends.push_back(std::move(backend));
   }
   return out;
 }

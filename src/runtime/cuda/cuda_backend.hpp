@@ -26,6 +26,7 @@ struct CudaDeviceInfo {
   int cc_major = 0, cc_minor = 0;  // compute capability
   int multiprocessors = 1;         // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
   std::uint64_t total_memory = 0;  // cuDeviceTotalMem
+  int driver_version = 0;          // cuDriverGetVersion: 12080 is CUDA 12.8
   bool memory_pools = false;       // cuMemAllocAsync / cuMemFreeAsync usable
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 };
@@ -71,7 +72,10 @@ class CudaBackend final : public Backend {
   // cuMemAllocAsync on the stream (cuMemAlloc without memory pools); contents unspecified. Out
   // of memory: RuntimeError naming the size and the device; nothing else is affected.
   std::shared_ptr<DeviceBuffer> allocate(std::size_t nbytes) override;
-  // Device, pinned or managed memory (memory_space); the buffer is not Tack's to free.
+  // Device memory of this device, pinned or managed memory (memory_space; device memory of
+  // another device or context is a ValueError); the buffer is not Tack's to free. Work queued
+  // on the legacy default stream (where CuPy and PyTorch write unless told otherwise) is
+  // ordered before Tack's stream.
   std::shared_ptr<DeviceBuffer> wrap(std::uintptr_t address, std::size_t nbytes,
                                      std::shared_ptr<void> hold) override;
   // cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_MEMORY_TYPE): "cuda", "cuda_pinned",
@@ -93,11 +97,19 @@ class CudaBackend final : public Backend {
   // Orders the work queued so far on this device before `stream` (an event recorded here,
   // waited for there): the consumer may use the tensor on its stream at once.
   void order_dlpack_export(std::int64_t stream) override;
+  std::optional<std::int64_t> dlpack_consumer_stream() const override {
+    return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(stream_));
+  }
 
   // ---- for buffers, the target and tests ----
   const CudaApi& api() const { return *context_->api; }
   const std::shared_ptr<CudaContext>& context() const { return context_; }
   CUstream stream() const { return stream_; }
+  // Tack's own memory pool (cuMemPoolCreate), or nullptr: the device's default pool, untouched.
+  CUmemoryPool pool() const { return pool_; }
+  void set_pool(CUmemoryPool pool) { pool_ = pool; }
+  // Makes Tack's stream wait for the work queued so far on `other` (an event).
+  void wait_for(CUstream other);
   const CudaDeviceInfo& info() const { return info_; }
   // A free for a device without memory pools: the pointer is freed (cuMemFree) once the stream
   // has passed every command queued before now, at the next synchronize().
@@ -113,6 +125,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<CudaContext> context_;
   CudaDeviceInfo info_;
   CUstream stream_;
+  CUmemoryPool pool_ = nullptr;
   std::mutex deferred_mutex_;
   std::vector<CUdeviceptr> deferred_;
 };

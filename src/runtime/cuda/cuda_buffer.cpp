@@ -46,8 +46,11 @@ void CudaBuffer::from_host(const void* src, std::size_t offset, std::size_t coun
   b.check(b.api().MemcpyHtoDAsync(data_ + offset, src, count, b.stream()),
           "copying " + std::to_string(count) + " bytes to the device");
   // From pinned or managed memory the copy reads the source when the stream reaches it; the
-  // caller may free it on return, so wait. Pageable memory was staged before the call returned.
-  if (b.memory_space(reinterpret_cast<std::uintptr_t>(src)) != "cpu") {
+  // caller may free it on return, so wait. Pageable memory was staged before the call returned
+  // (what drivers do; the API documents that such a copy "might be synchronous"). Memory shared
+  // outside Tack is complete on return too: the other library reads it with no Tack call
+  // between.
+  if (shared() || b.memory_space(reinterpret_cast<std::uintptr_t>(src)) != "cpu") {
     b.check(b.api().StreamSynchronize(b.stream()), "waiting for a copy to the device");
   }
 }
@@ -64,6 +67,12 @@ void CudaBuffer::to_host(void* dst, std::size_t offset, std::size_t count) const
 }
 
 void CudaBuffer::fill(const void* pattern, std::size_t pattern_size) {
+  queue_fill(pattern, pattern_size);
+  // Memory shared outside Tack: complete before returning, as a launch that binds it does.
+  if (shared()) synchronize();
+}
+
+void CudaBuffer::queue_fill(const void* pattern, std::size_t pattern_size) {
   settle();
   CudaBackend& b = *alloc_->backend;
   CudaScope scope(*b.context(), "fill");

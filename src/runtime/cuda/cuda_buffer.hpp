@@ -42,6 +42,7 @@ class CudaBuffer final : public DeviceBuffer {
   void to_host(void* dst, std::size_t offset, std::size_t count) const override;
   // Queued: cuMemsetD8/D16/D32Async for patterns of period 1, 2 or 4 bytes at an aligned
   // address, else one run of patterns written from the host and doubled by device copies.
+  // Memory shared outside Tack waits for the fill (and a host write) before returning.
   void fill(const void* pattern, std::size_t pattern_size) override;
   void synchronize() const override;
   std::string_view backend_name() const override { return "cuda"; }
@@ -51,6 +52,8 @@ class CudaBuffer final : public DeviceBuffer {
   std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) override;
 
  private:
+  void queue_fill(const void* pattern, std::size_t pattern_size);
+
   std::shared_ptr<CudaAllocation> alloc_;
   CUdeviceptr data_;
 };

@@ -1,6 +1,7 @@
 // NVRTC compiles, their disk cache and their errors.
 #include "runtime/cuda/cuda_compile.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -64,6 +65,35 @@ int compute_capability_of(const std::string& arch) {
   return cc;
 }
 
+int nvrtc_compute_capability(const std::string& arch, bool nearest_older) {
+  const int cc = compute_capability_of(arch);
+  auto api = NvrtcApi::instance();
+  if (!api || api->GetNumSupportedArchs == nullptr || api->GetSupportedArchs == nullptr) return cc;
+  int n = 0;
+  if (api->GetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return cc;
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  if (api->GetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return cc;
+  int best = 0;
+  for (int a : archs) {
+    if (a == cc) return cc;
+    if (a < cc) best = std::max(best, a);
+  }
+  const std::string range = "sm_" + std::to_string(*std::min_element(archs.begin(), archs.end())) +
+                            " to sm_" +
+                            std::to_string(*std::max_element(archs.begin(), archs.end()));
+  const std::string version = std::to_string(api->major) + "." + std::to_string(api->minor);
+  if (!nearest_older) {
+    throw ValueError("NVRTC " + version + " compiles for " + range + ", not for '" + arch +
+                     "'; name one of those, or point TACK_NVRTC_LIBRARY at an NVRTC that knows it");
+  }
+  if (best == 0) {
+    throw RuntimeError("the CUDA device has compute capability " + std::to_string(cc / 10) + "." +
+                       std::to_string(cc % 10) + ", older than NVRTC " + version +
+                       " compiles for (" + range + "); point TACK_NVRTC_LIBRARY at an older NVRTC");
+  }
+  return best;  // a device newer than this NVRTC: PTX for the newest it knows runs there too
+}
+
 std::vector<std::string> nvrtc_options(const std::string& arch) {
   return {"--gpu-architecture=compute_" + std::to_string(compute_capability_of(arch)),
           "--std=c++17",
@@ -78,8 +108,8 @@ bool nvrtc_available(std::string* why) {
 }
 
 std::string compile_ptx(const std::string& source, const std::string& kernel_name,
-                        const std::string& arch, const std::string& device, bool* from_disk) {
-  const std::vector<std::string> options = nvrtc_options(arch);
+                        const std::string& arch, const std::string& device, bool* from_disk,
+                        bool nearest_older) {
   std::string why;
   auto api = NvrtcApi::instance(&why);
   if (!api) {
@@ -88,6 +118,8 @@ std::string compile_ptx(const std::string& source, const std::string& kernel_nam
                        " (Debian/Ubuntu: the cuda-nvrtc package of NVIDIA's CUDA "
                        "repository; pip: nvidia-cuda-nvrtc), or set TACK_NVRTC_LIBRARY");
   }
+  const std::vector<std::string> options =
+      nvrtc_options(std::to_string(nvrtc_compute_capability(arch, nearest_older)));
   std::string key = std::string(TACK_VERSION) + '\0' + "nvrtc " + std::to_string(api->major) + "." +
                     std::to_string(api->minor) + '\0';
   for (const auto& o : options) key += o + '\0';

@@ -62,7 +62,7 @@ class CudaVariantCode final : public VariantCode {
     const std::string text = print_cuda(k_, debug_);
     if (!optimized) return text;
     return compile_ptx(text, codegen::CStylePrinter::kernel_symbol(k_.ir), backend_->info().arch(),
-                       backend_->name());
+                       backend_->name(), nullptr, /*nearest_older=*/true);
   }
   std::size_t code_count() const override { return code_.load() != nullptr; }
 
@@ -86,13 +86,21 @@ const CudaCode& CudaVariantCode::code() {
   const std::string symbol = codegen::CStylePrinter::kernel_symbol(k_.ir);
   bool from_disk = false;
   const std::string ptx = compile_ptx(print_cuda(k_, debug_), symbol, backend_->info().arch(),
-                                      backend_->name(), &from_disk);
+                                      backend_->name(), &from_disk, /*nearest_older=*/true);
   auto c = std::make_unique<CudaCode>();
   c->backend = backend_;
   {
     CudaScope scope(*backend_->context(), "load a kernel for");
-    backend_->check(backend_->api().ModuleLoadData(&c->module, ptx.c_str()),
-                    "loading the PTX of kernel '" + k_.ir.name + "'");
+    const CUresult loaded = backend_->api().ModuleLoadData(&c->module, ptx.c_str());
+    if (loaded == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+      const int v = backend_->info().driver_version;
+      throw RuntimeError("the CUDA driver of device '" + backend_->name() + "' (CUDA " +
+                         std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) +
+                         ") cannot load the PTX NVRTC made for kernel '" + k_.ir.name +
+                         "': NVRTC is newer than the driver; update the driver, or point "
+                         "TACK_NVRTC_LIBRARY at the NVRTC of the driver's CUDA version or older");
+    }
+    backend_->check(loaded, "loading the PTX of kernel '" + k_.ir.name + "'");
     backend_->check(backend_->api().ModuleGetFunction(&c->function, c->module, symbol.c_str()),
                     "finding kernel '" + symbol + "' in its module");
   }
