@@ -26,6 +26,17 @@ unset TACK_CUDA_CHECK
 if PYTHONPATH="$root/build/dev/python" "$py" -c "import tack, sys; sys.exit(0 if any(d.kind == 'opencl' for d in tack.devices()) else 1)"; then
   TACK_TEST_DEVICE=opencl PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python/kernels
 fi
+# The Python per-device array tests once more with CUDA as a device, on the stand-in driver
+# (tests/cuda/fake_driver.cpp: device memory kept in host memory, no kernels): the CUDA memory
+# layer through the binding, DLPack included.
+if [ -f build/dev/tests/libtack_fake_cuda.so ]; then
+  TACK_CUDA_LIBRARY="$root/build/dev/tests/libtack_fake_cuda.so" PYTHONPATH="$root/build/dev/python" \
+    "$py" -m pytest -q -p no:cacheprovider -k cuda tests/python/test_views.py \
+    tests/python/test_memory_rows.py tests/python/test_constructors.py tests/python/test_copyto.py \
+    tests/python/test_dlpack_devices.py tests/python/test_dlpack.py tests/python/test_ownership.py \
+    tests/python/test_element_reads.py tests/python/test_devices_and_errors.py \
+    tests/python/test_dtypes.py tests/python/test_numpy_habits.py
+fi
 if [ -x build/dev/tests/tack_cuda_check ]; then
   echo "== CUDA: every kernel of the suites through NVRTC and ptxas -arch=sm_90 (no GPU needed)"
   rc=0

@@ -55,6 +55,28 @@ struct ByteSpan {
 // The smallest period of a fill pattern that divides its size: an all-zero f64 pattern fills as
 // one byte, a vec(3, f32) of equal components as four (the devices' native fills take 1, 2 or 4).
 std::size_t fill_pattern_period(const unsigned char* pattern, std::size_t size);
+// A fill of `nbytes` with a pattern no native fill takes (vec(3, f32), f64, a misaligned
+// address): write_run(bytes, n) writes one run of whole patterns (up to 64 KiB) from the host at
+// offset 0, then copy_within(offset, n) copies n bytes from offset 0 to `offset` on the device,
+// doubling the filled front each time (never overlapping). Devices queue both in order.
+template <class WriteRun, class CopyWithin>
+void doubling_fill(const unsigned char* pattern, std::size_t pattern_size, std::size_t nbytes,
+                   WriteRun&& write_run, CopyWithin&& copy_within) {
+  const std::size_t run_cap =
+      pattern_size > 64 * 1024 ? pattern_size : (64 * 1024) / pattern_size * pattern_size;
+  const std::size_t run = nbytes < run_cap ? nbytes : run_cap;
+  std::vector<unsigned char> staging(run);
+  for (std::size_t i = 0; i < run; i += pattern_size) {
+    for (std::size_t j = 0; j < pattern_size; ++j) staging[i + j] = pattern[j];
+  }
+  write_run(staging.data(), run);
+  for (std::size_t filled = run; filled < nbytes;) {
+    const std::size_t n = filled < nbytes - filled ? filled : nbytes - filled;
+    copy_within(filled, n);
+    filled += n;
+  }
+}
+
 // "1.5 GiB": a byte count for messages.
 std::string human_bytes(std::uint64_t n);
 

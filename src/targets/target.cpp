@@ -108,4 +108,13 @@ std::string elapsed_ms(std::chrono::steady_clock::time_point start) {
   return text;
 }
 
+void check_whole_workgroups(const ir::Function& fn, std::int64_t total) {
+  if (total % ir::kWorkgroupSize == 0) return;
+  throw ValueError(
+      "kernel '" + fn.name + "' uses workgroups (" + fn.workgroups.what + " on line " +
+      std::to_string(fn.workgroups.line) + "), so its parallel loop runs in whole groups of " +
+      std::to_string(ir::kWorkgroupSize) + " iterations; this call has " + std::to_string(total) +
+      ": pad the data to a multiple of " + std::to_string(ir::kWorkgroupSize));
+}
+
 }  // namespace tack::detail

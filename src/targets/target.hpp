@@ -74,6 +74,10 @@ std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t);
 void check_element_alignment(const ParamFacts& facts, const KernelArg* args, std::size_t count,
                              const std::string& device);
 
+// A workgroup kernel's launch of `total` iterations (docs/design/workgroups.md): ValueError
+// unless it is a whole number of groups of ir::kWorkgroupSize.
+void check_whole_workgroups(const ir::Function& fn, std::int64_t total);
+
 // "kernel 'k' (x: array<f32, 1>, s: f32)": how the log names a variant.
 std::string describe_variant(const ir::Function& fn);
 // Milliseconds since `start`, as the log prints them ("12.3 ms").

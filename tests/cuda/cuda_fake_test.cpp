@@ -34,6 +34,7 @@ struct Fake {
   void (*free)(CUdeviceptr) = nullptr;
   void (*reset_primary)() = nullptr;
   int (*pool_allocations)() = nullptr;
+  void (*retain_primary)() = nullptr;
 
   Fake() {
     const char* path = std::getenv("TACK_CUDA_LIBRARY");
@@ -46,9 +47,11 @@ struct Fake {
     free = reinterpret_cast<void (*)(CUdeviceptr)>(dlsym(h, "tackfake_free"));
     reset_primary = reinterpret_cast<void (*)()>(dlsym(h, "tackfake_reset_primary"));
     pool_allocations = reinterpret_cast<int (*)()>(dlsym(h, "tackfake_pool_allocations"));
+    retain_primary = reinterpret_cast<void (*)()>(dlsym(h, "tackfake_retain_primary"));
   }
   bool ok() const {
-    return errors && frees && live && alloc && free && reset_primary && pool_allocations;
+    return errors && frees && live && alloc && free && reset_primary && pool_allocations &&
+           retain_primary;
   }
 };
 
@@ -189,7 +192,8 @@ TEST_F(CudaFake, DeadContextRefusesEveryOperation) {
   std::optional<Array> v_ = a_->slice(1, 3);
   Array& a = *a_;
   Array& v = *v_;
-  fake_->reset_primary();  // cuDevicePrimaryCtxReset by the embedding program
+  fake_->reset_primary();   // cuDevicePrimaryCtxReset by the embedding program,
+  fake_->retain_primary();  // then another library makes the primary context again
   const std::vector<std::string> dead = {"this CUDA array: the CUDA context", "destroyed"};
   expect_error<RuntimeError>([&] { a.to_vector<float>(); }, dead);
   expect_error<RuntimeError>([&] { v.fill(1.0); }, dead);
@@ -206,6 +210,16 @@ TEST_F(CudaFake, DeadContextRefusesEveryOperation) {
   const int frees = fake_->frees();
   v_.reset();  // no free on a dead context, no crash
   a_.reset();
+  EXPECT_EQ(fake_->frees(), frees);
+}
+
+// The same when nobody made the context again (the driver says the primary context is inactive).
+TEST_F(CudaFake, DeadContextWhileInactive) {
+  std::optional<Array> a = array(std::vector<float>{1, 2}, {2}, dev_);
+  fake_->reset_primary();
+  expect_error<RuntimeError>([&] { a->to_vector<float>(); }, {"Cannot read this CUDA array"});
+  const int frees = fake_->frees();
+  a.reset();
   EXPECT_EQ(fake_->frees(), frees);
 }
 

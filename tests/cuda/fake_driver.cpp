@@ -14,6 +14,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -30,6 +31,7 @@ std::map<CUdeviceptr, Allocation> allocations;
 int errors = 0;
 int frees = 0;
 bool primary_active = false;
+unsigned long long primary_id = 1;  // a new id each time the primary context is made again
 bool pools = std::getenv("TACKFAKE_NO_POOLS") == nullptr;  // cuMemAllocAsync offered
 int context_tag = 0;  // the primary context's handle points here
 // The context stack of each thread: trivially destructible, since Tack's exit handler runs
@@ -123,8 +125,10 @@ void tackfake_reset_primary() {
   allocations.clear();
   primary_active = false;
 }
-void tackfake_set_pools(int on) {
-  pools = on != 0;
+// Another library retains the primary context after the reset: active again, a new context.
+void tackfake_retain_primary() {
+  CUcontext c;
+  cuDevicePrimaryCtxRetain(&c, 0);
 }
 
 // ---- the driver API ----
@@ -194,6 +198,7 @@ CUresult cuDeviceTotalMem(std::size_t* bytes, CUdevice) {
 }
 CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
   std::lock_guard l(mu);
+  if (!primary_active) ++primary_id;  // made (again)
   primary_active = true;
   *c = primary();
   return CUDA_SUCCESS;
@@ -205,6 +210,12 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice, unsigned int* flags, int* active) 
   std::lock_guard l(mu);
   *flags = 0;
   *active = primary_active ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetId(CUcontext c, unsigned long long* id) {
+  std::lock_guard l(mu);
+  if (c != primary() || !primary_active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  *id = primary_id;
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext* c) {
@@ -345,18 +356,38 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p)
   }
   return CUDA_ERROR_NOT_SUPPORTED;
 }
-CUresult cuModuleLoadData(CUmodule*, const void*) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+// TACKFAKE_NOOP_KERNELS=1 (bench/bench_cuda.py --fake): modules load and launches succeed
+// without running anything, so that Tack's own host time per launch can be measured.
+bool noop_kernels() {
+  static const bool on = std::getenv("TACKFAKE_NOOP_KERNELS") != nullptr;
+  return on;
 }
-CUresult cuModuleUnload(CUmodule) {
+CUresult cuModuleLoadData(CUmodule* m, const void* image) {
+  if (!noop_kernels()) return CUDA_ERROR_NOT_SUPPORTED;
+  const char* ptx = static_cast<const char*>(image);
+  if (ptx == nullptr || std::strstr(ptx, ".entry") == nullptr) return misuse();
+  *m = reinterpret_cast<CUmodule>(new std::string(ptx));
   return CUDA_SUCCESS;
 }
-CUresult cuModuleGetFunction(CUfunction*, CUmodule, const char*) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult cuModuleUnload(CUmodule m) {
+  delete reinterpret_cast<std::string*>(m);
+  return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, CUstream, void**, void**) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
+  if (!noop_kernels()) return CUDA_ERROR_NOT_SUPPORTED;
+  const auto& ptx = *reinterpret_cast<std::string*>(m);
+  if (ptx.find(".entry " + std::string(name) + "(") == std::string::npos)
+    return CUDA_ERROR_NOT_FOUND;
+  *f = reinterpret_cast<CUfunction>(m);
+  return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned, CUstream s, void** params, void**) {
+  if (!noop_kernels()) return CUDA_ERROR_NOT_SUPPORTED;
+  if (f == nullptr || s == nullptr || params == nullptr || gx == 0 || gy != 1 || gz != 1 ||
+      bx != 256 || by != 1 || bz != 1)
+    return misuse();
+  return CUDA_SUCCESS;
 }
 CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pools || props == nullptr || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)

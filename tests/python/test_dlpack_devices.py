@@ -71,8 +71,8 @@ def test_stream_and_device_arguments(device):
     with pytest.raises(TypeError, match=r"stream must be None or an integer, got str"):
         a.__dlpack__(stream="default")
     other = (2, 0) if device.kind != "cuda" else (2, own[1] + 1)
-    with pytest.raises(BufferError, match=rf"dl_device \(2, 0\) is not the array's device "
-                                          rf"\({own[0]}, {own[1]}\)"):
+    with pytest.raises(BufferError, match=rf"dl_device \({other[0]}, {other[1]}\) is not the "
+                                          rf"array's device \({own[0]}, {own[1]}\)"):
         a.__dlpack__(dl_device=other)
 
 
@@ -101,7 +101,7 @@ def test_import_onto_another_device_is_a_copy_unless_copy_is_false(device):
         assert b.numpy().tolist() == [1.0, 2.0, 3.0]
         a.fill(9.0)
         assert b.numpy().tolist() == [1.0, 2.0, 3.0]  # a copy, not the same memory
-        a.fill(1.0)
+        tack.copyto(a, np.array([1.0, 2.0, 3.0], dtype=np.float32))  # for the next device
         with pytest.raises(ValueError, match=rf"DLPack tensor lives on device type "
                                              rf"{DEVICE_TYPE[device.kind]} \(id \d+\) "
                                              rf"\('{device.name}'\), not on device "
@@ -156,3 +156,24 @@ def test_the_legacy_form_also_exports_a_host_copy():
     host = tack.from_dlpack(a.__dlpack__(dl_device=(1, 0), copy=True))
     assert host.device.kind == "cpu"
     np.testing.assert_array_equal(host.numpy(), [0, 1, 2])
+
+
+def test_an_import_from_a_cuda_producer_passes_tacks_stream(device):
+    # The array API's stream rule from the consumer's side: Tack's stream is non-blocking, so a
+    # producer must be asked to order its pending writes before it (__dlpack__(stream=...)).
+    if device.kind != "cuda":
+        pytest.skip("a rule of devices with streams (CUDA)")
+    src = tack.array(np.arange(3, dtype=np.float32))
+    asked = {}
+
+    class Producer:
+        def __dlpack_device__(self):
+            return src.__dlpack_device__()
+
+        def __dlpack__(self, **kwargs):
+            asked.update(kwargs)
+            return src.__dlpack__(**kwargs)
+
+    b = tack.from_dlpack(Producer())
+    assert isinstance(asked.get("stream"), int) and asked["stream"] not in (-1, 0, 1, 2)
+    assert b.numpy().tolist() == [0.0, 1.0, 2.0]

@@ -55,8 +55,10 @@ namespace tack::detail {
   X(ModuleGetFunction)         \
   X(LaunchKernel)
 
-// Entry points Tack uses where the driver has them (CUDA 11.2+: stream-ordered allocation).
+// Entry points Tack uses where the driver has them (CUDA 11.2+: stream-ordered allocation;
+// CUDA 12.0+: context ids).
 #define TACK_CUDA_OPTIONAL_FUNCTIONS(X) \
+  X(CtxGetId)                           \
   X(MemAllocAsync)                      \
   X(MemFreeAsync)                       \
   X(MemPoolCreate)                      \

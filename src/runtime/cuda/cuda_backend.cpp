@@ -42,7 +42,12 @@ bool cuda_context_usable(const CudaContext& c) {
     unsigned flags = 0;
     int active = 0;
     const CUresult r = c.api->DevicePrimaryCtxGetState(c.device, &flags, &active);
-    if (r != CUDA_SUCCESS || active == 0) {
+    unsigned long long id = c.id;
+    if (r == CUDA_SUCCESS && active != 0 && c.id != 0 &&
+        c.api->CtxGetId(c.handle, &id) != CUDA_SUCCESS) {
+      id = 0;  // the handle no longer names a context
+    }
+    if (r != CUDA_SUCCESS || active == 0 || id != c.id) {
       // Reset (cuDevicePrimaryCtxReset) outside Tack, or the driver is shutting down.
       const_cast<CudaContext&>(c).alive.store(false, std::memory_order_release);
       return false;
@@ -223,32 +228,29 @@ void CudaBackend::check_dlpack_stream(std::int64_t stream) const {
   }
 }
 
-void CudaBackend::wait_for(CUstream other) {
+void CudaBackend::order(CUstream first, CUstream then, const char* what) {
   CudaScope scope(*context_, "order work for");
   CUevent event = nullptr;
   check(api().EventCreate(&event, CU_EVENT_DISABLE_TIMING), "creating an event");
-  const CUresult recorded = api().EventRecord(event, other);
+  const CUresult recorded = api().EventRecord(event, first);
   const CUresult waited =
-      recorded == CUDA_SUCCESS ? api().StreamWaitEvent(stream_, event, 0) : recorded;
+      recorded == CUDA_SUCCESS ? api().StreamWaitEvent(then, event, 0) : recorded;
   api().EventDestroy(event);  // released once the wait has passed it
-  check(waited, "ordering another stream's work before Tack's");
+  check(waited, what);
+}
+
+void CudaBackend::wait_for(CUstream other) {
+  order(other, stream_, "ordering another stream's work before Tack's");
 }
 
 void CudaBackend::order_dlpack_export(std::int64_t stream) {
   if (stream == -1) return;
-  CudaScope scope(*context_, "export");
   CUstream consumer = stream == 1 ? CU_STREAM_LEGACY
                       : stream == 2
                           ? CU_STREAM_PER_THREAD
                           : reinterpret_cast<CUstream>(static_cast<std::uintptr_t>(stream));
   if (consumer == stream_) return;
-  CUevent event = nullptr;
-  check(api().EventCreate(&event, CU_EVENT_DISABLE_TIMING), "creating an event");
-  const CUresult recorded = api().EventRecord(event, stream_);
-  const CUresult waited =
-      recorded == CUDA_SUCCESS ? api().StreamWaitEvent(consumer, event, 0) : recorded;
-  api().EventDestroy(event);  // released once the wait has passed it
-  check(waited, "ordering a DLPack export before the consumer's stream");
+  order(stream_, consumer, "ordering a DLPack export before the consumer's stream");
 }
 
 // ---- discovery --------------------------------------------------------------------------------
@@ -305,6 +307,9 @@ CudaDiscovery discover_cuda(const std::shared_ptr<const CudaApi>& api) {
     if ((r = api->DevicePrimaryCtxRetain(&context->handle, dev)) != CUDA_SUCCESS) {
       out.notes.push_back(label + ": no context (" + cu_error_string(api.get(), r) + ")");
       continue;
+    }
+    if (api->CtxGetId == nullptr || api->CtxGetId(context->handle, &context->id) != CUDA_SUCCESS) {
+      context->id = 0;
     }
     if (current != nullptr && current_device == dev && current != context->handle) {
       // A context of the program's own (cuCtxCreate), not the primary one that cudart, CuPy and

@@ -41,6 +41,9 @@ struct CudaContext {
   CUdevice device = 0;
   CUcontext handle = nullptr;
   bool primary = true;  // retained primary context (released at the end); else adopted
+  // cuCtxGetId at discovery (0 where the driver has no ids): a primary context reset outside
+  // Tack and then made again by someone else is active, but has another id.
+  unsigned long long id = 0;
   std::atomic<bool> alive{true};
 };
 
@@ -121,6 +124,8 @@ class CudaBackend final : public Backend {
 
  private:
   void free_deferred();
+  // Makes stream `then` wait for the work queued so far on stream `first` (an event).
+  void order(CUstream first, CUstream then, const char* what);
 
   std::shared_ptr<CudaContext> context_;
   CudaDeviceInfo info_;

@@ -102,18 +102,14 @@ void CudaBuffer::queue_fill(const void* pattern, std::size_t pattern_size) {
   // Any other pattern (f64, vec(3, f32)) or a misaligned wrapped address: one run of whole
   // patterns written from the host, then doubled by device-to-device copies, each from the
   // filled front to the next stretch (never overlapping), all queued in order.
-  const std::size_t run_cap =
-      std::max<std::size_t>(pattern_size, (64 * 1024) / pattern_size * pattern_size);
-  const std::size_t run = std::min(nbytes_, run_cap);
-  std::vector<unsigned char> staging(run);
-  for (std::size_t i = 0; i < run; i += pattern_size) std::memcpy(&staging[i], bytes, pattern_size);
-  b.check(api.MemcpyHtoDAsync(data_, staging.data(), run, b.stream()), what);
-  std::size_t filled = run;
-  while (filled < nbytes_) {
-    const std::size_t n = std::min(filled, nbytes_ - filled);
-    b.check(api.MemcpyDtoDAsync(data_ + filled, data_, n, b.stream()), what);
-    filled += n;
-  }
+  doubling_fill(
+      bytes, pattern_size, nbytes_,
+      [&](const unsigned char* run, std::size_t n) {
+        b.check(api.MemcpyHtoDAsync(data_, run, n, b.stream()), what);
+      },
+      [&](std::size_t offset, std::size_t n) {
+        b.check(api.MemcpyDtoDAsync(data_ + offset, data_, n, b.stream()), what);
+      });
 }
 
 void CudaBuffer::synchronize() const {

@@ -117,23 +117,20 @@ void OpenClBuffer::fill(const void* pattern, std::size_t pattern_size) {
   // Any other pattern (vec(3, f32) is 12 bytes) or a misaligned wrapped address: one run of
   // whole patterns written from the host, then doubled by device-to-device copies, each from
   // the filled front to the next stretch (never overlapping), all queued in order.
-  const std::size_t run_cap =
-      std::max<std::size_t>(pattern_size, (64 * 1024) / pattern_size * pattern_size);
-  const std::size_t run = std::min(nbytes_, run_cap);
-  std::vector<unsigned char> staging(run);
-  for (std::size_t i = 0; i < run; i += pattern_size) std::memcpy(&staging[i], bytes, pattern_size);
-  cl_int err =
-      api.EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_, staging.data(), run, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) fail(err);
-  std::size_t filled = run;
-  while (filled < nbytes_) {
-    const std::size_t n = std::min(filled, nbytes_ - filled);
-    const std::uint64_t ticket = b.next_ticket();
-    err = api.EnqueueSVMMemcpy(b.queue(), CL_FALSE, data_ + filled, data_, n, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) fail(err);
-    alloc_->note_use(ticket);
-    filled += n;
-  }
+  doubling_fill(
+      bytes, pattern_size, nbytes_,
+      [&](const unsigned char* run, std::size_t n) {
+        const cl_int err =
+            api.EnqueueSVMMemcpy(b.queue(), CL_TRUE, data_, run, n, 0, nullptr, nullptr);
+        if (err != CL_SUCCESS) fail(err);
+      },
+      [&](std::size_t offset, std::size_t n) {
+        const std::uint64_t ticket = b.next_ticket();
+        const cl_int err = api.EnqueueSVMMemcpy(b.queue(), CL_FALSE, data_ + offset, data_, n, 0,
+                                                nullptr, nullptr);
+        if (err != CL_SUCCESS) fail(err);
+        alloc_->note_use(ticket);
+      });
 }
 
 void OpenClBuffer::synchronize() const {

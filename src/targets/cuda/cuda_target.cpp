@@ -152,14 +152,7 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
   if (c.iterations) {
     const std::int64_t total = c.iterations(args, n);
     if (total <= 0) return {};
-    if (total % ir::kWorkgroupSize != 0) {
-      throw ValueError("kernel '" + k_.ir.name + "' uses workgroups (" + k_.ir.workgroups.what +
-                       " on line " + std::to_string(k_.ir.workgroups.line) +
-                       "), so its parallel loop runs in whole groups of " +
-                       std::to_string(ir::kWorkgroupSize) + " iterations; this call has " +
-                       std::to_string(total) + ": pad the data to a multiple of " +
-                       std::to_string(ir::kWorkgroupSize));
-    }
+    check_whole_workgroups(k_.ir, total);
     const std::int64_t groups = total / ir::kWorkgroupSize;
     if (groups > 0x7fffffff) {
       throw ValueError("kernel '" + k_.ir.name + "': " + std::to_string(groups) +
