@@ -20,9 +20,12 @@ pack="$root/build/gpu-pack"
 
 if [ "${1:-}" = "pack" ]; then
   set -e
-  py="$root/.venv/bin/python"
+  mkdir -p build
   cmake -S . -B build/gpu-lib -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACK_LLVM_STATIC=ON \
-    -DTACK_PYTHON=OFF -DTACK_TESTS=OFF -DTACK_EXAMPLES=OFF -DTACK_BENCHMARKS=OFF -DTACK_MPI=OFF >/dev/null
+    -DTACK_PYTHON=OFF -DTACK_TESTS=OFF -DTACK_EXAMPLES=OFF -DTACK_BENCHMARKS=OFF -DTACK_MPI=OFF \
+    > build/gpu-lib.configure.txt
+  grep -q "CUDA device built: ON" build/gpu-lib.configure.txt ||
+    { echo "CMake found no CUDA toolkit headers: the pack would have no CUDA device"; exit 1; }
   cmake --build build/gpu-lib -j "${TACK_JOBS:-$(nproc)}" --target tack
   rm -rf "$pack" && mkdir -p "$pack"
   lib="$(readlink -f build/gpu-lib/src/libtack.so)"
@@ -36,18 +39,22 @@ fi
 out="${OUT:-$root/build/gpu-results}"
 mkdir -p "$out"
 log="$out/check_cuda_gpu.log"
-exec > >(tee "$log") 2>&1
 start=$(date +%s)
 step() { echo "== [$(( $(date +%s) - start )) s] $*"; }
 status=0
 fail() { echo "FAILED: $*"; status=1; }
 
+main() {
 step "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi"
 python3 --version
+python3 -c "import nanobind, numpy, pytest" || { echo "needs nanobind, NumPy and pytest"; return 2; }
+python3 -c "import cupy; print('CuPy', cupy.__version__)" || echo "no CuPy: its exchange tests will skip"
+python3 -c "import torch; print('PyTorch', torch.__version__, torch.cuda.is_available())" ||
+  echo "no PyTorch: its exchange tests will skip"
 
 step "unpack the carried libtack"
-[ -f "$pack/libtack.so.0.xz" ] || { echo "no $pack/libtack.so.0.xz: run 'tools/check_cuda_gpu.sh pack' first and carry build/gpu-pack"; exit 2; }
+[ -f "$pack/libtack.so.0.xz" ] || { echo "no $pack/libtack.so.0.xz: run 'tools/check_cuda_gpu.sh pack' first and carry build/gpu-pack"; return 2; }
 xz -dkf "$pack/libtack.so.0.xz"
 ldd "$pack/libtack.so.0" | grep "not found" && fail "libtack's libraries"
 
@@ -58,12 +65,15 @@ export PATH="$CUDA_PATH/bin:$PATH"
 cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTACK_PREBUILT_LIBRARY="$pack/libtack.so.0" -DPython_EXECUTABLE="$py" \
   -DTACK_EXAMPLES=OFF -DTACK_BENCHMARKS=OFF -DTACK_MPI=OFF >/dev/null || fail "configure"
-cmake --build build/gpu -j "$(nproc)" 2>&1 | grep -E "error|FAILED" | head -40
+# -k 0: one failed target (the stubs) must not leave the test binaries unbuilt.
+cmake --build build/gpu -j "$(nproc)" -- -k 0 > "$out/build.txt" 2>&1 || fail "build"
+grep -E "error|FAILED" "$out/build.txt" | head -40
 [ -f build/gpu/tests/tack_test_e2e ] || fail "build"
 
 export TACK_CACHE_DIR=/tmp/tack-gpu-cache LD_LIBRARY_PATH="$pack:${LD_LIBRARY_PATH:-}"
 step "devices"
-PYTHONPATH=build/gpu/python "$py" -c "import tack; print(tack.devices())"
+PYTHONPATH=build/gpu/python "$py" -c "import tack; print(tack.devices()); tack.device('cuda:0')" || {
+  echo "Tack lists no CUDA device here: nothing below would test CUDA"; return 1; }
 
 step "C++: the CUDA suite and every per-device suite on cuda_0"
 for t in build/gpu/tests/tack_test_cuda build/gpu/tests/tack_test_e2e build/gpu/tests/tack_test_unit_memory \
@@ -93,4 +103,7 @@ step "benchmark"
 PYTHONPATH=build/gpu/python timeout 120 "$py" bench/bench_cuda.py | tee "$out/bench_cuda.txt" || fail "benchmark"
 
 step "done, status $status"
-exit $status
+return $status
+}
+main 2>&1 | tee "$log"
+exit "${PIPESTATUS[0]}"

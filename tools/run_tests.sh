@@ -30,6 +30,9 @@ fi
 # (tests/cuda/fake_driver.cpp: device memory kept in host memory, no kernels): the CUDA memory
 # layer through the binding, DLPack included.
 if [ -f build/dev/tests/libtack_fake_cuda.so ]; then
+  # It must list cuda:0, or `-k cuda` would select nothing and pass.
+  TACK_CUDA_LIBRARY="$root/build/dev/tests/libtack_fake_cuda.so" PYTHONPATH="$root/build/dev/python" \
+    "$py" -c "import tack; tack.device('cuda:0')"
   TACK_CUDA_LIBRARY="$root/build/dev/tests/libtack_fake_cuda.so" PYTHONPATH="$root/build/dev/python" \
     "$py" -m pytest -q -p no:cacheprovider -k cuda tests/python/test_views.py \
     tests/python/test_memory_rows.py tests/python/test_constructors.py tests/python/test_copyto.py \

@@ -100,19 +100,31 @@ Array from_dlpack_function(nb::handle x, std::optional<bool> copy, const DeviceA
       } catch (const nb::cast_error&) {
       }
     }
-    auto ask = [&](bool versioned) {
-      if (stream && versioned)
+    auto ask = [&](bool versioned, bool with_stream) {
+      if (with_stream && versioned)
         return x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0),
                                     nb::arg("stream") = *stream);
-      if (stream) return x.attr("__dlpack__")(nb::arg("stream") = *stream);
+      if (with_stream) return x.attr("__dlpack__")(nb::arg("stream") = *stream);
       if (versioned) return x.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0));
       return x.attr("__dlpack__")();
     };
-    try {
-      capsule = ask(true);
-    } catch (nb::python_error& e) {
-      if (!e.matches(PyExc_TypeError)) throw;
-      capsule = ask(false);  // a producer from before max_version
+    // The newest form first; a producer from before max_version, or one whose __dlpack__ takes
+    // no stream, answers TypeError and gets the next older form.
+    const bool streams[] = {true, false};
+    for (bool with_stream : streams) {
+      if (with_stream && !stream) continue;
+      try {
+        capsule = ask(true, with_stream);
+        break;
+      } catch (nb::python_error& e) {
+        if (!e.matches(PyExc_TypeError)) throw;
+      }
+      try {
+        capsule = ask(false, with_stream);
+        break;
+      } catch (nb::python_error& e) {
+        if (!e.matches(PyExc_TypeError) || !with_stream) throw;
+      }
     }
   }
   if (!capsule.is_valid() || !PyCapsule_CheckExact(capsule.ptr())) {

@@ -35,9 +35,15 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-// The ptxas to run: $PTXAS, else ptxas on PATH, else the toolkit's.
+// The ptxas to run: $PTXAS; else the one of the toolkit NVRTC was loaded from (its lib64 folder's
+// sibling bin), so that both speak the same PTX version; else ptxas on PATH, else
+// /usr/local/cuda's.
 std::string find_ptxas() {
   if (const char* p = std::getenv("PTXAS"); p != nullptr && *p != '\0') return p;
+  if (const std::string lib = tack::detail::nvrtc_library_path(); !lib.empty()) {
+    const fs::path c = fs::path(lib).parent_path().parent_path() / "bin" / "ptxas";
+    if (access(c.c_str(), X_OK) == 0) return c.string();
+  }
   if (const char* path = std::getenv("PATH")) {
     std::istringstream dirs(path);
     std::string d;
@@ -86,6 +92,12 @@ int main(int argc, char** argv) {
   if (ptxas.empty()) {
     std::cout << "tack_cuda_check: skipped, no ptxas (put the CUDA toolkit's bin folder on PATH "
                  "or set PTXAS)\n";
+    return 77;
+  }
+  try {
+    tack::detail::nvrtc_compute_capability(arch, /*nearest_older=*/false);
+  } catch (const std::exception& e) {
+    std::cout << "tack_cuda_check: skipped, " << e.what() << "\n";
     return 77;
   }
   std::vector<fs::path> sources;

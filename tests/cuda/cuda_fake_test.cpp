@@ -168,6 +168,11 @@ TEST_F(CudaFake, WrappedPointersAreCheckedForTheirMemorySpace) {
   expect_error<ValueError>([&] { array_from_ptr(other, f32, {16}, true, dev_); },
                            {"memory of CUDA device 1", "cuda:1"});
   fake_->free(other);
+  // So is memory of another context on this GPU: Tack's context cannot reach it.
+  const CUdeviceptr foreign = fake_->alloc(64, 4);
+  expect_error<ValueError>([&] { array_from_ptr(foreign, f32, {16}, true, dev_); },
+                           {"another CUDA context", "cuda:0"});
+  fake_->free(foreign);
 }
 
 TEST_F(CudaFake, DlpackDeviceAndStreams) {

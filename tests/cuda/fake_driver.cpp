@@ -24,6 +24,7 @@ struct Allocation {
   std::size_t size;
   Kind kind;
   int ordinal;  // the device whose memory it is (device memory of "device 1" for tests)
+  bool other_context = false;  // allocated in a context other than the primary one
 };
 
 std::mutex mu;
@@ -99,14 +100,17 @@ std::size_t tackfake_live_allocations() {
   std::lock_guard l(mu);
   return allocations.size();
 }
-// Memory made outside Tack: 0 device, 1 pinned host, 2 managed, 3 device memory of device 1.
+// Memory made outside Tack: 0 device, 1 pinned host, 2 managed, 3 device memory of device 1,
+// 4 device memory of device 0 in another context.
 CUdeviceptr tackfake_alloc(std::size_t n, int kind) {
   std::lock_guard l(mu);
-  return allocate(n,
-                  kind == 1   ? Kind::pinned
-                  : kind == 2 ? Kind::managed
-                              : Kind::device,
-                  kind == 3 ? 1 : 0);
+  const CUdeviceptr p = allocate(n,
+                                 kind == 1   ? Kind::pinned
+                                 : kind == 2 ? Kind::managed
+                                             : Kind::device,
+                                 kind == 3 ? 1 : 0);
+  allocations[p].other_context = kind == 4;
+  return p;
 }
 int pool_allocations = 0;
 // How many allocations came from a pool Tack created (cuMemAllocFromPoolAsync).
@@ -342,6 +346,14 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p)
   if (a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
     *static_cast<unsigned int*>(data) =
         kind == Kind::pinned ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  }
+  if (a == CU_POINTER_ATTRIBUTE_CONTEXT) {
+    const auto& alloc = std::prev(allocations.upper_bound(p))->second;
+    static int other_tag = 0;
+    *static_cast<CUcontext*>(data) = alloc.other_context ? reinterpret_cast<CUcontext>(&other_tag)
+                                     : kind == Kind::device ? primary()
+                                                            : nullptr;
     return CUDA_SUCCESS;
   }
   if (a == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {

@@ -177,3 +177,32 @@ def test_an_import_from_a_cuda_producer_passes_tacks_stream(device):
     b = tack.from_dlpack(Producer())
     assert isinstance(asked.get("stream"), int) and asked["stream"] not in (-1, 0, 1, 2)
     assert b.numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_cuda_producer_without_streams_is_still_imported(device):
+    # A producer whose __dlpack__ takes no stream (or nothing at all) answers TypeError to the
+    # newer forms and gets the older ones.
+    if device.kind != "cuda":
+        pytest.skip("a rule of devices with streams (CUDA)")
+    src = tack.array(np.arange(3, dtype=np.float32))
+    calls = []
+
+    class VersionOnly:
+        def __dlpack_device__(self):
+            return src.__dlpack_device__()
+
+        def __dlpack__(self, max_version=None):
+            calls.append(("max_version", max_version))
+            return src.__dlpack__(max_version=max_version)
+
+    class Bare:
+        def __dlpack_device__(self):
+            return src.__dlpack_device__()
+
+        def __dlpack__(self):
+            calls.append(("bare",))
+            return src.__dlpack__()
+
+    assert tack.from_dlpack(VersionOnly()).numpy().tolist() == [0.0, 1.0, 2.0]
+    assert tack.from_dlpack(Bare()).numpy().tolist() == [0.0, 1.0, 2.0]
+    assert calls == [("max_version", (1, 0)), ("bare",)]

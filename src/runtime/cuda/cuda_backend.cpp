@@ -163,6 +163,18 @@ std::shared_ptr<DeviceBuffer> CudaBackend::wrap(std::uintptr_t address, std::siz
                        "'; wrap it on device 'cuda:" + std::to_string(ordinal) +
                        "', or copy it with tack.array(...)");
     }
+    // Memory of another context on this GPU (an adopted context beside CuPy's primary one) is
+    // not reachable from Tack's. Pool and virtual-memory allocations name no context.
+    CUcontext owner = nullptr;
+    if (api().PointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                  static_cast<CUdeviceptr>(address)) == CUDA_SUCCESS &&
+        owner != nullptr && owner != context_->handle) {
+      throw ValueError("address " + std::to_string(address) +
+                       " is memory of another CUDA context than device '" + name() +
+                       "' uses; allocate it in that device's context (its primary context "
+                       "unless the program made its own current first), or copy it with "
+                       "tack.array(...)");
+    }
   }
   // The memory's producer wrote it on its own stream, unknown to Tack; most libraries use the
   // legacy default stream unless told otherwise (CuPy, PyTorch), so that work comes first.
@@ -317,6 +329,7 @@ CudaDiscovery discover_cuda(const std::shared_ptr<const CudaApi>& api) {
       api->DevicePrimaryCtxRelease(dev);
       context->handle = current;
       context->primary = false;
+      context->id = 0;  // only primary contexts are checked by id
     }
     CUstream stream = nullptr;
     CUmemoryPool pool = nullptr;

@@ -35,6 +35,9 @@ class CudaBuffer final : public DeviceBuffer {
   // The device pointer kernels bind; RuntimeError once the context is destroyed (the seed's
   // device_ptr check, which every launch passes through).
   std::uintptr_t address() const override;
+  // The device pointer without the context check: for a launch that checked it once, under
+  // its CudaScope, for all of its arrays.
+  CUdeviceptr pointer() const { return data_; }
   // Queued (cuMemcpyHtoDAsync): from pageable memory the driver has taken the bytes when it
   // returns; from pinned or managed memory, which the copy would read later, it waits.
   void from_host(const void* src, std::size_t offset, std::size_t count) override;

@@ -1,6 +1,8 @@
 // NVRTC compiles, their disk cache and their errors.
 #include "runtime/cuda/cuda_compile.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -105,6 +107,16 @@ std::vector<std::string> nvrtc_options(const std::string& arch) {
 
 bool nvrtc_available(std::string* why) {
   return NvrtcApi::instance(why) != nullptr;
+}
+
+std::string nvrtc_library_path() {
+  auto api = NvrtcApi::instance();
+  Dl_info info{};
+  if (!api || dladdr(reinterpret_cast<void*>(api->Version), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  return info.dli_fname;
 }
 
 std::string compile_ptx(const std::string& source, const std::string& kernel_name,

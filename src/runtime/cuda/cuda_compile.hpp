@@ -37,5 +37,7 @@ std::string compile_ptx(const std::string& source, const std::string& kernel_nam
 
 // Whether NVRTC can be loaded here, and why not.
 bool nvrtc_available(std::string* why = nullptr);
+// The file NVRTC was loaded from ("" when it is not loaded or the loader cannot say).
+std::string nvrtc_library_path();
 
 }  // namespace tack::detail

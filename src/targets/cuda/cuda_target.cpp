@@ -17,6 +17,7 @@
 #include "codegen/kernel_abi.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/cuda/cuda_buffer.hpp"
 #include "runtime/cuda/cuda_compile.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
@@ -128,10 +129,13 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
   thread_local std::vector<void*> params;
   slots.clear();
   params.clear();
+  // One check of the context for the whole launch (every array of a call is on this device,
+  // so in this context); the arrays' pointers are read without checking each again.
+  CudaScope scope(*backend_->context(), "launch a kernel on");
   bool wait = false;
   for (std::size_t i = 0; i < n; ++i) {
     if (const Array* a = args[i].array) {
-      slots.push_back(a->buffer()->address());
+      slots.push_back(static_cast<const CudaBuffer&>(*a->buffer()).pointer());
       for (std::int64_t extent : a->shape()) slots.push_back(static_cast<std::uint64_t>(extent));
       if (a->dtype().is_vector()) slots.push_back(static_cast<std::uint64_t>(a->dtype().vector_n));
       if (args[i].pitch != 0) slots.push_back(static_cast<std::uint64_t>(args[i].pitch));
@@ -145,7 +149,7 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
     status = backend_->allocate(sizeof(codegen::TackDebugStatus));
     const unsigned char zero = 0;
     status->fill(&zero, 1);  // queued before the launch, on the same stream
-    slots.push_back(status->address());
+    slots.push_back(static_cast<const CudaBuffer&>(*status).pointer());
   }
   for (auto& s : slots) params.push_back(&s);  // the slots no longer grow
   unsigned blocks = c.blocks;
@@ -160,16 +164,13 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
     }
     blocks = static_cast<unsigned>(groups);
   }
-  {
-    CudaScope scope(*backend_->context(), "launch a kernel on");
-    backend_->check(
-        backend_->api().LaunchKernel(c.function, blocks, 1, 1, CudaBackend::kBlockSize, 1, 1, 0,
-                                     backend_->stream(), params.data(), nullptr),
-        "launching kernel '" + k_.ir.name + "'");
-    // Memory shared outside Tack: the other library may touch it with no Tack call between.
-    if (wait)
-      backend_->check(backend_->api().StreamSynchronize(backend_->stream()),
-                      "running kernel '" + k_.ir.name + "'");
+  backend_->check(backend_->api().LaunchKernel(c.function, blocks, 1, 1, CudaBackend::kBlockSize, 1,
+                                               1, 0, backend_->stream(), params.data(), nullptr),
+                  "launching kernel '" + k_.ir.name + "'");
+  // Memory shared outside Tack: the other library may touch it with no Tack call between.
+  if (wait) {
+    backend_->check(backend_->api().StreamSynchronize(backend_->stream()),
+                    "running kernel '" + k_.ir.name + "'");
   }
   codegen::TackDebugStatus s;
   if (status) status->to_host(&s, 0, sizeof s);  // waits for the launch
