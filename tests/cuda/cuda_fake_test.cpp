@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "common/on_device.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/cuda/cuda_compile.hpp"
 #include "tack/tack.hpp"
 
 namespace tack {
@@ -35,6 +37,9 @@ struct Fake {
   void (*reset_primary)() = nullptr;
   int (*pool_allocations)() = nullptr;
   void (*retain_primary)() = nullptr;
+  int (*count)(int) = nullptr;
+  void (*set_noop_kernels)(int) = nullptr;
+  enum Count { kSyncs = 0, kWaits = 1, kWaitsOnLegacy = 2, kLegacyWaits = 3, kLaunches = 4 };
 
   Fake() {
     const char* path = std::getenv("TACK_CUDA_LIBRARY");
@@ -48,10 +53,12 @@ struct Fake {
     reset_primary = reinterpret_cast<void (*)()>(dlsym(h, "tackfake_reset_primary"));
     pool_allocations = reinterpret_cast<int (*)()>(dlsym(h, "tackfake_pool_allocations"));
     retain_primary = reinterpret_cast<void (*)()>(dlsym(h, "tackfake_retain_primary"));
+    count = reinterpret_cast<int (*)(int)>(dlsym(h, "tackfake_count"));
+    set_noop_kernels = reinterpret_cast<void (*)(int)>(dlsym(h, "tackfake_set_noop_kernels"));
   }
   bool ok() const {
     return errors && frees && live && alloc && free && reset_primary && pool_allocations &&
-           retain_primary;
+           retain_primary && count && set_noop_kernels;
   }
 };
 
@@ -184,10 +191,56 @@ TEST_F(CudaFake, DlpackDeviceAndStreams) {
   EXPECT_FALSE(backend->holds_dlpack({dlpack::kCUDA, 1}));
   EXPECT_FALSE(backend->holds_dlpack({dlpack::kCPU, 0}));
   expect_error<ValueError>([&] { backend->check_dlpack_stream(0); }, {"stream 0 is ambiguous"});
+  const int waits = fake_->count(Fake::kWaits), legacy = fake_->count(Fake::kLegacyWaits);
   for (std::int64_t s : {-1, 1, 2}) {
     backend->check_dlpack_stream(s);
     backend->order_dlpack_export(s);  // an event recorded here, waited for there
   }
+  EXPECT_EQ(fake_->count(Fake::kWaits), waits + 2);  // -1 asks for no ordering
+  EXPECT_EQ(fake_->count(Fake::kLegacyWaits), legacy + 1);
+  // An import hands the producer Tack's own stream.
+  const auto stream = backend->dlpack_consumer_stream();
+  ASSERT_TRUE(stream.has_value());
+  EXPECT_EQ(*stream, static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(
+                         std::static_pointer_cast<detail::CudaBackend>(backend)->stream())));
+}
+
+// Memory shared outside Tack: the other library may use it with no Tack call in between, so
+// writes, fills and launches that touch it complete before returning; Tack's own memory is only
+// queued. A wrapped pointer's producer wrote it on the legacy default stream: Tack's stream
+// waits for that work first.
+TEST_F(CudaFake, SharedMemoryCompletesBeforeReturning) {
+  const CUdeviceptr p = fake_->alloc(64, 0);
+  {
+    const int legacy = fake_->count(Fake::kWaitsOnLegacy);
+    Array shared = array_from_ptr(p, f32, {16}, true, dev_);
+    EXPECT_EQ(fake_->count(Fake::kWaitsOnLegacy), legacy + 1);
+    Array own = zeros({16}, f32, dev_);
+    const std::vector<float> data(16, 1.0f);
+    auto syncs_of = [&](const std::function<void()>& fn) {
+      const int before = fake_->count(Fake::kSyncs);
+      fn();
+      return fake_->count(Fake::kSyncs) - before;
+    };
+    EXPECT_EQ(syncs_of([&] { own.fill(2.0); }), 0);
+    EXPECT_GE(syncs_of([&] { shared.fill(2.0); }), 1);
+    EXPECT_EQ(syncs_of([&] { copyto(own, array(data, {16}, device("cpu"))); }), 0);
+    EXPECT_GE(syncs_of([&] { copyto(shared, array(data, {16}, device("cpu"))); }), 1);
+    if (!detail::nvrtc_available()) return;  // the launch half needs NVRTC's PTX
+    fake_->set_noop_kernels(1);              // launches are taken and run nothing
+    const Kernel k = kernel(R"(
+def fake_touch(x):
+    for i in range(len(x)):
+        x[i] = 1.0
+)");
+    const int launches = fake_->count(Fake::kLaunches);
+    EXPECT_EQ(syncs_of([&] { k(own); }), 0);
+    EXPECT_EQ(syncs_of([&] { k(shared); }), 1);
+    EXPECT_EQ(fake_->count(Fake::kLaunches), launches + 2);
+    fake_->set_noop_kernels(0);
+  }
+  sync();
+  fake_->free(p);
 }
 
 // Guarantees table, "Dead CUDA context": the buffer refuses to touch its memory (RuntimeError),

@@ -83,6 +83,16 @@ CUresult release(CUdeviceptr p) {
   return CUDA_SUCCESS;
 }
 
+// cuMemsetD16Async and cuMemsetD32Async: n elements of T, at an address aligned for T.
+template <class T>
+CUresult memset_elements(CUdeviceptr p, T v, std::size_t n) {
+  std::lock_guard l(mu);
+  if (CUresult r = need_context()) return r;
+  if (p % sizeof(T) != 0 || !inside(p, n * sizeof(T))) return misuse();
+  for (std::size_t i = 0; i < n; ++i)
+    std::memcpy(reinterpret_cast<char*>(p) + sizeof(T) * i, &v, sizeof(T));
+  return CUDA_SUCCESS;
+}
 }  // namespace
 
 extern "C" {
@@ -112,7 +122,24 @@ CUdeviceptr tackfake_alloc(std::size_t n, int kind) {
   allocations[p].other_context = kind == 4;
   return p;
 }
-int pool_allocations = 0;
+static int pool_allocations = 0;
+static int syncs = 0;            // cuStreamSynchronize calls
+static int waits = 0;            // cuStreamWaitEvent calls
+static int waits_on_legacy = 0;  // ... for an event recorded on the legacy default stream
+static int legacy_waits = 0;     // ... made by the legacy default stream
+static int launches = 0;         // cuLaunchKernel calls taken (no-op kernels)
+static bool noop_kernels_switch = false;
+// Counters of the calls above, for tests: 0 syncs, 1 waits, 2 waits on the legacy stream's
+// work, 3 waits by the legacy stream, 4 launches.
+int tackfake_count(int which) {
+  std::lock_guard l(mu);
+  const int counts[] = {syncs, waits, waits_on_legacy, legacy_waits, launches};
+  return which >= 0 && which < 5 ? counts[which] : -1;
+}
+// Modules load and launches succeed without running anything (also TACKFAKE_NOOP_KERNELS=1).
+void tackfake_set_noop_kernels(int on) {
+  noop_kernels_switch = on != 0;
+}
 // How many allocations came from a pool Tack created (cuMemAllocFromPoolAsync).
 int tackfake_pool_allocations() {
   std::lock_guard l(mu);
@@ -256,23 +283,39 @@ CUresult cuStreamDestroy(CUstream s) {
   return CUDA_SUCCESS;
 }
 CUresult cuStreamSynchronize(CUstream) {
+  std::lock_guard l(mu);
+  ++syncs;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream) {
   return CUDA_SUCCESS;
 }
-CUresult cuStreamWaitEvent(CUstream, CUevent e, unsigned int) {
-  return e == nullptr ? misuse() : CUDA_SUCCESS;
-}
-CUresult cuEventCreate(CUevent* e, unsigned int) {
-  *e = reinterpret_cast<CUevent>(new int(0));
+// An event remembers the stream it was recorded on, so tests can see which waits Tack made.
+struct Event {
+  CUstream recorded_on = nullptr;
+  bool recorded = false;
+};
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+  auto* ev = reinterpret_cast<Event*>(e);
+  if (ev == nullptr || !ev->recorded) return misuse();
+  std::lock_guard l(mu);
+  ++waits;
+  if (ev->recorded_on == CU_STREAM_LEGACY) ++waits_on_legacy;
+  if (s == CU_STREAM_LEGACY) ++legacy_waits;
   return CUDA_SUCCESS;
 }
-CUresult cuEventRecord(CUevent, CUstream) {
+CUresult cuEventCreate(CUevent* e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(new Event);
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent e, CUstream s) {
+  auto* ev = reinterpret_cast<Event*>(e);
+  ev->recorded_on = s;
+  ev->recorded = true;
   return CUDA_SUCCESS;
 }
 CUresult cuEventDestroy(CUevent e) {
-  delete reinterpret_cast<int*>(e);
+  delete reinterpret_cast<Event*>(e);
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc(CUdeviceptr* p, std::size_t n) {
@@ -326,18 +369,10 @@ CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, std::size_t n, CUstream
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, std::size_t n, CUstream) {
-  std::lock_guard l(mu);
-  if (CUresult r = need_context()) return r;
-  if (p % 2 != 0 || !inside(p, n * 2)) return misuse();
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(reinterpret_cast<char*>(p) + 2 * i, &v, 2);
-  return CUDA_SUCCESS;
+  return memset_elements(p, v, n);
 }
 CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, std::size_t n, CUstream) {
-  std::lock_guard l(mu);
-  if (CUresult r = need_context()) return r;
-  if (p % 4 != 0 || !inside(p, n * 4)) return misuse();
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(reinterpret_cast<char*>(p) + 4 * i, &v, 4);
-  return CUDA_SUCCESS;
+  return memset_elements(p, v, n);
 }
 CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p) {
   std::lock_guard l(mu);
@@ -372,7 +407,7 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr p)
 // without running anything, so that Tack's own host time per launch can be measured.
 bool noop_kernels() {
   static const bool on = std::getenv("TACKFAKE_NOOP_KERNELS") != nullptr;
-  return on;
+  return on || noop_kernels_switch;
 }
 CUresult cuModuleLoadData(CUmodule* m, const void* image) {
   if (!noop_kernels()) return CUDA_ERROR_NOT_SUPPORTED;
@@ -399,6 +434,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   if (f == nullptr || s == nullptr || params == nullptr || gx == 0 || gy != 1 || gz != 1 ||
       bx != 256 || by != 1 || bz != 1)
     return misuse();
+  std::lock_guard l(mu);
+  ++launches;
   return CUDA_SUCCESS;
 }
 CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {

@@ -56,8 +56,12 @@ bool cuda_context_usable(const CudaContext& c) {
   return true;
 }
 
-CudaScope::CudaScope(const CudaContext& context, const char* verb) : context_(context) {
+void require_cuda_context(const CudaContext& context, const char* verb) {
   if (!cuda_context_usable(context)) throw_dead(verb);
+}
+
+CudaScope::CudaScope(const CudaContext& context, const char* verb) : context_(context) {
+  require_cuda_context(context, verb);
   CUcontext current = nullptr;
   if (context.api->CtxGetCurrent(&current) == CUDA_SUCCESS && current == context.handle) return;
   const CUresult r = context.api->CtxPushCurrent(context.handle);

@@ -63,6 +63,8 @@ class CudaScope {
 };
 // Whether the context can still be used, without throwing (destructors: skip the free if not).
 bool cuda_context_usable(const CudaContext& context);
+// The same as a check: the "Cannot <verb> this CUDA array: ... destroyed" RuntimeError if not.
+void require_cuda_context(const CudaContext& context, const char* verb);
 
 class CudaBackend final : public Backend {
  public:

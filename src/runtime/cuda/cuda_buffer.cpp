@@ -12,9 +12,8 @@ namespace tack::detail {
 
 CudaAllocation::~CudaAllocation() {
   if (!owned || base == 0) return;
-  // The context took the memory with it when it was destroyed: nothing to free.
-  if (!cuda_context_usable(*backend->context())) return;
   try {
+    // Throws when the context is gone: it took the memory with it, so there is nothing to free.
     CudaScope scope(*backend->context(), "free");
     if (backend->info().memory_pools) {
       // Behind every command queued before it: launches that may still use the memory.
@@ -31,9 +30,7 @@ CudaBuffer::CudaBuffer(std::shared_ptr<CudaAllocation> alloc, CUdeviceptr data, 
     : DeviceBuffer(nbytes, std::move(state)), alloc_(std::move(alloc)), data_(data) {}
 
 std::uintptr_t CudaBuffer::address() const {
-  if (!cuda_context_usable(*alloc_->backend->context())) {
-    CudaScope scope(*alloc_->backend->context(), "use");  // throws the dead-context error
-  }
+  require_cuda_context(*alloc_->backend->context(), "use");
   return static_cast<std::uintptr_t>(data_);
 }
 
