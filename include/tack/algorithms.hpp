@@ -111,6 +111,10 @@ Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_
 std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values,
                                       std::string_view op = "add",
                                       std::optional<DType> dtype = std::nullopt);
+// The runs of equal consecutive elements of `keys` (flattened, C order): (each run's value, its
+// length as i64), in order (Warp's runlength_encode, the original Tack's unique on sorted keys).
+// Equal as ==: -0.0 and 0.0 are one run (its first element's value), each NaN a run of its own.
+std::pair<Array, Array> run_length_encode(const Array& keys);
 // out[s] = the sum of the values whose segment id is s, for s in [0, num_segments) (0 where
 // none is): as reduce_by_key of the values sorted stably by id, so each segment adds its values
 // in their order and the bits are the same on every device. Ids are integers in
@@ -159,10 +163,13 @@ Array compress(const Array& condition, const Array& a, std::optional<int> axis =
 Array searchsorted(const Array& sorted, const Array& values, std::string_view side = "left");
 // NumPy's histogram: `bins` equal bins over `range` (default the data's min and max, widened by
 // 0.5 each way when equal); returns (i64 counts, bins + 1 edges in the data's float type, f64
-// for integers). Values outside the range are not counted; the last bin includes its right
-// edge. ValueError for bins <= 0, a reversed or non-finite range, or NaN/inf data without one.
+// for integers). Values outside the range are not counted (out_of_range "drop", NumPy's), or
+// counted in the first bin (below) and the last (above) with "clamp" (the original Tack's); NaN
+// is never counted. The last bin includes its right edge. ValueError for bins <= 0, a reversed
+// or non-finite range, NaN/inf data without one, or another out_of_range.
 std::pair<Array, Array> histogram(const Array& a, std::int64_t bins = 10,
-                                  std::optional<std::pair<double, double>> range = std::nullopt);
+                                  std::optional<std::pair<double, double>> range = std::nullopt,
+                                  std::string_view out_of_range = "drop");
 
 // ---- Array utilities (NumPy's names and formulas) ----
 

@@ -326,16 +326,20 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
       "'right' the last (NaN after every number).");
   m.def(
       "histogram",
-      [](const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range) {
+      [](const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range,
+         const std::string& out_of_range) {
         std::optional<std::pair<Array, Array>> r;
         {
           GilRelease release;
-          r.emplace(tack::histogram(a, bins, range));
+          r.emplace(tack::histogram(a, bins, range, out_of_range));
         }
         return nb::make_tuple(r->first, r->second);
       },
-      nb::arg("a"), nb::arg("bins") = 10, nb::arg("range").none() = nb::none(),
-      "NumPy's histogram with equal bins: (i64 counts, bins + 1 edges), the last bin closed.");
+      nb::arg("a"), nb::arg("bins") = 10, nb::arg("range").none() = nb::none(), nb::kw_only(),
+      nb::arg("out_of_range") = "drop",
+      "NumPy's histogram with equal bins: (i64 counts, bins + 1 edges), the last bin closed. "
+      "out_of_range='drop' (NumPy's) leaves values outside the range uncounted; 'clamp' counts "
+      "them in the first or last bin.");
 }
 
 }  // namespace
@@ -613,6 +617,18 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       },
       nb::arg("keys"), nb::arg("values"), nb::arg("op") = "add", dtype,
       "(run keys, reductions): one per run of equal consecutive keys, in order.");
+  m.def(
+      "run_length_encode",
+      [](const Array& keys) {
+        std::optional<std::pair<Array, Array>> r;
+        {
+          GilRelease release;
+          r.emplace(tack::run_length_encode(keys));
+        }
+        return nb::make_tuple(r->first, r->second);
+      },
+      nb::arg("keys"),
+      "(values, i64 counts): one per run of equal consecutive keys (flattened), in order.");
   m.def(
       "segmented_sum",
       [](const Array& values, const Array& segment_ids, std::int64_t num_segments,

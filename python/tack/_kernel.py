@@ -347,24 +347,80 @@ def _resolve(namespace, dotted):
     return obj
 
 
-def _device_functions(caller, source, namespace, seen, aliases):
+def _device_functions(caller, source, namespace, names, aliases):
     """The @tack.func objects `source` (the function `caller`) reaches by name, alias or module
-    attribute, and theirs, transitively; `aliases` gains (caller, name as called, def name) for
-    each call by another name than the function's own."""
+    attribute, and theirs, transitively, each once. `names` maps each function reached (by
+    identity) to the name it has in the kernel, unique: its own, or, when another function of
+    that name is already in the kernel (two modules' `helper`), its name with a suffix.
+    `aliases` gains (caller, name as called, name in the kernel) for each call whose text is
+    not that name, so that every call reaches the object its name refers to in the caller."""
     found = []
-    names = list(dict.fromkeys(_NAME.findall(source)))
-    names += [d.replace(" ", "") for d in dict.fromkeys(_DOTTED.findall(source))]
-    for name in names:
+    called = list(dict.fromkeys(_NAME.findall(source)))
+    called += [d.replace(" ", "") for d in dict.fromkeys(_DOTTED.findall(source))]
+    for name in called:
         obj = _resolve(namespace, name)
         if not isinstance(obj, Func):
+            builtin = _builtin_name(name, obj)
+            if builtin is not None and builtin != name:
+                aliases.append((caller, name, builtin))
             continue
-        if name != obj.__name__:
-            aliases.append((caller, name, obj.__name__))
-        if obj.__name__ not in seen:
-            seen.add(obj.__name__)
+        new = id(obj) not in names.by_id
+        unique = names.name_of(obj)
+        if name != unique:
+            aliases.append((caller, name, unique))
+        if new:
             found.append(obj)
-            found.extend(_device_functions(obj.__name__, obj.source, obj.globals, seen, aliases))
+            found.extend(_device_functions(unique, obj.source, obj.globals, names, aliases))
     return found
+
+
+# The modules whose names the kernel language knows (`tack.math.fract`, `math.sqrt`).
+_KERNEL_MODULES = frozenset(("tack", "tack.math", "tack.random", "math"))
+
+
+def _builtin_name(name, obj):
+    """The kernel language's name for what the bare `name` refers to, when it is one of its
+    modules under another name (`import tack.math as tm`: "tack.math") or a function imported
+    from one (`from tack.math import fract`: "tack.math.fract"); else None."""
+    if "." in name:
+        return None
+    if isinstance(obj, _types.ModuleType):
+        return obj.__name__ if obj.__name__ in _KERNEL_MODULES else None
+    builtin = getattr(obj, "__tack_builtin__", None)
+    if isinstance(builtin, str):
+        return builtin
+    if callable(obj) and getattr(obj, "__module__", None) == "math":
+        return "math." + obj.__name__
+    return None
+
+
+class _KernelNames:
+    """The names of a kernel's functions: the kernel's, its methods', and one per device
+    function object reached (docs/language.md, "Device functions")."""
+
+    def __init__(self, taken):
+        self.taken = set(taken)
+        self.by_id = {}  # id(Func) -> (Func, name in the kernel); the Func keeps the id alive
+
+    def name_of(self, func):
+        entry = self.by_id.get(id(func))
+        if entry is not None:
+            return entry[1]
+        name, n = func.__name__, 1
+        while name in self.taken:
+            n += 1
+            name = f"{func.__name__}__{n}"
+        self.taken.add(name)
+        self.by_id[id(func)] = (func, name)
+        return name
+
+    def piece(self, func):
+        """func's source with its def named as in the kernel."""
+        name = self.by_id[id(func)][1]
+        if name == func.__name__:
+            return func.source
+        pattern = r"(\bdef\s+)" + _re.escape(func.__name__) + r"\b"
+        return _re.sub(pattern, lambda m: m.group(1) + name, func.source, count=1)
 
 
 class Kernel(_tack._KernelCall):
@@ -398,21 +454,21 @@ class Kernel(_tack._KernelCall):
         of device functions made for it (a template's methods, tack._templates)."""
         fn = self._fn
         aliases = []
-        seen = {fn.__name__} | {m[3] for m in methods}
-        funcs = _device_functions(fn.__name__, source, _namespace(fn), seen, aliases)
+        names = _KernelNames([fn.__name__] + [m[3] for m in methods])
+        funcs = _device_functions(fn.__name__, source, _namespace(fn), names, aliases)
         for m in methods:
-            funcs += _device_functions(m[3], m[0], _namespace(m[4]), seen, aliases)
+            funcs += _device_functions(m[3], m[0], _namespace(m[4]), names, aliases)
         self._aliases = aliases
         entries = _watched_names(fn, fn.__name__)
         for m in methods:
             entries += _watched_names(m[4], m[3])
         for f in funcs:
-            entries += _watched_names(f.__wrapped__, f.__name__)
+            entries += _watched_names(f.__wrapped__, names.name_of(f))
         watch = _Watch(entries) if entries else None
         # A Func's piece is a device function even without its decorator (tack.func(g)).
         self._pieces = ([(source, first_line, file, False)] +
                         [(m[0], m[1], m[2], True) for m in methods] +
-                        [(f.source, f.first_line, f.file, True) for f in funcs])
+                        [(names.piece(f), f.first_line, f.file, True) for f in funcs])
         self._watch = watch
         self._watching = watch is not None
         self._k = self._compiled_for_values()
@@ -513,6 +569,7 @@ def _only_in_kernels(name, doc):
         raise TypeError(f"tack.{name} is part of the kernel language; use it inside a "
                         "@tack.kernel or @tack.func")
     f.__name__ = name
+    f.__tack_builtin__ = "tack." + name  # its name in kernels, whatever it is imported as
     f.__doc__ = doc + "\n\nPart of the kernel language (docs/language.md): only inside a " \
         "@tack.kernel or @tack.func; called elsewhere it raises TypeError."
     return f

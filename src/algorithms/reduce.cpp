@@ -62,6 +62,7 @@ DType sum_accumulator(ScalarType t) {
 
 namespace {
 
+using algorithms::BlockOp;
 using algorithms::cached_kernel;
 using algorithms::kBlock;
 using algorithms::subst;
@@ -79,10 +80,12 @@ struct Fold {
 
 const Fold kSum{"return a + b", "{T}(x[{I}])", "{T}(0)", "x"};
 const Fold kProd{"return a * b", "{T}(x[{I}])", "{T}(1)", "x"};
-// NaN wins, as NumPy's minimum and maximum.
-const Fold kMin{"return a if (a < b) | (a != a) else b", "x[{I}]", "", "x"};
-const Fold kMax{"return a if (a > b) | (a != a) else b", "x[{I}]", "", "x"};
-const Fold kAbsMax{"return a if (a > b) | (a != a) else b", "abs(x[{I}])", "", "x"};
+// NaN wins, as NumPy's minimum and maximum; otherwise the kernel language's min and max, which
+// order -0.0 below +0.0 (IEEE 754-2019), so the sign of a zero result is the same for every
+// block size and thread count.
+const Fold kMin{algorithms::fold_text(BlockOp::Min), "x[{I}]", "", "x"};
+const Fold kMax{algorithms::fold_text(BlockOp::Max), "x[{I}]", "", "x"};
+const Fold kAbsMax{algorithms::fold_text(BlockOp::Max), "abs(x[{I}])", "", "x"};
 const Fold kCount{"return a + b", "{T}(1) if x[{I}] != 0 else {T}(0)", "{T}(0)", "x"};
 const Fold kDot{"return a + b", "{T}(x[{I}]) * {T}(y[{I}])", "{T}(0)", "x, y"};
 const Fold kSquares{"return a + b", "sq({T}(x[{I}]))", "{T}(0)", "x"};
@@ -144,8 +147,9 @@ def tack_reduce_pass({INPUTS}, partial, n):
 }
 
 // argmin / argmax: (value, index) pairs, the first index winning ties and a NaN winning over
-// numbers (NumPy's rule). The first pass takes positions as indices, later passes the partials'.
-std::string arg_pass_source(bool is_max, bool first, bool lines) {
+// numbers (NumPy's rule); for floats -0.0 is below +0.0, as in min and max. The first pass takes
+// positions as indices, later passes the partials'.
+std::string arg_pass_source(bool is_max, bool floats, bool first, bool lines) {
   const std::string index = lines ? "p, {K}, q" : "{K}";
   auto at = [&](const std::string& k) { return subst(index, "K", k); };
   auto idx = [&](const std::string& k) { return first ? k : "ix[" + at(k) + "]"; };
@@ -154,7 +158,7 @@ std::string arg_pass_source(bool is_max, bool first, bool lines) {
             : "for blk in range(len(pv)):";
   std::string s = R"(@tack.func
 def better(va, ia, vb, ib):
-    return ((vb != vb) & ((va == va) | (ib < ia))) | ((va == va) & ((vb {CMP} va) | ((vb == va) & (ib < ia))))
+    return ((vb != vb) & ((va == va) | (ib < ia))) | ((va == va) & ((vb {CMP} va) | ((vb == va) & {TIE})))
 
 @tack.kernel
 def tack_arg_pass(x, {IX}pv, pi, n):
@@ -192,6 +196,11 @@ def tack_arg_pass(x, {IX}pv, pi, n):
         pv[{OUT}] = vals[1] if b else vals[0]
         pi[{OUT}] = idxs[1] if b else idxs[0]
 )";
+  s = subst(s, "CMP", is_max ? ">" : "<");
+  // Equal floats differ only as the two zeros: the sign decides before the index.
+  s = subst(s, "TIE", floats ? "((math.copysign(1.0, vb) {CMP} math.copysign(1.0, va)) | "
+                               "((math.copysign(1.0, vb) == math.copysign(1.0, va)) & (ib < ia)))"
+                             : "(ib < ia)");
   s = subst(s, "CMP", is_max ? ">" : "<");
   s = subst(s, "IX", first ? "" : "ix, ");
   s = subst(s, "LOOP", loop);
@@ -663,7 +672,8 @@ std::pair<Array, Array> arg_passes(const Array& a, const Plan& p, bool is_max) {
     const std::int64_t blocks = algorithms::block_count(n);
     const Shape s = lines ? Shape{p.outer, blocks, p.inner} : Shape{blocks};
     Array pv = empty(s, a.dtype(), dev), pi = empty(s, i64, dev);
-    const Kernel& k = cached_kernel(arg_pass_source(is_max, first, lines));
+    const Kernel& k = cached_kernel(arg_pass_source(is_max, is_float(a.dtype().scalar), first,
+                                                    lines));
     if (first)
       k(x, pv, pi, n);
     else

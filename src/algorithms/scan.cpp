@@ -116,9 +116,11 @@ std::string algorithms::fold_text(BlockOp op) {
     case BlockOp::Sum:
       return "return a + b";
     case BlockOp::Min:
-      return "return a if (a < b) | (a != a) else b";  // NaN wins, as NumPy's
+      // NaN wins, as NumPy's; otherwise the language's min, which puts -0.0 below +0.0, so
+      // the sign of a zero does not depend on the grouping.
+      return "return b if b != b else min(a, b)";
     case BlockOp::Max:
-      return "return a if (a > b) | (a != a) else b";
+      return "return b if b != b else max(a, b)";
   }
   return "";
 }

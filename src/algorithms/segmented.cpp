@@ -134,6 +134,29 @@ Array exclusive_scan_by_key(const Array& keys, const Array& values, std::string_
   return scan_by_key(keys, values, op, dtype, true, "exclusive_scan_by_key");
 }
 
+namespace {
+
+// The runs of equal consecutive keys of the 1-D `k` (n > 0): heads[e] is 1 where a run starts,
+// run[e] the 1-based number of e's run (an inclusive scan of the heads), and their count.
+struct Runs {
+  Array heads, run;
+  std::int64_t count = 0;
+};
+Runs find_runs(const Array& k) {
+  const std::int64_t n = k.size();
+  Array heads = empty({n}, i64, k.device());
+  cached_kernel(R"(@tack.kernel
+def tack_run_heads(keys, heads):
+    for k in range(len(keys)):
+        heads[k] = 1 if k == 0 else (0 if keys[k] == keys[max(k - 1, 0)] else 1)
+)")(k, heads);
+  Array run = inclusive_scan(heads, "add");
+  const std::int64_t count = std::get<Scalar>(run.index({n - 1})).i;
+  return Runs{heads, run, count};
+}
+
+}  // namespace
+
 std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values, std::string_view op,
                                       std::optional<DType> dtype) {
   const Array running = scan_by_key(keys, values, op, dtype, false, "reduce_by_key");
@@ -141,16 +164,9 @@ std::pair<Array, Array> reduce_by_key(const Array& keys, const Array& values, st
   const Device dev = values.device();
   if (n == 0) return {empty({0}, keys.dtype(), dev), empty({0}, running.dtype(), dev)};
   const Array k = keys.reshape({n});
-  // run[k] - 1: the run of element k (an inclusive scan of the run starts).
-  Array heads = empty({n}, i64, dev);
-  cached_kernel(R"(@tack.kernel
-def tack_run_heads(keys, heads):
-    for k in range(len(keys)):
-        heads[k] = 1 if k == 0 else (0 if keys[k] == keys[max(k - 1, 0)] else 1)
-)")(k, heads);
-  const Array run = inclusive_scan(heads, "add");
-  const std::int64_t runs = std::get<Scalar>(run.index({n - 1})).i;
-  Array out_keys = empty({runs}, keys.dtype(), dev), out_vals = empty({runs}, running.dtype(), dev);
+  const Runs runs = find_runs(k);
+  Array out_keys = empty({runs.count}, keys.dtype(), dev);
+  Array out_vals = empty({runs.count}, running.dtype(), dev);
   cached_kernel(R"(@tack.kernel
 def tack_run_ends(keys, heads, running, run, out_keys, out_vals, n):
     for k in range(len(keys)):
@@ -159,8 +175,36 @@ def tack_run_ends(keys, heads, running, run, out_keys, out_vals, n):
         last = (k == n - 1) | ((k < n - 1) & (keys[min(k + 1, n - 1)] != keys[k]))
         if last:
             out_vals[run[k] - 1] = running[k]
-)")(k, heads, running, run, out_keys, out_vals, n);
+)")(k, runs.heads, running, runs.run, out_keys, out_vals, n);
   return {out_keys, out_vals};
+}
+
+std::pair<Array, Array> run_length_encode(const Array& keys) {
+  if (keys.dtype().is_vector()) {
+    throw TypeError("tack.run_length_encode: the elements are " + keys.dtype().str() +
+                    "; the keys are a scalar array");
+  }
+  const std::int64_t n = keys.size();
+  const Device dev = keys.device();
+  if (n == 0) return {empty({0}, keys.dtype(), dev), empty({0}, i64, dev)};
+  const Array k = keys.reshape({n});
+  const Runs runs = find_runs(k);
+  // Each run's first key and its start; a run's length is the next run's start minus its own.
+  Array values = empty({runs.count}, keys.dtype(), dev), starts = empty({runs.count}, i64, dev);
+  Array counts = empty({runs.count}, i64, dev);
+  cached_kernel(R"(@tack.kernel
+def tack_run_starts(keys, heads, run, values, starts):
+    for k in range(len(keys)):
+        if heads[k] != 0:
+            values[run[k] - 1] = keys[k]
+            starts[run[k] - 1] = k
+)")(k, runs.heads, runs.run, values, starts);
+  cached_kernel(R"(@tack.kernel
+def tack_run_lengths(starts, counts, n):
+    for r in range(len(starts)):
+        counts[r] = (starts[min(r + 1, len(starts) - 1)] if r + 1 < len(starts) else n) - starts[r]
+)")(starts, counts, n);
+  return {values, counts};
 }
 
 Array segmented_sum(const Array& values, const Array& segment_ids, std::int64_t num_segments,

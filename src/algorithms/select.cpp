@@ -237,8 +237,14 @@ def tack_searchsorted(a, v, out, n):
 }
 
 std::pair<Array, Array> histogram(const Array& a, std::int64_t bins,
-                                  std::optional<std::pair<double, double>> range) {
+                                  std::optional<std::pair<double, double>> range,
+                                  std::string_view out_of_range) {
   check_numbers(a, "histogram");
+  if (out_of_range != "drop" && out_of_range != "clamp") {
+    throw ValueError("tack.histogram: out_of_range is '" + std::string(out_of_range) +
+                     "'; give 'drop' (NumPy's: values outside the range are not counted) or "
+                     "'clamp' (they count in the first or last bin)");
+  }
   if (bins <= 0 || bins > (std::int64_t{1} << 40)) {
     throw ValueError("tack.histogram: bins is " + std::to_string(bins) +
                      "; give a positive number of bins (at most 2**40)");
@@ -299,8 +305,15 @@ def tack_histogram(x, edges, params, counts, bins):
             j = j - 1 if v < edges[j] else j
             j = j + 1 if (j != bins - 1) & (v >= edges[j + 1]) else j
             tack.atomic_add(counts, j, 1)
-)";
+{CLAMP})";
   const Array params = array(p, {3}, a.device());
+  // "clamp": below the range counts in the first bin, above it in the last; NaN in none.
+  src = subst(src, "CLAMP",
+              out_of_range == "clamp" ? "        elif v < first:\n"
+                                        "            tack.atomic_add(counts, 0, 1)\n"
+                                        "        elif v > last:\n"
+                                        "            tack.atomic_add(counts, bins - 1, 1)\n"
+                                      : "");
   cached_kernel(subst(src, "E", cast_name(et)))(a.reshape({a.size()}), edges, params, counts, bins);
   return {counts, edges};
 }

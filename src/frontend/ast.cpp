@@ -112,6 +112,18 @@ const FunctionDef* Module::find_callee(std::string_view caller, std::string_view
   return find(called);
 }
 
+std::string Module::canonical(std::string_view caller, const std::string& name) const {
+  for (const FunctionAlias& a : aliases) {
+    if (a.function != caller || find(a.target) != nullptr) continue;
+    if (name == a.name) return a.target;
+    if (name.size() > a.name.size() && name.compare(0, a.name.size(), a.name) == 0 &&
+        name[a.name.size()] == '.') {
+      return a.target + name.substr(a.name.size());
+    }
+  }
+  return name;
+}
+
 bool assigns_names_only(const Expr& target) {
   if (target.is<Name>()) return true;
   const auto* t = target.as<Tuple>();

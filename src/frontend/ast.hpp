@@ -409,6 +409,10 @@ struct Module {
   // The function a call of `called` (as written: "f", "mylib.f") in `caller` reaches: an alias
   // of the caller's, else the function of that bare name; null for anything else.
   const FunctionDef* find_callee(std::string_view caller, std::string_view called) const;
+  // `name` (as written in `caller`: "tm.fract", "m.pi", "fract") with a module alias of the
+  // caller's replaced by the module's own name ("tack.math.fract", "math.pi"): Python's `import
+  // tack.math as tm` and `from tack.math import fract`. Unchanged when no alias applies.
+  std::string canonical(std::string_view caller, const std::string& name) const;
 
   // Throws the CompileError for `loc` inside `function` (null: "<module>"), quoting the line.
   [[noreturn]] void fail(const FunctionDef* function, SourceLoc loc, std::string message) const {

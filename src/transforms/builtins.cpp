@@ -261,12 +261,16 @@ Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
   bool all_weak = true;
   for (const Value& v : args) all_weak = all_weak && v.is_weak();
   if (all_weak) {
-    // Python's min/max: the first of equal values wins.
+    // Python's min/max: the first of equal values wins, but -0.0 is below +0.0 (as the code
+    // the kernel's min/max compile to: min takes a -0.0 and max a +0.0 from either side).
+    auto negative = [](const Constant& c) { return c.is_float && std::signbit(c.f); };
     Constant best = *args[0].weak;
     for (size_t k = 1; k < args.size(); ++k) {
       const Constant& c = *args[k].weak;
-      if (fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater, c,
-                       best)) {
+      const bool tie = fold_compare(frontend::CompareOp::Equal, c, best) &&
+                       (is_min ? negative(c) && !negative(best) : negative(best) && !negative(c));
+      if (tie || fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater,
+                              c, best)) {
         best = c;
       }
     }
@@ -415,7 +419,7 @@ void lower_stream_store(Lowerer& l, const std::string& name, const frontend::Cal
 }  // namespace
 
 std::optional<ScalarType> Lowerer::dtype_named(const frontend::Expr& e) const {
-  std::string name = frontend::dotted_name(e);
+  std::string name = module_.canonical(frames_.back()->fn->name, frontend::dotted_name(e));
   if (name == "float") return default_float();
   if (name == "int") return ScalarType::i64;
   if (name == "bool") return ScalarType::boolean;
@@ -469,6 +473,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
                           "' is not a device function; decorate it with @tack.func "
                           "to call it from a kernel");
   }
+  name = module_.canonical(frame().fn->name, name);
   if (name.rfind("tack.random.", 0) == 0) return lower_random(name, c);
   if (name == "print") {
     lower_print(c);

@@ -174,6 +174,10 @@ std::optional<double> math_constant(const std::string& dotted) {
 
 Value lower_attribute(Lowerer& l, const frontend::Attribute& a) {
   std::string dotted = frontend::dotted_name(a);
+  const auto* head = a.value->as<frontend::Name>();
+  if (!(head && l.frame().scopes.lookup(head->id))) {  // m.pi with `import math as m`
+    dotted = l.module_.canonical(l.frame().fn->name, dotted);
+  }
   if (auto c = math_constant(dotted)) return Value::literal(Constant::of_float(*c));
   const auto* base = a.value->as<frontend::Name>();
   if (!base && dotted.empty()) {  // (a + b).x, p[i].y, f(x).z

@@ -238,10 +238,15 @@ std::string Emitter::float_to_int(ScalarType to, ScalarType from) {
 std::string Emitter::min_max(bool is_min, ScalarType t) {
   const std::string fn = std::string(is_min ? "tack_min_" : "tack_max_") + suffix(t);
   if (defined(fn)) return fn;
-  // Python's min/max: the first argument wins ties and NaN comparisons (not fmin/fmax).
-  const std::map<std::string, std::string> v = {
-      {"H", d_.helper_prefix() + " " + ty(t) + " " + fn}, {"T", ty(t)}, {"OP", is_min ? "<" : ">"}};
-  define(fn, fill("$H($T a, $T b) { return (b $OP a) ? b : a; }\n", v));
+  // Python's min/max: the first argument wins ties and NaN comparisons (not fmin/fmax); but
+  // -0.0 is below +0.0 (IEEE 754-2019), so min takes a -0.0 and max a +0.0 from either side.
+  const std::string tie =
+      !is_float(t) ? "" : is_min ? " || (b == a && signbit(b))" : " || (b == a && !signbit(b))";
+  const std::map<std::string, std::string> v = {{"H", d_.helper_prefix() + " " + ty(t) + " " + fn},
+                                                {"T", ty(t)},
+                                                {"OP", is_min ? "<" : ">"},
+                                                {"TIE", tie}};
+  define(fn, fill("$H($T a, $T b) { return ((b $OP a)$TIE) ? b : a; }\n", v));
   return fn;
 }
 

@@ -328,10 +328,22 @@ llvm::Value* KernelEmitter::math(MathFn fn, ScalarType t, const std::vector<llvm
       if (ir::is_unsigned_int(t)) return x;
       // abs(INT_MIN) wraps to INT_MIN: the intrinsic's "is poison" flag is false.
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());
-    case MathFn::Min:  // Python: min(a, b) is b only if b < a
-      return b_.CreateSelect(compare(ir::CompareOp::Lt, t, args[1], x), args[1], x);
-    case MathFn::Max:
-      return b_.CreateSelect(compare(ir::CompareOp::Gt, t, args[1], x), args[1], x);
+    case MathFn::Min:  // Python: min(a, b) is b only if b < a; and -0.0 < +0.0 (IEEE 754-2019)
+    case MathFn::Max: {
+      const bool is_min = fn == MathFn::Min;
+      llvm::Value* y = args[1];
+      llvm::Value* take = compare(is_min ? ir::CompareOp::Lt : ir::CompareOp::Gt, t, y, x);
+      if (tack::is_float(t)) {
+        // Equal floats are equal bits but for the two zeros: min takes a -0.0, max a +0.0,
+        // whichever argument it is, so a fold's answer does not depend on its order.
+        llvm::Type* bits = b_.getIntNTy(y->getType()->getScalarSizeInBits());
+        llvm::Value* negative = b_.CreateICmpSLT(b_.CreateBitCast(y, bits),
+                                                 llvm::ConstantInt::get(bits, 0));
+        take = b_.CreateOr(take, b_.CreateAnd(b_.CreateFCmpOEQ(y, x),
+                                              is_min ? negative : b_.CreateNot(negative)));
+      }
+      return b_.CreateSelect(take, y, x);
+    }
     case MathFn::IsNan:
       return b_.CreateFCmpUNO(x, x);
     case MathFn::IsInf:

@@ -20,3 +20,8 @@ offset = tack.func(offset_plain)
 @tack.func
 def broken(v):
     return v[0]  # a number indexed: the error names this file and line
+
+
+@tack.func
+def helper(v):  # kernel_helpers_b has a device function of the same name
+    return v * FACTOR + 1.0

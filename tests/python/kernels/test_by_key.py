@@ -129,3 +129,33 @@ def test_segmented_sum_the_same_bits_on_every_device_and_bad_input():
         tack.segmented_sum(arr(f), arr(ids), -1)
     with pytest.raises(ValueError):
         tack.segmented_sum(arr(f[:5]), arr(ids), 1000)  # lengths differ
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("n", [1, 5, 4095, 4097, 20000])
+def test_run_length_encode_matches_a_python_loop(dtype, n):
+    x = (np.random.default_rng(n).integers(0, 3, n) // 2).astype(dtype)  # long runs of 0 and 1
+    values, counts = tack.run_length_encode(arr(x))
+    assert counts.dtype == tack.i64 and values.dtype == arr(x).dtype
+    want_v, want_c = [], []
+    for v in x:
+        if want_v and want_v[-1] == v:
+            want_c[-1] += 1
+        else:
+            want_v.append(v)
+            want_c.append(1)
+    np.testing.assert_array_equal(values.numpy(), np.array(want_v, dtype))
+    np.testing.assert_array_equal(counts.numpy(), want_c)
+
+
+def test_run_length_encode_edge_cases():
+    v, c = tack.run_length_encode(arr(np.zeros(0, np.int32)))
+    assert v.shape == (0,) and c.shape == (0,)
+    x = np.array([[1.0, 1.0], [np.nan, np.nan], [-0.0, 0.0]], np.float32)  # flattened, C order
+    v, c = tack.run_length_encode(arr(x))
+    got = v.numpy()
+    assert got[0] == 1.0 and np.isnan(got[1]) and np.isnan(got[2])
+    assert got[3] == 0.0 and np.signbit(got[3])  # the run's first element
+    np.testing.assert_array_equal(c.numpy(), [2, 1, 1, 2])
+    with pytest.raises(TypeError, match="scalar array"):
+        tack.run_length_encode(tack.zeros(3, dtype=tack.vec(3, tack.f32)))

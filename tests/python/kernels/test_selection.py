@@ -113,6 +113,23 @@ def test_histogram_matches_numpy(dtype):
         assert e.numpy().dtype == we.dtype and e.numpy().tobytes() == we.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_histogram_out_of_range_clamp_counts_outside_values_in_the_end_bins(dtype):
+    x = np.array([-5, 0, 1, 2, 3, 4, 9, 100, -1], dtype)
+    drop, _ = tack.histogram(arr(x), 4, (0, 4))
+    np.testing.assert_array_equal(drop.numpy(), np.histogram(x, 4, (0, 4))[0])
+    clamp, e = tack.histogram(arr(x), 4, (0, 4), out_of_range="clamp")
+    np.testing.assert_array_equal(clamp.numpy(), np.histogram(np.clip(x, 0, 4), 4, (0, 4))[0])
+    assert clamp.numpy().sum() == len(x)
+    np.testing.assert_array_equal(e.numpy(), np.histogram(x, 4, (0, 4))[1])
+    if np.issubdtype(dtype, np.floating):  # NaN is in no bin, either way
+        c, _ = tack.histogram(arr(np.array([np.nan, 1.0], dtype)), 2, (0, 2),
+                              out_of_range="clamp")
+        np.testing.assert_array_equal(c.numpy(), [0, 1])
+    with pytest.raises(ValueError, match="'drop'.*'clamp'"):
+        tack.histogram(arr(x), 4, (0, 4), out_of_range="wrap")
+
+
 def test_histogram_edges_cases_and_errors():
     c, e = tack.histogram(arr(np.full(100, 3.0, np.float32)), 4)
     wc, we = np.histogram(np.full(100, 3.0, np.float32), 4)

@@ -72,3 +72,28 @@ def test_bool_arguments_are_refused():
 
     with pytest.raises(tack.CompileError, match="tack.math.fract"):
         tm_bad(zeros(2, np.float32))
+
+
+import math as pymath  # noqa: E402
+import tack as tk  # noqa: E402
+import tack.math as tmm  # noqa: E402
+from tack.math import fract as frac  # noqa: E402
+
+
+@tack.kernel
+def tm_aliases(x, out):
+    for i in range(len(x)):
+        out[i, 0] = tmm.fract(x[i])
+        out[i, 1] = frac(x[i]) + tk.math.saturate(x[i])
+        out[i, 2] = pymath.floor(x[i]) + pymath.pi
+        out[i, 3] = tk.f32(x[i]) * 2
+
+
+def test_modules_and_functions_under_other_names():
+    # import tack.math as tm; tm.fract(x): the original's spelling, and its relatives.
+    x = np.array([1.25, -0.5, 2.75], np.float32)
+    out = zeros((3, 4), np.float32)
+    tm_aliases(arr(x), out)
+    fr = x - np.floor(x)
+    want = np.stack([fr, fr + np.clip(x, 0, 1), np.floor(x) + np.float32(np.pi), x * 2], 1)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)

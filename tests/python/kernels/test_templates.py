@@ -154,3 +154,36 @@ def test_methods_are_made_per_layout_and_constants_of_every_kind_compile():
     out = zeros(4, np.float32)
     tp_two_layouts(Pair(a, b), Pair(a, b, flip=True), out)  # fields in two orders
     np.testing.assert_array_equal(out.numpy(), [4.0, 4.0, 3.5, 1.0])
+
+
+def _field_class(factor):
+    # Each call makes another class named Field with a method `value` and reading its own
+    # `helper`: the same names, different objects.
+    @tack.func
+    def helper(v):
+        return v * factor
+
+    @tack.data_oriented
+    class Field:
+        def __init__(self, a):
+            self.a = a
+
+        @tack.func
+        def value(self, i):
+            return helper(self.a[i])
+
+    return Field
+
+
+def test_two_classes_of_one_name_with_methods_of_one_name():
+    first, second = _field_class(2.0), _field_class(5.0)
+
+    @tack.kernel
+    def tp_two(p, q, out):
+        for i in range(len(out)):
+            out[i] = p.value(i) + q.value(i) * 100.0
+
+    x = np.arange(4, dtype=np.float32)
+    out = zeros(4, np.float32)
+    tp_two(first(arr(x)), second(arr(x)), out)
+    np.testing.assert_allclose(out.numpy(), x * 2 + x * 5 * 100)
