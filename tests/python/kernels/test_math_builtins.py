@@ -209,8 +209,9 @@ def mb_minmax(x, y, out):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=name)
-def test_min_max_nan_and_signed_zero_follow_python(dtype):
-    # min(a, b) is (b < a) ? b : a: the first argument wins ties and NaN comparisons.
+def test_min_max_nan_follow_python_and_zeros_ieee(dtype):
+    # min(a, b) is (b < a) ? b : a: the first argument wins ties and NaN comparisons; but -0.0
+    # is below +0.0 (IEEE 754-2019), whichever argument it is.
     pairs = [(np.nan, 1.0), (1.0, np.nan), (0.0, -0.0), (-0.0, 0.0), (np.nan, np.nan),
              (-np.inf, np.nan), (2.0, 2.0), (-1.0, 3.0)]
     x = np.array([p[0] for p in pairs], dtype)
@@ -219,6 +220,7 @@ def test_min_max_nan_and_signed_zero_follow_python(dtype):
     mb_minmax(arr(x), arr(y), out)
     emin = np.array([min(float(a), float(b)) for a, b in pairs], dtype)
     emax = np.array([max(float(a), float(b)) for a, b in pairs], dtype)
+    emin[2], emax[3] = -0.0, 0.0  # Python: min(0.0, -0.0) is 0.0, max(-0.0, 0.0) is -0.0
     np.testing.assert_array_equal(out.numpy()[0], emin)
     np.testing.assert_array_equal(out.numpy()[1], emax)
     np.testing.assert_array_equal(np.signbit(out.numpy()[0]), np.signbit(emin))
