@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,12 +29,18 @@ struct KernelArg {
   const Array* array = nullptr;
   Scalar scalar;
   std::int64_t pitch = 0;  // strided arrays: elements from one row to the next; 0 otherwise
+  // A number's type when the caller fixed it (a NumPy scalar, tack.f64(v) from Python); else
+  // its type follows from its value (docs/language.md, "Scalar arguments").
+  std::optional<ScalarType> scalar_type;
 
   KernelArg() = default;
   KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
   KernelArg(const arrays::Strided& s)       // NOLINT
       : array(&s.spanned()), pitch(s.step() > 1 ? s.pitch() : 0) {}
   KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
+  // A number of a fixed type: KernelArg(Scalar::from(0.1), ScalarType::f64) is an f64 argument
+  // beside f32 arrays (a plain 0.1 would be f32 there).
+  KernelArg(const Scalar& s, ScalarType type) : scalar(s), scalar_type(type) {}
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   KernelArg(T v) {  // NOLINT: ints, floats and bools pass as Python's would
     if constexpr (std::is_same_v<T, bool>)

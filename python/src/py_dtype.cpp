@@ -66,6 +66,19 @@ void init_dtype(nb::module_& m) {
       .def_prop_ro(
           "scalar", [](const DType& d) { return DType(d.scalar); },
           "the scalar type (the dtype itself unless it is a vector)")
+      .def(
+          "__call__",
+          [](const DType& d, nb::handle value) {
+            if (d.is_vector()) {
+              throw TypeError("tack." + d.str() +
+                              " is a vector dtype; only scalar dtypes make numbers "
+                              "(tack.f64(0.5)); build vectors with tack.Vector in kernels");
+            }
+            return numpy_dtype(d.scalar).attr("type")(value);
+          },
+          nb::arg("value"),
+          "tack.f64(0.5): the number as a NumPy scalar of this dtype, so that a kernel takes it "
+          "as this type (a plain Python float is f32 beside f32 arrays); in kernels, a cast")
       .def("__repr__", &dtype_repr)
       .def_prop_ro("dtype", &numpy_dtype_of,
                    "the NumPy dtype (a vector's or matrix's shape as a subarray): np.dtype(d) "

@@ -1,4 +1,5 @@
 // tack.Kernel: kernels from source, their launch (the Python warm path), debug mode, inspect.
+#include <cstring>
 #include <optional>
 
 #include <nanobind/stl/string.h>
@@ -42,6 +43,14 @@ struct ArgList {
       return KernelArg(*strided);
     if (is_ndarray(h)) return wrap_numpy(h, n);
     Scalar s;
+    PyObject* o = h.ptr();
+    if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) && !PyBool_Check(o) &&
+        std::strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) == 0 && nb::try_cast<Scalar>(h, s)) {
+      // A NumPy scalar keeps its dtype, as in NumPy's own promotion: np.float64(0.1) is an f64
+      // argument beside f32 arrays (a Python float would be f32 there). tack.f64(v) makes one.
+      const DType d = to_dtype(h.attr("dtype"));
+      return KernelArg(s, d.scalar);
+    }
     if (nb::try_cast<Scalar>(h, s)) return KernelArg(s);
     throw TypeError(std::string("kernel arguments are tack arrays (or tack.arrays.Strided), "
                                 "NumPy arrays or Python numbers, got ") +

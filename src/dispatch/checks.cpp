@@ -33,8 +33,10 @@ void check_writable_arrays(const ParamFacts& f, const KernelArg* args) {
     if (!written[i] || args[i].array == nullptr || args[i].array->writable()) continue;
     throw ValueError("kernel '" + *f.kernel_name + "' may write parameter " + std::to_string(i) +
                      " ('" + (*f.param_names)[i] +
-                     "'), but the array bound to it is read-only (wrapped or imported "
-                     "read-only); pass a writable array, e.g. tack.array(x.numpy())");
+                     "'), but the array bound to it is read-only (a read-only NumPy array, a "
+                     "wrapped pointer, a read-only import); pass a writable array: a copy "
+                     "with tack.array(x) (x a NumPy or Tack array), or for NumPy data the "
+                     "kernel should write in place, a writable NumPy array");
   }
 }
 

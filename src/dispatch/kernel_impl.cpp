@@ -232,6 +232,10 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   for (std::size_t i = 0; i < count; ++i) {
     if (args[i].array != nullptr) continue;
     const Scalar& s = args[i].scalar;
+    if (args[i].scalar_type) {  // a NumPy scalar or tack.f64(v): its own type
+      key.args[i] = compiler::ArgType{compiler::ArgType::Kind::Scalar, *args[i].scalar_type, 0, 0};
+      continue;
+    }
     ir::ScalarType t = ir::ScalarType::i32;
     switch (s.kind) {
       case Scalar::Kind::Int:

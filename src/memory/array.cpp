@@ -255,8 +255,10 @@ void Array::to_host(void* dst, std::size_t dst_nbytes) const {
 
 void Array::refuse_item_assignment() const {
   throw TypeError(
-      "Tack arrays do not support assignment through an index or slice (a[...] = x); write "
-      "with tack.copyto(a[i:j], x) for rows, a.fill(value), or a kernel");
+      "Tack arrays do not support assignment through an index or slice (a[...] = x) outside "
+      "kernels; write with tack.copyto(a[i:j], x) for rows, a.fill(value), or a kernel. If this "
+      "is a kernel's loop, decorate its function with @tack.kernel: undecorated, it runs as "
+      "plain Python");
 }
 
 void Array::refuse_iteration() const {

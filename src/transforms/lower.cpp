@@ -130,7 +130,9 @@ ir::Function Lowerer::run() {
   }
 
   // Scalar parameters the kernel assigns become locals: before the parallel loop when it is
-  // assigned there (then shared, read-only in the loop), else private to each iteration.
+  // assigned there (then shared, read-only in the loop), else private to each iteration and
+  // set from the argument at its start (the original Tack's meaning: each iteration has its own
+  // copy of the argument's value; nothing carries to the next iteration or to the caller).
   const frontend::For* loop = frontend::parallel_loop(kernel_);
   std::vector<AssignedName> in_prelude, in_loop;
   for (const frontend::StmtPtr& s : kernel_.body) {
@@ -148,9 +150,7 @@ ir::Function Lowerer::run() {
       copy.kind = SymbolKind::Local;
       copy.ir_name = fresh(a.name);
       copy.prelude = prelude;
-      copy.carried = !prelude;
-      copy.assigned = prelude;
-      copy.carried_loc = a.loc;
+      copy.assigned = true;  // the argument's value, in the prelude or in each iteration
       emit(ir::let(copy.ir_name, p->value));
       Symbol* declared = new_symbol(std::move(copy));
       frame().scopes.declare(declared);

@@ -138,17 +138,6 @@ Value lower_name(Lowerer& l, const frontend::Name& n) {
                           std::to_string(s->loc.line) + "); assign it before this use, e.g. " +
                           n.id + " = 0");
       }
-      if (s->carried && !s->assigned) {
-        l.fail(n.loc, "the parallel loop assigns the scalar parameter '" + n.id + "' (line " +
-                          std::to_string(s->carried_loc.line) +
-                          ") and reads it here before assigning it in the same iteration; "
-                          "iterations run in parallel, each with its own copy, so a value "
-                          "cannot carry from one iteration to the next or back to the caller. "
-                          "To accumulate, use tack.atomic_add on a one-element array; to start "
-                          "from the argument in each iteration, leave '" +
-                          n.id + "' unassigned and assign a new local (my_" + n.id + " = " + n.id +
-                          " * 2)");
-      }
       if (!s->assigned) fail_maybe_unassigned(l, n, *s);
       return Value::typed(ir::var(s->type, s->ir_name));
     case SymbolKind::Tuple:

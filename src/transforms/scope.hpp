@@ -38,11 +38,6 @@ struct Symbol {
   bool prelude = false;  // computed before the parallel loop: read-only inside it
   bool loop_var = false;
   bool from_literal = false;  // its type came from a literal (for the hint in messages)
-  // A scalar parameter the parallel loop assigns: each iteration has its own copy, so the loop
-  // may read it only after assigning it in the same iteration (`assigned` starts false); a read
-  // before would need the value of another iteration. `carried_loc`: its first assignment there.
-  bool carried = false;
-  frontend::SourceLoc carried_loc;
 
   ir::Expr value;                 // Value: the expression it stands for
   int param = -1;                 // ArrayParam: index into the kernel's parameters

@@ -222,12 +222,78 @@ def test_a_local_never_silently_narrows():
     assert out.numpy().tolist() == [1000, -1000]
 
 
-def test_a_scalar_parameter_accumulated_in_the_loop_is_refused():
-    # The sum would be silently dropped (each iteration has its own copy of `total`).
-    @tack.kernel
-    def tu_bad_total(x, total):
-        for i in range(len(x)):
-            total += x[i]
+@tack.kernel
+def lt_param_copy(x, s):
+    for i in range(len(x)):
+        s = s * x[i]  # this iteration's own copy of the argument
+        x[i] = s + 1
 
-    with pytest.raises(tack.CompileError, match="use tack.atomic_add on a one-element array"):
-        tu_bad_total(zeros(4, np.float32), 0.0)
+
+@tack.kernel
+def lt_param_accumulate(x, total, n):
+    for i in range(len(x)):
+        for k in range(n):
+            total += 1.0  # per iteration: the argument plus n
+        x[i] = total
+
+
+@tack.kernel
+def lt_param_one_path(x, s):
+    for i in range(len(x)):
+        if x[i] > 2:
+            s = x[i]
+        x[i] = s
+
+
+def test_a_scalar_parameter_assigned_in_the_loop_is_a_fresh_copy_per_iteration():
+    # The original Tack's meaning: each iteration starts from the argument's value.
+    x = np.arange(5, dtype=np.float32)
+    a = arr(x)
+    lt_param_copy(a, 3.0)
+    np.testing.assert_array_equal(a.numpy(), 3.0 * x + 1)
+    a = arr(x)
+    lt_param_accumulate(a, 10.0, 4)
+    np.testing.assert_array_equal(a.numpy(), np.full(5, 14.0, np.float32))
+    a = arr(x)
+    lt_param_one_path(a, -1.0)
+    np.testing.assert_array_equal(a.numpy(), np.where(x > 2, x, -1.0))
+
+
+@tack.kernel
+def lt_scalar_out(x, s, out):
+    for i in range(len(x)):
+        out[i] = x[i] + s
+
+
+def test_numpy_scalars_keep_their_dtype():
+    # np.float64 beside f32 arrays: the sum is computed in f64 (then stored in f32), where a
+    # Python float would be f32: 1 + 1e-8 rounds to 1 in f32 but not in f64.
+    x = arr(np.ones(3, np.float32))
+    out = zeros(3, np.float64)
+    lt_scalar_out(x, np.float64(1e-8), out)
+    assert out.numpy()[0] == np.float64(np.float32(1.0)) + 1e-8
+    out32 = zeros(3, np.float32)  # a Python float beside only f32 arrays is f32
+    assert "s: f32" in tack.inspect(lt_scalar_out, x, 1e-8, out32, mode="ir")
+    assert "s: f64" in tack.inspect(lt_scalar_out, x, np.float64(1e-8), out32, mode="ir")
+    k = lt_scalar_out.compiled
+    lt_scalar_out(x, np.int64(3), out)
+    lt_scalar_out(x, np.uint8(3), out)
+    lt_scalar_out(x, np.float32(3), out)
+    np.testing.assert_array_equal(out.numpy(), [4.0, 4.0, 4.0])
+    sig = tack.inspect(lt_scalar_out, x, np.int64(3), out, mode="ir")
+    assert "s: i64" in sig
+    assert "s: u8" in tack.inspect(lt_scalar_out, x, np.uint8(3), out, mode="ir")
+    assert k.variant_count >= 4
+
+
+def test_dtype_constructors_mark_a_python_numbers_type():
+    v = tack.f64(0.1)
+    assert isinstance(v, np.float64) and v == 0.1
+    assert isinstance(tack.i64(3), np.int64) and isinstance(tack.u8(7), np.uint8)
+    x = arr(np.ones(3, np.float32))
+    out = zeros(3, np.float64)
+    lt_scalar_out(x, tack.f64(1e-8), out)
+    assert out.numpy()[0] == 1.0 + 1e-8
+    assert "s: f64" in tack.inspect(lt_scalar_out, x, tack.f64(1e-8), out, mode="ir")
+    with pytest.raises(TypeError, match="vector dtype"):
+        tack.vec(3, tack.f32)(1.0)

@@ -301,8 +301,9 @@ def k(x, n):
             "    x[i] = f32(n_1)\n"
             "  }\n"
             "}\n");
-  // Assigned only inside: a private copy per iteration, assigned before any read in it (a read
-  // before would need another iteration's value: type_errors_test).
+  // Assigned only inside: a private copy per iteration, set from the argument at the start of
+  // each iteration (the original Tack's meaning), so a read before its assignment reads the
+  // argument.
   EXPECT_EQ(loop_body(R"(
 @tack.kernel
 def k(x, s):
@@ -315,6 +316,17 @@ def k(x, s):
             "let s_1: f32 = s\n"
             "s_1 = (x[i] * 2.0:f32)\n"
             "s_1 = (s_1 * 2.0:f32)\n"
+            "x[i] = s_1\n");
+  EXPECT_EQ(loop_body(R"(
+@tack.kernel
+def k(x, s):
+    for i in range(len(x)):
+        s += x[i]
+        x[i] = s
+)",
+                      {f32s, num(ST::f32)}),
+            "let s_1: f32 = s\n"
+            "s_1 = (s_1 + x[i])\n"
             "x[i] = s_1\n");
 }
 

@@ -838,40 +838,6 @@ def k(x, n):
      {kF32, kI32},
      5,
      "shared by all iterations"},
-    // A scalar parameter the loop assigns is a per-iteration copy: reading it before the
-    // iteration assigns it would need another iteration's value (Python's sequential loop
-    // would carry it; a parallel loop cannot).
-    {"ScalarParameterAccumulatedInTheLoop",
-     R"(@tack.kernel
-def k(x, total):
-    for i in range(len(x)):
-        total += x[i]
-)",
-     {kF32, num(ST::f32)},
-     4,
-     "the parallel loop assigns the scalar parameter 'total' (line 4) and reads it here before "
-     "assigning it in the same iteration"},
-    {"ScalarParameterReadBeforeItsAssignmentInTheLoop",
-     R"(@tack.kernel
-def k(x, s):
-    for i in range(len(x)):
-        x[i] = s
-        s = 5.0
-)",
-     {kF32, num(ST::f32)},
-     4,
-     "use tack.atomic_add on a one-element array"},
-    {"ScalarParameterAssignedOnOnePathOnly",
-     R"(@tack.kernel
-def k(x, s):
-    for i in range(len(x)):
-        if x[i] > 0:
-            s = x[i]
-        x[i] = s
-)",
-     {kF32, num(ST::f32)},
-     6,
-     "reads it here before assigning it in the same iteration"},
     {"ParallelLoopBoundWithAnAtomic",
      R"(@tack.kernel
 def k(x, c):
