@@ -196,11 +196,11 @@ def tack_arg_pass(x, {IX}pv, pi, n):
         pv[{OUT}] = vals[1] if b else vals[0]
         pi[{OUT}] = idxs[1] if b else idxs[0]
 )";
-  s = subst(s, "CMP", is_max ? ">" : "<");
   // Equal floats differ only as the two zeros: the sign decides before the index.
-  s = subst(s, "TIE", floats ? "((math.copysign(1.0, vb) {CMP} math.copysign(1.0, va)) | "
-                               "((math.copysign(1.0, vb) == math.copysign(1.0, va)) & (ib < ia)))"
-                             : "(ib < ia)");
+  s = subst(s, "TIE",
+            floats ? "((math.copysign(1.0, vb) {CMP} math.copysign(1.0, va)) | "
+                     "((math.copysign(1.0, vb) == math.copysign(1.0, va)) & (ib < ia)))"
+                   : "(ib < ia)");
   s = subst(s, "CMP", is_max ? ">" : "<");
   s = subst(s, "IX", first ? "" : "ix, ");
   s = subst(s, "LOOP", loop);
@@ -672,8 +672,8 @@ std::pair<Array, Array> arg_passes(const Array& a, const Plan& p, bool is_max) {
     const std::int64_t blocks = algorithms::block_count(n);
     const Shape s = lines ? Shape{p.outer, blocks, p.inner} : Shape{blocks};
     Array pv = empty(s, a.dtype(), dev), pi = empty(s, i64, dev);
-    const Kernel& k = cached_kernel(arg_pass_source(is_max, is_float(a.dtype().scalar), first,
-                                                    lines));
+    const Kernel& k =
+        cached_kernel(arg_pass_source(is_max, is_float(a.dtype().scalar), first, lines));
     if (first)
       k(x, pv, pi, n);
     else

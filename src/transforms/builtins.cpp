@@ -269,8 +269,8 @@ Value min_max(Lowerer& l, bool is_min, std::vector<Value>& args,
       const Constant& c = *args[k].weak;
       const bool tie = fold_compare(frontend::CompareOp::Equal, c, best) &&
                        (is_min ? negative(c) && !negative(best) : negative(best) && !negative(c));
-      if (tie || fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater,
-                              c, best)) {
+      if (tie || fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater, c,
+                              best)) {
         best = c;
       }
     }

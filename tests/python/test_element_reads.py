@@ -87,6 +87,8 @@ def test_item_assignment_is_refused(grid):
         grid[0, 0] = 1
     with pytest.raises(TypeError, match=r"tack.copyto\(a\[i:j\], x\)"):
         grid[0] = 1
+    with pytest.raises(TypeError, match=r"decorate its function with @tack.kernel"):
+        grid[0] = 1  # what an undecorated kernel loop does
     assert grid[0, 0] == 0
 
 

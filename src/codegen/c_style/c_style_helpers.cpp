@@ -240,8 +240,9 @@ std::string Emitter::min_max(bool is_min, ScalarType t) {
   if (defined(fn)) return fn;
   // Python's min/max: the first argument wins ties and NaN comparisons (not fmin/fmax); but
   // -0.0 is below +0.0 (IEEE 754-2019), so min takes a -0.0 and max a +0.0 from either side.
-  const std::string tie =
-      !is_float(t) ? "" : is_min ? " || (b == a && signbit(b))" : " || (b == a && !signbit(b))";
+  const std::string tie = !is_float(t) ? ""
+                          : is_min     ? " || (b == a && signbit(b))"
+                                       : " || (b == a && !signbit(b))";
   const std::map<std::string, std::string> v = {{"H", d_.helper_prefix() + " " + ty(t) + " " + fn},
                                                 {"T", ty(t)},
                                                 {"OP", is_min ? "<" : ">"},

@@ -337,10 +337,10 @@ llvm::Value* KernelEmitter::math(MathFn fn, ScalarType t, const std::vector<llvm
         // Equal floats are equal bits but for the two zeros: min takes a -0.0, max a +0.0,
         // whichever argument it is, so a fold's answer does not depend on its order.
         llvm::Type* bits = b_.getIntNTy(y->getType()->getScalarSizeInBits());
-        llvm::Value* negative = b_.CreateICmpSLT(b_.CreateBitCast(y, bits),
-                                                 llvm::ConstantInt::get(bits, 0));
-        take = b_.CreateOr(take, b_.CreateAnd(b_.CreateFCmpOEQ(y, x),
-                                              is_min ? negative : b_.CreateNot(negative)));
+        llvm::Value* negative =
+            b_.CreateICmpSLT(b_.CreateBitCast(y, bits), llvm::ConstantInt::get(bits, 0));
+        take = b_.CreateOr(
+            take, b_.CreateAnd(b_.CreateFCmpOEQ(y, x), is_min ? negative : b_.CreateNot(negative)));
       }
       return b_.CreateSelect(take, y, x);
     }
