@@ -49,6 +49,23 @@ class BackgroundWorker {
     cv().wait(lock, [&] { return task.state_ == BackgroundTask::State::done; });
   }
 
+  void cancel(BackgroundTask& task) {
+    std::function<void()> work;  // destroyed after the lock is released: it may hold anything
+    std::shared_ptr<BackgroundTask> queued;
+    std::unique_lock lock(mutex());
+    if (task.state_ != BackgroundTask::State::pending) return;
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if (it->get() != &task) continue;
+      queued = std::move(*it);  // the caller's reference keeps the task alive past the lock
+      queue_.erase(it);
+      break;
+    }
+    work = std::move(task.work_);
+    task.state_ = BackgroundTask::State::done;
+    cv().notify_all();
+    lock.unlock();
+  }
+
   bool done(const BackgroundTask& task) {
     std::unique_lock lock(mutex());
     return task.state_ == BackgroundTask::State::done;
@@ -172,6 +189,10 @@ class BackgroundWorker {
 
 void BackgroundTask::finish() {
   BackgroundWorker::get().finish(*this);
+}
+
+void BackgroundTask::cancel() {
+  BackgroundWorker::get().cancel(*this);
 }
 
 bool BackgroundTask::done() const {

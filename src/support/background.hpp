@@ -18,6 +18,9 @@ class BackgroundTask {
   // for the thread that has.
   void finish();
   bool done() const;
+  // Drops the work if nobody has started it: it leaves the queue and what it captured is
+  // destroyed now (a running task finishes). finish() then returns at once.
+  void cancel();
 
  private:
   friend class BackgroundWorker;

@@ -138,3 +138,54 @@ def test_a_fork_while_a_build_is_queued_or_running_is_safe(tmp_path):
         poly(out, x, 0.5)
         assert np.array_equal(out.numpy(), expected)
     """)
+
+
+DROPPED = """
+    import ctypes, gc
+    libc = ctypes.CDLL("libc.so.6")
+
+    def make(c):
+        @tack.kernel
+        def scale(y):
+            for j in range(len(y)):
+                y[j] = y[j] * 2.0 + c
+        return scale
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096
+
+    def compile_and_drop(count, first):
+        for i in range(count):
+            k = make(float(first + i) + 0.5)  # a distinct kernel each time
+            k(out)
+            del k
+        gc.collect()
+        libc.malloc_trim(0)
+"""
+
+
+def test_kernels_compiled_and_dropped_do_not_grow_memory(tmp_path):
+    # Kernels dropped right after their first launch, faster than the worker builds their
+    # optimized code, with the disk cache off: their queued builds are cancelled (before, each
+    # kept its quick code and IR until the worker reached it: 8 KiB per kernel, measured here
+    # without waiting for the worker, as a user would).
+    r = run(tmp_path, DROPPED + """
+    compile_and_drop(200, 0)  # LLVM's and the allocator's one-time growth
+    before = rss()
+    compile_and_drop(1000, 10000)
+    print("growth per kernel", (rss() - before) / 1000)
+    """, 64, env={"TACK_LOG": "0", "TACK_CACHE_DIR": ""})
+    per_kernel = float(r.stdout.split()[-1])
+    assert per_kernel < 1024, r.stdout
+
+
+def test_a_dropped_kernel_still_leaves_its_optimized_build_in_the_disk_cache(tmp_path):
+    body = DROPPED + """
+    compile_and_drop(3, 0)
+    """
+    run(tmp_path, body, 64, name="a.py")
+    second = run(tmp_path, body, 64, name="b.py")
+    lines = [line for line in second.stderr.splitlines() if "kernel 'scale'" in line]
+    assert len(lines) == 3, second.stderr
+    assert all("loaded from the disk cache" in line for line in lines), second.stderr

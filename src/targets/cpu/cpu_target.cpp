@@ -257,6 +257,18 @@ class CpuCode final : public VariantCode {
     return status;
   }
 
+  // A dropped variant's optimized builds that have not started: with the disk cache on they
+  // still run, to store the optimized code for the next process, but hold only the IR (not
+  // the variant's codes); with it off nobody would use them, and they are cancelled.
+  ~CpuCode() override {
+    if (cache_directory()) return;
+    for (auto& by_disjoint : codes_->slots) {
+      for (CodeSlot& slot : by_disjoint) {
+        if (slot.optimizing) slot.optimizing->cancel();
+      }
+    }
+  }
+
   std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override {
     return codegen::emit_llvm_ir(k_.ir, options(disjoint(args, count), debug_), optimized);
   }
@@ -304,13 +316,15 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
   return *made;
 }
 
-// Queues the optimized build of a quick code (under codes_->mutex). It holds what it needs --
-// a copy of the kernel's IR, the variant's codes -- so it may outlive the variant.
+// Queues the optimized build of a quick code (under codes_->mutex). It holds a copy of the
+// kernel's IR, so it may outlive the variant, and only a weak reference to the variant's
+// codes: a build queued for a dropped variant does not keep its quick code alive (at 1,000
+// kernels compiled and dropped faster than the worker builds them, 8 KiB each).
 void CpuCode::optimize_in_background(bool disjoint, bool privatized) {
   CodeSlot& slot = codes_->slots[privatized][disjoint];
-  slot.optimizing =
-      std::make_shared<BackgroundTask>([codes = codes_, fn = privatized ? *k_.privatized : k_.ir,
-                                        disjoint, privatized, debug = debug_]() noexcept {
+  slot.optimizing = std::make_shared<BackgroundTask>(
+      [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = privatized ? *k_.privatized : k_.ir,
+       disjoint, privatized, debug = debug_]() noexcept {
         std::unique_ptr<CompiledCode> full;
         try {
           full = std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug));
@@ -322,6 +336,8 @@ void CpuCode::optimize_in_background(bool disjoint, bool privatized) {
         } catch (...) {
           return;
         }
+        const std::shared_ptr<VariantCodes> codes = weak_codes.lock();
+        if (!codes) return;  // the variant is gone: the build only filled the disk cache
         std::lock_guard lock(codes->mutex);
         codes->made.push_back(std::move(full));
         codes->slots[privatized][disjoint].code.store(codes->made.back().get(),
