@@ -111,6 +111,13 @@ bool indexes_a_tuple(Lowerer& l, const frontend::Expr& base) {
 
 [[noreturn]] void fail_maybe_unassigned(const Lowerer& l, const frontend::Name& n,
                                         const Symbol& s) {
+  if (s.from_loop) {
+    l.fail(n.loc, "'" + n.id + "' may be used before it is assigned: the loop on line " +
+                      std::to_string(s.loc.line) +
+                      " that assigns it may run no iteration (its range is not constant); "
+                      "assign it a value before the loop, e.g. " +
+                      n.id + " = 0");
+  }
   l.fail(n.loc, "'" + n.id + "' may be used before it is assigned: it is first assigned on line " +
                     std::to_string(s.loc.line) +
                     ", inside an if or a loop that does not assign it on every path to here; "

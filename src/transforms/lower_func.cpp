@@ -3,6 +3,7 @@
 // result local plus an exit from the inlined body's LabeledBlock, and the result type is the
 // merge of every returned value's type.
 #include <algorithm>
+#include <functional>
 
 #include "ir/visitor.hpp"
 #include "transforms/lowerer.hpp"
@@ -180,6 +181,40 @@ const std::set<std::string>& Lowerer::assigned_in(const frontend::FunctionDef& f
   std::set<std::string>& set = assigned_in_[&f];
   for (const AssignedName& a : names) set.insert(a.name);
   return set;
+}
+
+const std::set<std::string>& Lowerer::carried_loop_vars(const frontend::FunctionDef& f) {
+  auto it = carried_loop_vars_.find(&f);
+  if (it != carried_loop_vars_.end()) return it->second;
+  std::set<std::string> targets, outside;
+  std::vector<std::string> active;  // the variables of the loops around the statement
+  std::function<void(const frontend::Expr&)> names = [&](const frontend::Expr& e) {
+    if (const auto* n = e.as<frontend::Name>()) {
+      if (std::find(active.begin(), active.end(), n->id) == active.end()) outside.insert(n->id);
+    }
+    frontend::for_each_child(e, names);
+  };
+  std::function<void(const frontend::Stmt&)> walk = [&](const frontend::Stmt& s) {
+    frontend::for_each_expr(s, names);  // a loop's range: evaluated before its variable is set
+    const auto* loop = s.as<frontend::For>();
+    const size_t depth = active.size();
+    if (loop) {
+      for (const frontend::Identifier& t : loop->targets) {
+        targets.insert(t.name);
+        active.push_back(t.name);
+      }
+    }
+    frontend::for_each_block(s, [&](const frontend::Block& b) {
+      for (const frontend::StmtPtr& st : b) walk(*st);
+    });
+    active.resize(depth);
+  };
+  for (const frontend::StmtPtr& s : f.body) walk(*s);
+  std::set<std::string>& carried = carried_loop_vars_[&f];
+  for (const std::string& t : targets) {
+    if (outside.count(t)) carried.insert(t);
+  }
+  return carried;
 }
 
 Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call& c, bool discard) {

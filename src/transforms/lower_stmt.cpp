@@ -21,7 +21,7 @@ bool is_zeros_call(const frontend::Expr& e) {
 }
 
 void collect(const frontend::Stmt& s, std::vector<AssignedName>& out,
-             std::vector<std::string>& loop_vars) {
+             std::vector<std::string>& loop_vars, const std::set<std::string>* carried) {
   std::function<void(const frontend::Expr&)> add = [&](const frontend::Expr& target) {
     if (const auto* t = target.as<frontend::Tuple>()) {
       for (const frontend::ExprPtr& e : t->elements) add(*e);
@@ -43,10 +43,18 @@ void collect(const frontend::Stmt& s, std::vector<AssignedName>& out,
   const auto* f = s.as<frontend::For>();
   size_t bound = loop_vars.size();
   if (f) {
+    // A loop assigns its variable when that outlives the loop, as in Python.
+    for (const frontend::Identifier& t : f->targets) {
+      if (!carried || !carried->count(t.name)) continue;
+      if (std::find(loop_vars.begin(), loop_vars.end(), t.name) != loop_vars.end()) continue;
+      bool seen = false;
+      for (const AssignedName& a : out) seen = seen || a.name == t.name;
+      if (!seen) out.push_back({t.name, t.loc});
+    }
     for (const frontend::Identifier& t : f->targets) loop_vars.push_back(t.name);
   }
   frontend::for_each_block(s, [&](const frontend::Block& b) {
-    for (const frontend::StmtPtr& st : b) collect(*st, out, loop_vars);
+    for (const frontend::StmtPtr& st : b) collect(*st, out, loop_vars, carried);
   });
   loop_vars.resize(bound);
 }
@@ -64,11 +72,33 @@ std::string describe_conversion_fix(const std::string& name, ir::ScalarType loca
          cast_spelling(value) + "), or convert explicitly with " + cast_spelling(local);
 }
 
+// Whether the scalar local `s` can be assigned `v` without a new type.
+bool takes(const Symbol& s, const Value& v) {
+  if (!s.typed) return true;
+  if (v.is_tuple()) return false;
+  if (v.is_weak()) {
+    const Constant& c = *v.weak;
+    return tack::is_float(s.type) || (!c.is_float && ir::is_int(s.type) && fits(c, s.type));
+  }
+  return v.expr && converts_implicitly(v.expr->type, s.type);
+}
+
+// Whether a range loop runs at least once whatever the arguments: constant bounds.
+bool known_nonempty(const RangeBounds& b) {
+  const auto* start = b.start->as<ir::IntConst>();
+  const auto* stop = b.stop->as<ir::IntConst>();
+  const auto* step = b.step->as<ir::IntConst>();
+  if (!start || !stop || !step) return false;
+  return step->value > 0 ? start->value < stop->value
+                         : step->value < 0 && start->value > stop->value;
+}
+
 }  // namespace
 
-void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out) {
+void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out,
+                    const std::set<std::string>* carried) {
   std::vector<std::string> loop_vars;
-  collect(s, out, loop_vars);
+  collect(s, out, loop_vars, carried);
 }
 
 bool falls_through(const frontend::Block& block) {
@@ -123,7 +153,7 @@ void Lowerer::lower_stmts(const frontend::Block& block) {
     // on after it. Declare it here, typed by its first assignment, zero until then; reading it
     // where it may not have been assigned is an error (see Symbol::assigned).
     std::vector<AssignedName> assigned;
-    assigned_names(*s, assigned);
+    assigned_names(*s, assigned, &carried_loop_vars(*frame().fn));
     std::vector<Symbol*> hoisted;
     for (const AssignedName& a : assigned) {
       if (frame().scopes.lookup(a.name) || a.name == "tack" || a.name == "math") continue;
@@ -170,6 +200,16 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
   }
   if (v.is_none()) fail(value_loc, "this call returns no value; it cannot be assigned");
   Symbol* s = frame().scopes.lookup(name);
+  if (s && s->kind == SymbolKind::Local && s->from_loop && !s->loop_var && !takes(*s, v)) {
+    // A finished loop's variable given a value of another kind: in its own scope a new local
+    // of that name, as Python rebinds it (every later read is textually after this point).
+    if (!frame().scopes.innermost_declares(s)) {
+      fail(loc, "'" + name + "' holds the integer of the loop on line " +
+                    std::to_string(s->loc.line) + " here; it cannot be assigned " + describe(v) +
+                    " inside a nested block: use a new name");
+    }
+    s = nullptr;
+  }
   if (!s) {
     // A local may shadow a builtin or a function, as in Python, but not the modules every
     // kernel needs.
@@ -403,14 +443,26 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
       }
       RangeBounds b = range_bounds(seq.values(), exprs);
       const Identifier& target = f.targets[0];
-      if (Symbol* old = frame().scopes.lookup(target.name)) {
+      // A variable used outside its loop is a local of the function the loop assigns (it
+      // outlives the loop, holding the last value taken, or its value before a loop that ran
+      // no iteration); lower_stmts declared it (carried_loop_vars). Any other is the loop's own.
+      Symbol* local = frame().scopes.lookup(target.name);
+      if (local && (local->loop_var || local->kind != SymbolKind::Local)) {
         std::string where =
-            old->loc.line > 0 ? " (line " + std::to_string(old->loc.line) + ")" : std::string();
+            local->loc.line > 0 ? " (line " + std::to_string(local->loc.line) + ")" : std::string();
         fail(target.loc, "the loop variable '" + target.name + "' reuses the name of " +
-                             (old->kind == SymbolKind::Local && !old->loop_var ? "the local"
-                              : old->loop_var ? "an enclosing loop's variable"
-                                              : "the parameter") +
+                             (local->loop_var                    ? "an enclosing loop's variable"
+                              : local->kind == SymbolKind::Value ? "the parameter"
+                                                                 : "the array or tuple") +
                              " '" + target.name + "'" + where + "; choose another name");
+      }
+      // Inside the body the name is the loop's counter, unless the body assigns it: then the
+      // local, which each iteration sets anew (an assignment never changes the iteration).
+      bool body_assigns = false;
+      if (local) {
+        std::vector<AssignedName> in_body;
+        for (const StmtPtr& st : f.body) assigned_names(*st, in_body);
+        for (const AssignedName& a : in_body) body_assigns = body_assigns || a.name == target.name;
       }
       Snapshot entry = snapshot();
       std::vector<ir::Stmt> body;
@@ -418,19 +470,30 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
       {
         Redirect r(*this, body);
         ScopeGuard scope(*this);
-        Symbol v;
-        v.kind = SymbolKind::Local;
-        v.name = target.name;
-        v.ir_name = ir_name;
-        v.type = b.start->type;
-        v.loc = target.loc;
-        v.loop_var = true;
-        frame().scopes.declare(new_symbol(std::move(v)));
+        if (local) {
+          if (!local->typed) local->from_loop = true;
+          assign_scalar(local, target.name, target.loc,
+                        Value::typed(ir::var(b.start->type, ir_name)), target.loc);
+          local->assigned = true;
+          local->loop_var = true;  // an active loop's variable until the loop ends
+        }
+        if (!body_assigns) {
+          Symbol v;
+          v.kind = SymbolKind::Local;
+          v.name = target.name;
+          v.ir_name = ir_name;
+          v.type = b.start->type;
+          v.loc = target.loc;
+          v.loop_var = true;
+          frame().scopes.declare(new_symbol(std::move(v)));
+        }
         ++frame().loop_depth;
         lower_stmts(f.body);
         --frame().loop_depth;
+        if (local) local->loop_var = false;
       }
       restore(entry);  // the body may run zero times
+      if (local && known_nonempty(b)) local->assigned = true;
       emit(ir::for_range(ir_name, b.start, b.stop, b.step, ir::block(std::move(body))));
       return;
     }

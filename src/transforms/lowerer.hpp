@@ -302,6 +302,11 @@ class Lowerer {
   // ------------------------------------------------------------ lower_func.cpp
   // The names a function assigns anywhere (its locals, as Python decides them).
   const std::set<std::string>& assigned_in(const frontend::FunctionDef& f);
+  // The names of f's range-loop variables that f also uses outside every loop of that name
+  // (read or assigned after the loop, or a local before it): Python's loop variables are
+  // locals of the function, so these loops assign a local that outlives them. The others stay
+  // each loop's own counter.
+  const std::set<std::string>& carried_loop_vars(const frontend::FunctionDef& f);
   Value inline_call(const frontend::FunctionDef& fn, const frontend::Call& call, bool discard);
   void lower_return(const frontend::Return& r);
 
@@ -316,6 +321,7 @@ class Lowerer {
   std::vector<ir::Stmt>* out_ = nullptr;
   bool in_prelude_ = false;
   std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
+  std::map<const frontend::FunctionDef*, std::set<std::string>> carried_loop_vars_;
   int nesting_ = 0;
   int inlined_calls_ = 0;
   std::vector<ir::Expr> iteration_;      // the parallel loop's variables, as i64 (for asserts)
@@ -401,7 +407,10 @@ struct AssignedName {
   std::string name;
   frontend::SourceLoc loc;
 };
-void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out);
+// With `carried`, the loop variables of loops inside s that are in it count as assigned (loop
+// variables whose value is used after their loop, Lowerer::carried_loop_vars).
+void assigned_names(const frontend::Stmt& s, std::vector<AssignedName>& out,
+                    const std::set<std::string>* carried = nullptr);
 
 // IR facts the lowering needs about expressions it built: ir/effects.hpp.
 using ir::cheap_to_repeat;

@@ -34,9 +34,11 @@ struct Symbol {
   // Locals only. A local first assigned inside an if/loop is declared before that statement
   // (so it outlives it, as in Python); until the first assignment is lowered it has no type.
   bool typed = true;
-  bool assigned = true;  // definitely assigned on every path to here
-  bool prelude = false;  // computed before the parallel loop: read-only inside it
-  bool loop_var = false;
+  bool assigned = true;    // definitely assigned on every path to here
+  bool prelude = false;    // computed before the parallel loop: read-only inside it
+  bool loop_var = false;   // a loop's own counter, or a local while its loop runs
+  bool from_loop = false;  // typed by a range loop that assigns it (a loop variable that outlives
+                           // its loop); an assignment in its own scope may retype it
   bool from_literal = false;  // its type came from a literal (for the hint in messages)
 
   ir::Expr value;                 // Value: the expression it stands for
@@ -72,6 +74,11 @@ class ScopeStack {
   void pop();
 
   Symbol* lookup(const std::string& name) const;
+  // Whether the innermost scope declares `s` under its name.
+  bool innermost_declares(const Symbol* s) const {
+    auto it = scopes_.back().find(s->name);
+    return it != scopes_.back().end() && it->second == s;
+  }
   void declare(Symbol* s) { scopes_.back()[s->name] = s; }
   // Declares in the scope `depth` levels out from the innermost (0: innermost).
   void declare_outer(Symbol* s, size_t depth) { scopes_[scopes_.size() - 1 - depth][s->name] = s; }

@@ -297,3 +297,42 @@ def test_dtype_constructors_mark_a_python_numbers_type():
     assert "s: f64" in tack.inspect(lt_scalar_out, x, tack.f64(1e-8), out, mode="ir")
     with pytest.raises(TypeError, match="vector dtype"):
         tack.vec(3, tack.f32)(1.0)
+
+
+@tack.kernel
+def lt_loop_variable_after_its_loop(n, out):
+    for i in range(len(out)):
+        s = 0
+        for k in range(3):  # constant: runs, so k exists after it
+            s += k
+        last = k
+        j = 100
+        for j in range(n):  # may run no iteration: j keeps its value from before
+            s += 1
+        m = -1
+        for m in range(4):
+            m = m * 10  # the local, for the rest of this iteration only
+        k = 0.5  # a finished loop's variable rebound to a float, as Python does
+        out[i] = s * 1000.0 + last * 100.0 + j + m * 0.001 + k
+
+
+def test_a_loop_variable_is_a_local_that_outlives_its_loop():
+    out = zeros(3, np.float64)
+    lt_loop_variable_after_its_loop(4, out)
+    expected = [(3 + 4) * 1000.0 + 2 * 100.0 + 3 + 30 * 0.001 + 0.5 for i in range(3)]
+    assert out.numpy().tolist() == pytest.approx(expected)
+    lt_loop_variable_after_its_loop(0, out)  # the loop over j runs no iteration
+    expected = [3 * 1000.0 + 2 * 100.0 + 100 + 30 * 0.001 + 0.5 for i in range(3)]
+    assert out.numpy().tolist() == pytest.approx(expected)
+
+
+def test_a_loop_variable_read_after_a_loop_that_may_not_run_needs_a_value_first():
+    @tack.kernel
+    def after(n, out):
+        for i in range(len(out)):
+            for k in range(n):
+                pass
+            out[i] = k
+
+    with pytest.raises(tack.CompileError, match=r"the loop on line \d+ that assigns it may run no iteration"):
+        after(2, zeros(2, np.float32))

@@ -806,28 +806,41 @@ def k(x, n):
      {kF32, kI32},
      6,
      "'prev' is used before it is assigned"},
-    {"LoopVariableAfterItsLoop",
+    {"LoopVariableAfterALoopThatMayNotRun",
      R"(@tack.kernel
 def k(x, n):
     for i in range(n):
-        for j in range(3):
+        for j in range(n):
             pass
         x[i] = j
 )",
      {kF32, kI32},
      6,
-     "the loop variable 'j' (line 4) does not exist after its loop"},
-    {"LoopVariableReusesALocal",
+     "'j' may be used before it is assigned: the loop on line 4 that assigns it may run no "
+     "iteration"},
+    {"LoopVariableReusesAnEnclosingLoopsVariable",
      R"(@tack.kernel
 def k(x, n):
     for i in range(n):
-        j = 0
         for j in range(3):
-            pass
+            for j in range(2):
+                pass
 )",
      {kF32, kI32},
      5,
-     "the loop variable 'j' reuses the name of the local 'j'"},
+     "the loop variable 'j' reuses the name of an enclosing loop's variable 'j'"},
+    {"LoopVariableRetypedInANestedBlock",
+     R"(@tack.kernel
+def k(x, n):
+    for i in range(n):
+        for j in range(3):
+            pass
+        if i > 0:
+            j = 2.5
+)",
+     {kF32, kI32},
+     7,
+     "'j' holds the integer of the loop on line 4 here; it cannot be assigned"},
     {"PreludeLocalAssignedInTheLoop",
      R"(@tack.kernel
 def k(x, n):
