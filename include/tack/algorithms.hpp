@@ -57,10 +57,11 @@ Array std(const Array& a, int axis, std::optional<DType> dtype = std::nullopt, i
 Scalar dot(const Array& a, const Array& b, std::optional<DType> dtype = std::nullopt);
 Array dot(const Array& a, const Array& b, int axis, std::optional<DType> dtype = std::nullopt,
           bool keepdims = false);
-// The Euclidean norm sqrt(sum(a * a)), in the float type (f64 for integers), as NumPy's
-// linalg.norm of the flattened array.
-Scalar norm(const Array& a);
-Array norm(const Array& a, int axis, bool keepdims = false);
+// NumPy's vector norm (linalg.norm of the flattened array), in the float type (f64 for
+// integers): ord 2 (default) sqrt(sum(a * a)), 1 sum(|a|), inf max(|a|), -inf min(|a|), 0 the
+// count of nonzero elements, any other p sum(|a|**p)**(1/p). ValueError for a NaN ord.
+Scalar norm(const Array& a, double ord = 2.0);
+Array norm(const Array& a, int axis, bool keepdims = false, double ord = 2.0);
 
 // How many elements are not zero (NaN counts), as i64.
 std::int64_t count_nonzero(const Array& a);

@@ -460,18 +460,28 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       nb::arg("b"), axis, dtype, keepdims);
   both(
       m, array_class, "norm",
-      [](const Array& a, nb::handle axis, bool keepdims) {
+      [](const Array& a, nb::handle ord, nb::handle axis, bool keepdims) {
+        double p = 2.0;
+        if (!ord.is_none()) {
+          if (!PyNumber_Check(ord.ptr()) || PyUnicode_Check(ord.ptr()) || PyBool_Check(ord.ptr())) {
+            throw ValueError("norm: ord=" + nb::cast<std::string>(nb::repr(ord)) +
+                             " is not a vector norm; use None or 2, 1, inf, -inf, 0 or another "
+                             "number (matrix norms such as 'fro' are not provided)");
+          }
+          p = nb::cast<double>(nb::float_(ord));
+        }
         return reduction(
             a, axis, "norm",
             [&] {
-              return numpy_scalar(released([&] { return tack::norm(a); }),
+              return numpy_scalar(released([&] { return tack::norm(a, p); }),
                                   float_type(a, std::nullopt));
             },
-            [&](int k) { return tack::norm(a, k, keepdims); }, keepdims);
+            [&](int k) { return tack::norm(a, k, keepdims, p); }, keepdims);
       },
-      "The Euclidean norm sqrt(sum(a * a)) (NumPy's linalg.norm of the flattened array); f64 "
-      "for integers.",
-      axis, keepdims);
+      "NumPy's vector norm (linalg.norm of the flattened array, or along an axis): ord None or 2 "
+      "sqrt(sum(a * a)), 1 sum(|a|), inf max(|a|), -inf min(|a|), 0 the count of nonzero "
+      "elements, any other p sum(|a|**p)**(1/p); f64 for integers.",
+      nb::arg("ord").none() = nb::none(), axis, keepdims);
 
   both(
       m, array_class, "count_nonzero",

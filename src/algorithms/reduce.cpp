@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -89,6 +90,10 @@ const Fold kAbsMax{algorithms::fold_text(BlockOp::Max), "abs(x[{I}])", "", "x"};
 const Fold kCount{"return a + b", "{T}(1) if x[{I}] != 0 else {T}(0)", "{T}(0)", "x"};
 const Fold kDot{"return a + b", "{T}(x[{I}]) * {T}(y[{I}])", "{T}(0)", "x, y"};
 const Fold kSquares{"return a + b", "sq({T}(x[{I}]))", "{T}(0)", "x"};
+const Fold kAbsSum{"return a + b", "abs({T}(x[{I}]))", "{T}(0)", "x"};
+const Fold kAbsMaxOf{algorithms::fold_text(BlockOp::Max), "abs({T}(x[{I}]))", "", "x"};
+const Fold kAbsMinOf{algorithms::fold_text(BlockOp::Min), "abs({T}(x[{I}]))", "", "x"};
+const Fold kNonzero{"return a + b", "{T}(1) if x[{I}] != 0 else {T}(0)", "{T}(0)", "x"};
 const Fold kDeviations{"return a + b", "sq({T}(x[{I}]) - aux[{A}])", "{T}(0)", "x, aux"};
 
 // One pass: partial[.., b, ..] = the fold of the line's elements [b * 4096, min((b + 1) * 4096,
@@ -618,16 +623,49 @@ Array dot(const Array& a, const Array& b, int axis, std::optional<DType> dtype, 
   return reduce_lines(kDot, {a, b}, p, acc, "dot", 0);
 }
 
-Scalar norm(const Array& a) {
+// The fold of a vector norm of order `ord` (NumPy's linalg.norm): the root is applied after.
+Fold norm_fold(double ord) {
+  if (std::isnan(ord)) {
+    throw ValueError("norm: ord is nan; use 2 (the default), 1, inf, -inf, 0 or another number");
+  }
+  if (ord == 2.0) return kSquares;
+  if (ord == 1.0) return kAbsSum;
+  if (ord == HUGE_VAL) return kAbsMaxOf;
+  if (ord == -HUGE_VAL) return kAbsMinOf;
+  if (ord == 0.0) return kNonzero;
+  char p[40];
+  std::snprintf(p, sizeof p, "%.17g", ord);
+  return Fold{"return a + b", std::string("tack.pow(abs({T}(x[{I}])), {T}(") + p + "))", "{T}(0)",
+              "x"};
+}
+
+// Whether the fold's result is raised to 1/ord (2: the square root).
+bool norm_has_root(double ord) {
+  return ord != 1.0 && ord != 0.0 && std::isfinite(ord);
+}
+
+Scalar norm(const Array& a, double ord) {
+  const Fold f = norm_fold(ord);
   const Plan p = plan(a, std::nullopt, false, "norm");
   const DType acc = float_accumulator(a.dtype().scalar, std::nullopt, "norm");
-  return finish_scalar(reduce_all(kSquares, {a}, p, acc, "norm", 0), acc, 1.0, true);
+  const Scalar s = reduce_all(f, {a}, p, acc, "norm", 0);
+  if (ord == 2.0) return finish_scalar(s, acc, 1.0, true);
+  if (!norm_has_root(ord)) return finish_scalar(s, acc, 1.0, false);
+  if (acc.scalar == ScalarType::f32) {  // NumPy: the reciprocal of ord in the result's type
+    const float r = 1.0f / static_cast<float>(ord);
+    return Scalar::from(static_cast<double>(std::pow(static_cast<float>(s.as_double()), r)));
+  }
+  return Scalar::from(std::pow(s.as_double(), 1.0 / ord));
 }
-Array norm(const Array& a, int axis, bool keepdims) {
+Array norm(const Array& a, int axis, bool keepdims, double ord) {
+  const Fold f = norm_fold(ord);
   const Plan p = plan(a, axis, keepdims, "norm");
   const DType acc = float_accumulator(a.dtype().scalar, std::nullopt, "norm");
-  Array s = reduce_lines(kSquares, {a}, p, acc, "norm", 0);
-  return finish_array(s, acc, "tack.sqrt(y[i])", 0.0);
+  Array s = reduce_lines(f, {a}, p, acc, "norm", 0);
+  if (ord == 2.0) return finish_array(s, acc, "tack.sqrt(y[i])", 0.0);
+  if (!norm_has_root(ord)) return s;
+  const std::string t = cast_name(acc);
+  return finish_array(s, acc, "tack.pow(y[i], " + t + "(1.0) / " + t + "(d))", ord);
 }
 
 std::int64_t count_nonzero(const Array& a) {

@@ -238,3 +238,28 @@ def test_all_along_a_line_longer_than_f32_counts():
 def test_an_integer_dtype_cannot_hold_nan():
     with pytest.raises(ValueError, match="integer dtype i32"):
         tack.var(arr(np.array([1.0])), dtype=tack.i32, ddof=1)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")  # NumPy's 0 ** -1.5
+@pytest.mark.parametrize("order", [None, 1, 2, np.inf, -np.inf, 0, 3, 0.5, -1.5])
+def test_norm_orders_are_numpys_vector_norms(order):
+    # The original Tack's norm(x, ord=1) and NumPy's linalg.norm(x, ord) of vectors.
+    x = np.array([[3, -4, 0.5, 0.25] * 1100, [-0.0, 2, -7, 1.5] * 1100], np.float32)
+    x[1, 5] = 0.0  # a zero: -1.5 and -inf give 0, as NumPy's
+    a = arr(x)
+    got = tack.norm(a, ord=order)
+    assert isinstance(got, np.float32)
+    np.testing.assert_allclose(got, np.linalg.norm(x.ravel(), order), rtol=2e-5)
+    np.testing.assert_allclose(a.norm(order, axis=1).numpy(), np.linalg.norm(x, order, axis=1),
+                               rtol=2e-5)
+    i = np.array([-128, 5, 0, 7], np.int8)  # integers as f64: no wrapped abs(-128)
+    want = np.linalg.norm(i.astype(np.float64), order)
+    assert tack.norm(arr(i), order) == pytest.approx(want)
+
+
+def test_norm_refuses_matrix_and_nan_orders():
+    a = arr(np.ones(4, np.float32))
+    with pytest.raises(ValueError, match="'fro' is not a vector norm"):
+        tack.norm(a, "fro")
+    with pytest.raises(ValueError, match="ord is nan"):
+        tack.norm(a, float("nan"))
