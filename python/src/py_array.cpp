@@ -214,6 +214,11 @@ nb::class_<Array> init_array(nb::module_& m) {
                     return nb::cast(a.slice(s->start, s->stop, s->step));
                   }  // a bound that is not an integer: the general path names it (TypeError)
                 }
+                if (key.is_none()) {  // NumPy's a[None]: a view with a new first axis of 1
+                  Shape shape = a.shape();
+                  shape.insert(shape.begin(), 1);
+                  return nb::cast(a.reshape(shape));
+                }
                 auto r = a.index(index_key(key));
                 if (auto* v = std::get_if<Array>(&r)) return nb::cast(std::move(*v));
                 if (auto* s = std::get_if<Scalar>(&r)) return nb::cast(*s);

@@ -202,6 +202,7 @@ class Dumper {
     head("[]", e.loc);
     out_ << ' ';
     expr(*e.value);
+    if (e.none) out_ << " None";
     list(e.indices);
     out_ << ')';
   }

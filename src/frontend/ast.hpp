@@ -167,7 +167,8 @@ struct Attribute final : Expr {
 struct Subscript final : Expr {
   TACK_FRONTEND_EXPR_HEAD(Subscript)
   ExprPtr value;
-  std::vector<ExprPtr> indices;  // at least one
+  std::vector<ExprPtr> indices;  // at least one, except for a[None]
+  bool none = false;             // a[None]: the element of a one-element array (no indices)
 };
 
 // func(args...): positional arguments only.

@@ -324,6 +324,12 @@ ExprPtr Parser::parse_subscript(ExprPtr value) {
   auto node = std::make_unique<Subscript>(value->loc);
   node->value = std::move(value);
   advance();  // '['
+  if (peek().kind == TokenKind::KwNone && peek_kind(1) == TokenKind::RBracket) {
+    advance();  // a[None]: the original Tack's element of a one-element array
+    node->none = true;
+    expect(TokenKind::RBracket, "to close the subscript");
+    return finish(std::move(node));
+  }
   for (;;) {
     if (peek().kind == TokenKind::Colon) {
       unsupported(peek().loc, "slices (a[i:j]) are", "index one element per dimension");

@@ -772,8 +772,23 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
     fail(n->loc, "'" + n->id + "' is a number (" + type_name(arr->type) +
                      "), not an array; it cannot be indexed");
   }
+  bool local = arr->kind == SymbolKind::LocalArray;
+  int rank = local ? static_cast<int>(arr->dims.size()) : arr->array.rank;
   std::vector<const frontend::Expr*> idx;
+  std::vector<frontend::ExprPtr> zeros;  // a[None]: index 0 in every dimension
   for (const frontend::Subscript* sub : chain) {
+    if (sub->none) {
+      if (chain.size() != 1) {
+        fail(sub->loc, "a[None] is the element of a one-element array, alone: write '" + arr->name +
+                           "[None]' or index every dimension");
+      }
+      for (int d = 0; d < rank; ++d) {
+        auto zero = std::make_unique<frontend::IntLiteral>(sub->loc);
+        zero->text = "0";
+        idx.push_back(zero.get());
+        zeros.push_back(std::move(zero));
+      }
+    }
     for (const frontend::ExprPtr& e : sub->indices) {
       if (const auto* t = e->as<frontend::Tuple>()) {
         for (const frontend::ExprPtr& x : t->elements) idx.push_back(x.get());
@@ -782,8 +797,6 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
       }
     }
   }
-  bool local = arr->kind == SymbolKind::LocalArray;
-  int rank = local ? static_cast<int>(arr->dims.size()) : arr->array.rank;
   int width = local ? 0 : arr->array.vec_width;
   // A tack.mat(r, c) array: its element is indexed by row and column, stored flat.
   const int mat_cols = local ? 0 : arr->mat_cols;

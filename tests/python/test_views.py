@@ -271,3 +271,13 @@ def test_soa_constructors_and_refusals():
         tack.soa([tack.zeros(3), tack.zeros(4)])
     with pytest.raises(ValueError, match=r"needs at least one component array"):
         tack.soa([])
+
+
+def test_none_key_adds_a_first_axis_as_numpy():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = tack.array(x)
+    v = a[None]
+    assert v.shape == x[None].shape == (1, 2, 3)
+    assert v.is_view
+    np.testing.assert_array_equal(v.numpy(), x[None])
+    assert tack.array(np.array([2.5], np.float32))[None].numpy().tolist() == [[2.5]]

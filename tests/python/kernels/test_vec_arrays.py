@@ -128,3 +128,39 @@ def test_vec_width_is_part_of_the_variant():
     assert va_first.variant_count == 2
     va_first(arr(np.full((4, 5), 3.0, np.float32)), out)  # a plain 2-D array: another variant
     assert out.numpy().tolist() == [3.0] * 4
+
+
+@tack.kernel
+def va_none_index(scale, cam, out, out_v):
+    for i in range(len(out)):
+        out[i] = scale[None] * float(i)  # the original Tack's one-element ("scalar") arrays
+        c = cam[None]
+        out_v[i] = c * scale[None]
+
+
+@tack.kernel
+def va_none_store(total, x):
+    for i in range(1):
+        total[None] = total[None] + x[0]
+
+
+def test_none_index_is_the_element_of_a_one_element_array():
+    scale = arr(np.array([2.5], np.float32))
+    cam = vec_array(np.array([[1.0, 2.0, 3.0]], np.float32), 3, np.float32)
+    out = arr(np.zeros(4, np.float32))
+    out_v = vec_zeros(4, 3, np.float32)
+    va_none_index(scale, cam, out, out_v)
+    assert out.numpy().tolist() == [0.0, 2.5, 5.0, 7.5]
+    assert out_v.numpy()[1].tolist() == [2.5, 5.0, 7.5]
+    va_none_store(scale, arr(np.array([1.0], np.float32)))
+    assert scale.numpy().tolist() == [3.5]
+
+
+def test_none_index_alone_or_not_at_all():
+    @tack.kernel
+    def mixed(scale, out):
+        for i in range(len(out)):
+            out[i] = scale[None][0]
+
+    with pytest.raises(tack.CompileError, match=r"a\[None\] is the element of a one-element"):
+        mixed(arr(np.zeros(1, np.float32)), arr(np.zeros(2, np.float32)))
