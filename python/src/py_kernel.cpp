@@ -157,6 +157,22 @@ struct ForwardLogEvents {
   }
 };
 
+// A @tack.kernel call: compiles first when the kernel is new or a constant it reads changed.
+void call_kernel(nb::handle self, nb::args args) {
+  KernelCall& call = nb::cast<KernelCall&>(self);
+  if (!call.built.has_value() ||
+      (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
+    call.built = nb::cast<Kernel>(self.attr("_compile")());
+  }
+  // A copy (one reference more): another thread may replace `built` (its first call, a changed
+  // constant) while this one runs without the GIL.
+  const Kernel k = *call.built;
+  ArgList list(args);
+  const ForwardLogEvents forward;
+  GilRelease release;
+  k.call(list.data, list.size);
+}
+
 }  // namespace
 
 void init_kernel(nb::module_& m) {
@@ -164,23 +180,16 @@ void init_kernel(nb::module_& m) {
   tack_logger = nb::module_::import_("logging").attr("getLogger")("tack").release().ptr();
   nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr())
       .def(nb::init<>())
+      .def("__call__", &call_kernel,
+           "launches the kernel, compiling it first when it is new or a constant it reads changed")
+      // Keyword arguments: a second overload, so that a positional call (the first overload)
+      // pays nothing for them. _positional() binds them by parameter name, as Python does.
       .def(
           "__call__",
-          [](nb::handle self, nb::args args) {
-            KernelCall& call = nb::cast<KernelCall&>(self);
-            if (!call.built.has_value() ||
-                (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
-              call.built = nb::cast<Kernel>(self.attr("_compile")());
-            }
-            // A copy (one reference more): another thread may replace `built` (its first call,
-            // a changed constant) while this one runs without the GIL.
-            const Kernel k = *call.built;
-            ArgList list(args);
-            const ForwardLogEvents forward;
-            GilRelease release;
-            k.call(list.data, list.size);
+          [](nb::handle self, nb::args args, nb::kwargs kwargs) {
+            call_kernel(self, nb::borrow<nb::args>(self.attr("_positional")(args, kwargs)));
           },
-          "launches the kernel, compiling it first when it is new or a constant it reads changed")
+          "launches the kernel with arguments bound by parameter name")
       .def_rw("_watching", &KernelCall::watching);
 
   // Named CompiledKernel in Python: tack.Kernel is the @tack.kernel object (tack/_kernel.py),

@@ -445,6 +445,18 @@ class Kernel(_tack._KernelCall):
         # file edited after it is defined does not change the kernel (as Python's own code).
         self._source = _source_of(fn)
 
+    def _positional(self, args, kwargs):
+        # Keyword arguments bound by parameter name, as Python binds them (its TypeError for an
+        # unknown name, a name given twice or a missing argument, with the kernel's name).
+        try:
+            bound = _inspect.signature(self._fn).bind(*args, **kwargs)
+        except TypeError as e:
+            params = ", ".join(_inspect.signature(self._fn).parameters)
+            raise TypeError(f"kernel '{self.__name__}': {e}; its parameters are ({params})") \
+                from None
+        bound.apply_defaults()
+        return bound.args
+
     def _build(self):
         source, first_line, file = self._source
         return self._build_from(source, first_line, file, [])

@@ -345,3 +345,29 @@ def test_disk_cache_keeps_variants_apart(tmp_path):
         assert r.returncode == 0, (run, r.stdout, r.stderr[-3000:])
         assert "IndexError" in r.stdout
     assert any((tmp_path / "cache").rglob("*"))
+
+
+@tack.kernel
+def dc_keywords(x, a, out):
+    for i in range(len(x)):
+        out[i] = x[i] * a
+
+
+def test_keyword_arguments_bind_by_parameter_name():
+    x = arr(np.arange(4, dtype=np.float32))
+    out = arr(np.zeros(4, np.float32))
+    dc_keywords(x, out=out, a=2.0)
+    assert out.numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+    dc_keywords(out=out, x=x, a=3.0)
+    assert out.numpy().tolist() == [0.0, 3.0, 6.0, 9.0]
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    ((None,), {"a": 1.0, "out": None, "z": 1}, "got an unexpected keyword argument 'z'"),
+    ((), {"a": 1.0, "out": None}, "missing a required argument: 'x'"),
+    ((None, 1.0, None), {"x": None}, "multiple values for argument 'x'"),
+])
+def test_keyword_arguments_python_would_refuse_are_a_type_error(args, kwargs, message):
+    with pytest.raises(TypeError, match=rf"kernel 'dc_keywords': {message}; its parameters are "
+                                        r"\(x, a, out\)"):
+        dc_keywords(*args, **kwargs)
