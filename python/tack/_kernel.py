@@ -130,40 +130,86 @@ def _namespace(fn):
 
 
 class Constant:
-    """tack.constant(value, dtype): a compile-time constant of a fixed dtype, for a module global
-    or closure variable a kernel reads (a plain int or float is weakly typed, like a literal)."""
+    """tack.constant(value[, dtype]): a compile-time constant for a module global or closure
+    variable a kernel reads. A number of a fixed dtype (a plain int or float is weakly typed,
+    like a literal), or a vector (a sequence of 1 to 4 numbers) or matrix (1 to 4 rows of one
+    length) whose components have the dtype, or are weakly typed without one."""
 
     __slots__ = ("value", "dtype")
 
-    def __init__(self, value, dtype):
+    def __init__(self, value, dtype=None):
         if isinstance(value, Constant):
+            dtype = value.dtype if dtype is None else dtype
             value = value.value
-        if not isinstance(value, (bool, int, float)) and not _is_numpy_scalar(value):
-            raise TypeError(f"tack.constant takes an int, float or bool, got "
-                            f"{type(value).__name__}; pass other data as a kernel argument")
-        self.value = value.item() if _is_numpy_scalar(value) else value
-        self.dtype = _dtype_name(dtype)
-        if self.dtype not in _CONSTANT_DTYPES:
+        self.dtype = None if dtype is None else _dtype_name(dtype)
+        if self.dtype is not None and self.dtype not in _CONSTANT_DTYPES:
             raise TypeError(f"tack.constant needs a scalar dtype (tack.f32, tack.i64, 'float32', "
                             f"np.uint8, bool, ...), got {dtype!r}")
-        if isinstance(self.value, float) and self.dtype not in ("f32", "f64", "float32",
-                                                                "float64", "bool"):
-            raise ValueError(f"tack.constant({self.value!r}, {self.dtype}): a float constant "
-                             "needs a float dtype; convert the value first (int(v))")
+        if _is_sequence(value):
+            if self.dtype is None and hasattr(value, "dtype"):
+                self.dtype = _dtype_name(value.dtype)
+            self.value = _constant_rows(value, self.dtype)
+            return
+        self.value = _constant_number(value, self.dtype)
 
     def __repr__(self):
+        if self.dtype is None:
+            return f"tack.constant({self.value!r})"
         return f"tack.constant({self.value!r}, {self.dtype})"
 
     def __eq__(self, other):
-        return (isinstance(other, Constant) and type(self.value) is type(other.value)
-                and self.value == other.value and self.dtype == other.dtype)
+        return (isinstance(other, Constant) and _same_values(self.value, other.value)
+                and self.dtype == other.dtype)
 
     def __hash__(self):
         return hash((self.value, self.dtype))
 
 
-def constant(value, dtype):
-    """A typed compile-time constant (see Constant)."""
+def _is_sequence(value):
+    return isinstance(value, (tuple, list)) or (type(value).__module__ == "numpy"
+                                                and getattr(value, "ndim", 0) > 0)
+
+
+def _constant_number(value, dtype):
+    if not isinstance(value, (bool, int, float)) and not _is_numpy_scalar(value):
+        raise TypeError(f"tack.constant takes a number, or a sequence of 1 to 4 numbers (a "
+                        f"vector) or of rows (a matrix), got {type(value).__name__}; pass other "
+                        "data as a kernel argument")
+    value = value.item() if _is_numpy_scalar(value) else value
+    if isinstance(value, float) and dtype not in (None, "f32", "f64", "float32", "float64",
+                                                  "bool"):
+        raise ValueError(f"tack.constant({value!r}, {dtype}): a float constant needs a float "
+                         "dtype; convert the value first (int(v))")
+    return value
+
+
+def _constant_rows(value, dtype):
+    # A vector: a tuple of numbers; a matrix: a tuple of rows of one length (1 to 4 each).
+    items = list(value)
+    if not 1 <= len(items) <= 4:
+        raise ValueError(f"tack.constant of a sequence makes a vector or matrix of 1 to 4 "
+                         f"components or rows; this has {len(items)}: pass an array argument")
+    if all(_is_sequence(r) for r in items):
+        rows = [tuple(_constant_number(x, dtype) for x in r) for r in items]
+        if len({len(r) for r in rows}) != 1 or not 1 <= len(rows[0]) <= 4:
+            raise ValueError("tack.constant of rows makes a matrix: rows of one length, 1 to 4 "
+                             f"each; got lengths {[len(r) for r in rows]}")
+        return tuple(rows)
+    if any(_is_sequence(r) for r in items):
+        raise ValueError("tack.constant takes numbers (a vector) or rows (a matrix), not both")
+    return tuple(_constant_number(x, dtype) for x in items)
+
+
+def _same_values(a, b):
+    # Equal values of equal Python types (1 and 1.0 and True compile differently).
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_same_values(x, y) for x, y in zip(a, b)))
+    return type(a) is type(b) and a == b
+
+
+def constant(value, dtype=None):
+    """A compile-time constant: a number of a dtype, or a vector or matrix (see Constant)."""
     return Constant(value, dtype)
 
 
@@ -202,6 +248,10 @@ def _encode(value):
     if isinstance(value, float):
         return ("number", value)
     if isinstance(value, Constant):
+        if isinstance(value.value, tuple):
+            return ("tuple", [_encode(Constant(v, value.dtype)) for v in value.value])
+        if value.dtype is None:
+            return ("number", value.value)
         return ("typed", value.value, value.dtype)
     if _is_numpy_scalar(value):
         name = value.dtype.name
@@ -605,6 +655,9 @@ stream_store = _only_in_kernels(
 Vector = _only_in_kernels("Vector", "tack.Vector([x, y, z][, dtype]): a small vector value.")
 Matrix = _only_in_kernels(
     "Matrix", "tack.Matrix([[a, b], [c, d]][, dtype]): a small matrix value (row-major).")
+Matrix.identity = _only_in_kernels(
+    "Matrix.identity", "tack.Matrix.identity(n[, dtype]): the n x n identity matrix (n a "
+    "constant from 1 to 4); its ones and zeros are weakly typed like literals without a dtype.")
 select = _only_in_kernels(
     "select", "tack.select(mask, a, b): component-wise a where mask, else b.")
 cross = _only_in_kernels("cross", "tack.cross(a, b): the cross product of two 3-vectors.")

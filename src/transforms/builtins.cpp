@@ -43,6 +43,7 @@ enum class Kind : uint8_t {
   // Vectors and matrices (lower_vector.cpp).
   VectorCtor,
   MatrixCtor,
+  MatrixIdentity,  // tack.Matrix.identity(n[, dtype])
   Any,
   All,
   Select,
@@ -123,6 +124,7 @@ const std::map<std::string, Builtin>& table() {
     m["tack.math.sign"] = {Kind::Sign, 1, 1};
     m["tack.Vector"] = {Kind::VectorCtor, 1, 2};
     m["tack.Matrix"] = {Kind::MatrixCtor, 1, 2};
+    m["tack.Matrix.identity"] = {Kind::MatrixIdentity, 1, 2};
     m["any"] = m["tack.any"] = {Kind::Any, 1, 1};
     m["all"] = m["tack.all"] = {Kind::All, 1, 1};
     m["tack.select"] = {Kind::Select, 3, 3};
@@ -516,6 +518,8 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
     case Kind::VectorCtor:
     case Kind::MatrixCtor:
       return construct_vector(c, b.kind == Kind::MatrixCtor);
+    case Kind::MatrixIdentity:
+      return identity_matrix(c);
     case Kind::Barrier:
       use_workgroups("tack.barrier()", c.loc);
       emit(ir::Barrier::make(c.loc.line, c.loc.column));
@@ -722,6 +726,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       case Kind::Zeros:
       case Kind::VectorCtor:
       case Kind::MatrixCtor:
+      case Kind::MatrixIdentity:
       case Kind::Any:
       case Kind::All:
       case Kind::Select:

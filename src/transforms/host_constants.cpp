@@ -5,6 +5,44 @@
 
 namespace tack::transforms::lowering {
 
+namespace {
+
+// Whether the values are 1 to 4 numbers of one kind (all bools, or all numbers).
+bool vector_components(const std::vector<Value>& v) {
+  if (v.empty() || v.size() > 4) return false;
+  int bools = 0;
+  for (const Value& e : v) {
+    if (e.is_tuple() || e.array || e.is_none()) return false;
+    bools += !e.is_weak() && ir::is_bool(e.expr->type);
+  }
+  return bools == 0 || bools == static_cast<int>(v.size());
+}
+
+}  // namespace
+
+// A module constant's tuple of numbers is a vector (the original Tack's meaning: ORIGIN + p),
+// and a tuple of equal rows of numbers a matrix; any other tuple stays a tuple. Indexing and
+// unpacking work on both.
+Value Lowerer::vector_constant(std::vector<Value> elements, const std::string& name,
+                               frontend::SourceLoc loc) {
+  const std::string what = "the constant '" + name + "'";
+  const int n = static_cast<int>(elements.size());
+  if (vector_components(elements)) return make_vector(std::move(elements), n, 0, loc, what);
+  bool rows = elements.size() <= 4;
+  for (const Value& r : elements) {
+    rows = rows && r.is_vector() && r.rows == elements[0].rows && r.rows >= 1;
+  }
+  if (rows) {
+    std::vector<Value> flat;
+    for (const Value& r : elements) flat.insert(flat.end(), r.tuple.begin(), r.tuple.end());
+    if (vector_components(std::vector<Value>(flat.begin(), flat.begin() + elements[0].rows)) &&
+        (elements[0].rows > 1 || elements.size() > 1)) {
+      return make_vector(std::move(flat), n, elements[0].rows, loc, what);
+    }
+  }
+  return Value::of_tuple(std::move(elements));
+}
+
 Value Lowerer::constant_value(const ConstantValue& c, const std::string& name,
                               frontend::SourceLoc loc) {
   auto as_constant = [&](const Scalar& v) {
@@ -46,7 +84,7 @@ Value Lowerer::constant_value(const ConstantValue& c, const std::string& name,
                       "' is an empty tuple; a kernel's tuples have at least "
                       "one element");
       }
-      return Value::of_tuple(std::move(elements));
+      return vector_constant(std::move(elements), name, loc);
     }
     case ConstantValue::Kind::Unsupported:
       break;

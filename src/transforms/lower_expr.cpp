@@ -196,6 +196,14 @@ Value lower_attribute(Lowerer& l, const frontend::Attribute& a) {
       }
       l.fail(a.attr_loc, "'" + base->id + "' is a number and has no attribute '" + a.attr + "'");
     }
+    const frontend::FunctionDef& fn = *l.frame().fn;
+    if (l.module_.find_constant(fn.name, base->id) && !l.frame().scopes.expired(base->id) &&
+        !l.assigned_in(fn).count(base->id)) {  // a vector constant's component: ORIGIN.x
+      const Value v = lower_name(l, *base);
+      if (v.is_vecmat()) return l.vector_attribute(v, a);
+      l.fail(a.attr_loc, "the constant '" + base->id + "' is " + l.describe(v) +
+                             " and has no attribute '" + a.attr + "'");
+    }
     if (base->id == "tack" || base->id == "math") {
       if (l.is_reserved_name(dotted)) {
         l.fail(a.loc, "'" + dotted + "' is a function or a type; call it: " + dotted + "(...)");

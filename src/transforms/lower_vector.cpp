@@ -204,6 +204,38 @@ Value Lowerer::construct_vector(const frontend::Call& c, bool matrix) {
   return v;
 }
 
+Value Lowerer::identity_matrix(const frontend::Call& c) {
+  const Value n = lower_expr(*c.args[0]);
+  if (!n.is_weak() || n.weak->is_float || n.weak->as_double() < 1 || n.weak->as_double() > 4) {
+    fail(c.args[0]->loc,
+         "tack.Matrix.identity(n) takes a constant n from 1 to 4 (the size of "
+         "Tack's matrices); this is " +
+             describe(n));
+  }
+  const int size = static_cast<int>(n.weak->as_double());
+  std::optional<ScalarType> t;
+  if (c.args.size() == 2) {
+    t = dtype_named(*c.args[1]);
+    if (!t) {
+      fail(c.args[1]->loc,
+           "the second argument of tack.Matrix.identity() is a dtype (tack.f32, "
+           "tack.i32, ...), not '" +
+               frontend::dotted_name(*c.args[1]) + "'");
+    }
+  }
+  std::vector<Value> components;
+  for (int r = 0; r < size; ++r) {
+    for (int k = 0; k < size; ++k) {
+      const bool integer = t && !tack::is_float(*t);
+      const Constant one_or_zero =
+          integer ? Constant::of_int(r == k ? 1 : 0) : Constant::of_float(r == k ? 1.0 : 0.0);
+      components.push_back(t ? Value::typed(make_constant(one_or_zero, *t))
+                             : Value::literal(one_or_zero));
+    }
+  }
+  return make_vector(std::move(components), size, size, c.loc, "tack.Matrix.identity()");
+}
+
 Value Lowerer::once(const Value& v) {
   if (v.is_tuple()) {
     std::vector<Value> out;

@@ -166,6 +166,10 @@ class Lowerer {
   // literals, typed constants typed, tuples as tuples; an unsupported object is the error at
   // `loc` naming `name`.
   Value constant_value(const ConstantValue& c, const std::string& name, frontend::SourceLoc loc);
+  // A constant's tuple: a vector when it holds 1 to 4 numbers, a matrix when it holds equal
+  // rows of them, else a tuple (host_constants.cpp).
+  Value vector_constant(std::vector<Value> elements, const std::string& name,
+                        frontend::SourceLoc loc);
   // "a tuple of 2 elements (i32, f32)", "a vec3 of f32" or the type name, for messages.
   std::string describe(const Value& v) const;
 
@@ -183,6 +187,8 @@ class Lowerer {
   Value lower_list(const frontend::Tuple& t);
   // tack.Vector(list[, dtype]) and tack.Matrix(list[, dtype]).
   Value construct_vector(const frontend::Call& c, bool matrix);
+  // tack.Matrix.identity(n[, dtype]): n a constant 1 to 4; weak 1.0 and 0.0 without a dtype.
+  Value identity_matrix(const frontend::Call& c);
   // The components' type (a vector of literals: their default type).
   ir::ScalarType component_type(const Value& v) const;
   // Element-wise a op b of vectors/matrices of one shape, or one of them a scalar; `@`.

@@ -54,7 +54,6 @@ def test_out_of_bounds_is_an_index_error(grid, key, message):
     [
         (1.5, r"not float"),
         ("a", r"not str"),
-        (None, r"not NoneType"),
         (Ellipsis, r"not ellipsis"),
         ([0, 1], r"not list"),
         ((0, 1.0), r"not float"),

@@ -127,7 +127,7 @@ def test_a_typed_constant_must_fit_its_dtype():
 
 
 def test_tack_constant_checks_its_arguments():
-    with pytest.raises(TypeError, match="tack.constant takes an int, float or bool"):
+    with pytest.raises(TypeError, match="tack.constant takes a number, or a sequence"):
         tack.constant("3", tack.f32)
     with pytest.raises(ValueError, match="a float constant needs a float dtype"):
         tack.constant(2.5, tack.i32)
@@ -152,3 +152,60 @@ def test_compiled_before_the_first_call_is_the_kernel_the_call_runs():
     assert c_compiled_first.compiled is first
     assert first.variant_count == 1
     np.testing.assert_array_equal(x.numpy(), [0.5, 0.5, 0.5])
+
+
+TC_OFFSET = (0.5, 0.25, 0.125)  # a module tuple of numbers: a vector in kernels
+TC_ROT = ((0.0, -1.0), (1.0, 0.0))  # equal rows: a matrix
+TC_SCALE = tack.constant((1.0, 2.0, 3.0), tack.f64)
+TC_WEAK = tack.constant((1, 2))
+TC_M = tack.constant(np.array([[1, 2], [3, 4]], np.float32))
+
+
+@tack.kernel
+def tc_vector_constants(x, out):
+    for i in range(len(out)):
+        v = tack.Vector([x[i], 1.0, 2.0]) + TC_OFFSET
+        s = TC_SCALE * 2
+        m = tack.Matrix.identity(2) @ (TC_M @ tack.Vector([1.0, 1.0]))
+        r = TC_ROT @ tack.Vector([x[i], 0.0])
+        a, b, c = TC_OFFSET
+        out[i, 0] = v[0]
+        out[i, 1] = s.z
+        out[i, 2] = m[1]
+        out[i, 3] = r[1]
+        out[i, 4] = TC_WEAK[1] + TC_WEAK.x
+        out[i, 5] = a + b + c + TC_OFFSET.y
+
+
+def test_vector_and_matrix_constants():
+    x = arr(np.array([1.0, 2.0], np.float32))
+    out = arr(np.zeros((2, 6), np.float64))
+    tc_vector_constants(x, out)
+    assert out.numpy().tolist() == [[1.5, 6.0, 7.0, 1.0, 3.0, 1.125],
+                                    [2.5, 6.0, 7.0, 2.0, 3.0, 1.125]]
+
+
+@tack.kernel
+def tc_identity(out):
+    for i in range(len(out)):
+        m = tack.Matrix.identity(3, tack.i32)
+        f = tack.Matrix.identity(2) * 2.5
+        out[i] = m[0, 0] + m[1, 1] + m[2, 2] + m[0, 1] + f[1, 1] + f[1, 0]
+
+
+def test_matrix_identity():
+    out = arr(np.zeros(2, np.float32))
+    tc_identity(out)
+    assert out.numpy().tolist() == [5.5, 5.5]
+
+
+@pytest.mark.parametrize("value, dtype, error, message", [
+    ((1, 2, 3, 4, 5), None, ValueError, "1 to 4 components or rows; this has 5"),
+    (((1, 2), (3,)), None, ValueError, r"rows of one length, 1 to 4 each; got lengths \[2, 1\]"),
+    (((1, 2), 3), None, ValueError, "numbers \\(a vector\\) or rows \\(a matrix\\), not both"),
+    ((1.5,), tack.i32, ValueError, "a float constant needs a float dtype"),
+    (("a",), None, TypeError, "takes a number, or a sequence"),
+])
+def test_vector_constants_refuse_what_is_not_a_vector_or_matrix(value, dtype, error, message):
+    with pytest.raises(error, match=message):
+        tack.constant(value, dtype)
