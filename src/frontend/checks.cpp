@@ -145,7 +145,10 @@ class StructureChecker {
       const Call* call = e.as<Call>();
       if (call == nullptr) return;
       const std::string name = dotted_name(*call->func);
-      if (!is_pure_call(kernel_, name)) {
+      // `buf = tack.shared(...)` is declared at the top of the loop body (transforms/lower.cpp).
+      const bool shared_decl = (name == "tack.shared" || name == "tack.shared_like") &&
+                               s.is<Assign>() && s.as<Assign>()->value.get() == &e;
+      if (!shared_decl && !is_pure_call(kernel_, name)) {
         fail(kernel_, call->loc,
              "the call to '" + (name.empty() ? std::string("<expression>") : name) +
                  "' may have effects and is not allowed before the parallel loop" + why);

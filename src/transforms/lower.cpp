@@ -162,8 +162,22 @@ ir::Function Lowerer::run() {
   Redirect to_prelude(*this, prelude);
   in_prelude_ = true;
   copy_params(in_prelude, true);
+  // `smem = tack.shared(...)` before the loop (the original Tack's place for it) declares the
+  // workgroup array at the top of the loop body, where every item of a workgroup shares it.
+  std::vector<const frontend::Stmt*> shared_decls;
+  auto is_shared_decl = [](const frontend::Stmt& s) {
+    const auto* a = s.as<frontend::Assign>();
+    const auto* c = a && a->target->is<frontend::Name>() ? a->value->as<frontend::Call>() : nullptr;
+    if (!c) return false;
+    const std::string callee = frontend::dotted_name(*c->func);
+    return callee == "tack.shared" || callee == "tack.shared_like";
+  };
   for (const frontend::StmtPtr& s : kernel_.body) {
     if (s.get() == loop) break;
+    if (is_shared_decl(*s)) {
+      shared_decls.push_back(s.get());
+      continue;
+    }
     size_t mark = prelude.size();
     lower_stmt(*s);
     for (size_t k = mark; k < prelude.size(); ++k) {
@@ -249,6 +263,7 @@ ir::Function Lowerer::run() {
       frame().scopes.declare(new_symbol(std::move(s)));
     }
     copy_params(in_loop, false);
+    for (const frontend::Stmt* d : shared_decls) lower_stmt(*d);
     lower_stmts(loop->body);
   }
   prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));

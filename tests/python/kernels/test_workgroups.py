@@ -68,6 +68,32 @@ def test_shared_memory_and_barrier_exchange_values_within_a_group():
 
 
 @tack.kernel
+def wg_reverse_declared_before_the_loop(x, out):
+    buf = tack.shared(tack.f32, 256)  # the original Tack's place: before the parallel loop
+    for i in range(len(x)):
+        t = tack.thread_id()
+        buf[t] = x[i]
+        tack.barrier()
+        out[i] = buf[255 - t]
+
+
+@needs_workgroups
+def test_shared_memory_declared_before_the_parallel_loop():
+    d = np.arange(2 * G, dtype=np.float32)
+    out = zeros(2 * G, np.float32)
+    wg_reverse_declared_before_the_loop(arr(d), out)
+    np.testing.assert_array_equal(out.numpy(), d.reshape(2, G)[:, ::-1].ravel())
+
+
+def test_shared_memory_before_the_loop_on_the_cpu_names_workgroups():
+    if ON_WORKGROUPS:
+        pytest.skip("the CPU's refusal")
+    with pytest.raises(tack.CompileError, match=r"tack.shared\(...\) needs workgroups"):
+        wg_reverse_declared_before_the_loop(arr(np.zeros(G, np.float32)),
+                                            zeros(G, np.float32))
+
+
+@tack.kernel
 def wg_uniform_control(x, out, rounds):
     for i in range(len(x)):
         acc = 0.0
