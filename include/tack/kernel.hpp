@@ -57,17 +57,27 @@ struct KernelArg {
   }
 };
 
+// The value of a kernel that returns one (`return s` after its parallel loop), and its type.
+struct KernelValue {
+  Scalar value;
+  ScalarType type;
+};
+
 class Kernel {
  public:
   explicit Kernel(std::shared_ptr<detail::KernelImpl> impl);
 
-  // Launches the kernel on the arguments' device. Blocks until done on the CPU.
-  void call(const KernelArg* args, std::size_t count) const;
-  void call(const std::vector<KernelArg>& args) const { call(args.data(), args.size()); }
+  // Launches the kernel on the arguments' device. Blocks until done on the CPU. A kernel that
+  // returns a value (`return s` after its parallel loop) gives it, after waiting for the
+  // launch; any other gives nothing.
+  std::optional<KernelValue> call(const KernelArg* args, std::size_t count) const;
+  std::optional<KernelValue> call(const std::vector<KernelArg>& args) const {
+    return call(args.data(), args.size());
+  }
   template <class... A>
-  void operator()(const A&... args) const {
+  std::optional<KernelValue> operator()(const A&... args) const {
     const KernelArg list[] = {KernelArg(args)...};
-    call(list, sizeof...(A));
+    return call(list, sizeof...(A));
   }
 
   const std::string& name() const;

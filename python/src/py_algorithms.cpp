@@ -13,10 +13,6 @@
 namespace tack::python {
 namespace {
 
-nb::object numpy_scalar(const Scalar& s, ScalarType t) {
-  return numpy_dtype(t).attr("type")(nb::cast(s));
-}
-
 std::optional<DType> optional_dtype(nb::handle dtype) {
   if (dtype.is_none()) return std::nullopt;
   return to_dtype(dtype);

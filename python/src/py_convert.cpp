@@ -102,6 +102,10 @@ bool is_ndarray(nb::handle obj) {
   return PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(ndarray.ptr())) != 0;
 }
 
+nb::object numpy_scalar(const Scalar& s, ScalarType t) {
+  return numpy_dtype(t).attr("type")(nb::cast(s));
+}
+
 nb::object numpy_dtype(ScalarType t) {
   static std::array<PyObject*, kScalarTypeCount> cache{};
   PyObject*& d = cache[static_cast<std::size_t>(t)];

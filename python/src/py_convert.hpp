@@ -35,6 +35,8 @@ nb::handle numpy();
 bool is_ndarray(nb::handle obj);
 // The NumPy dtype of a scalar type (numpy.dtype("float32") for f32).
 nb::object numpy_dtype(ScalarType t);
+// s as a NumPy scalar of type t (np.float32(...)): the value of a reduction or a kernel.
+nb::object numpy_scalar(const Scalar& s, ScalarType t);
 // Py_TYPE(obj)->tp_name: how C++ messages name a value of the wrong kind.
 std::string python_type_name(nb::handle obj);
 

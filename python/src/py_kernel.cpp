@@ -157,8 +157,14 @@ struct ForwardLogEvents {
   }
 };
 
+// A kernel's value as Python sees it: None, or a NumPy scalar of its type.
+nb::object kernel_value(const std::optional<KernelValue>& v) {
+  if (!v) return nb::none();
+  return numpy_scalar(v->value, v->type);
+}
+
 // A @tack.kernel call: compiles first when the kernel is new or a constant it reads changed.
-void call_kernel(nb::handle self, nb::args args) {
+nb::object call_kernel(nb::handle self, nb::args args) {
   KernelCall& call = nb::cast<KernelCall&>(self);
   if (!call.built.has_value() ||
       (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
@@ -168,9 +174,13 @@ void call_kernel(nb::handle self, nb::args args) {
   // constant) while this one runs without the GIL.
   const Kernel k = *call.built;
   ArgList list(args);
-  const ForwardLogEvents forward;
-  GilRelease release;
-  k.call(list.data, list.size);
+  std::optional<KernelValue> value;
+  {
+    const ForwardLogEvents forward;
+    GilRelease release;
+    value = k.call(list.data, list.size);
+  }
+  return kernel_value(value);
 }
 
 }  // namespace
@@ -187,7 +197,7 @@ void init_kernel(nb::module_& m) {
       .def(
           "__call__",
           [](nb::handle self, nb::args args, nb::kwargs kwargs) {
-            call_kernel(self, nb::borrow<nb::args>(self.attr("_positional")(args, kwargs)));
+            return call_kernel(self, nb::borrow<nb::args>(self.attr("_positional")(args, kwargs)));
           },
           "launches the kernel with arguments bound by parameter name")
       .def_rw("_watching", &KernelCall::watching);
@@ -202,9 +212,13 @@ void init_kernel(nb::module_& m) {
           "__call__",
           [](const Kernel& k, nb::args args) {
             ArgList list(args);
-            const ForwardLogEvents forward;
-            GilRelease release;
-            k.call(list.data, list.size);
+            std::optional<KernelValue> value;
+            {
+              const ForwardLogEvents forward;
+              GilRelease release;
+              value = k.call(list.data, list.size);
+            }
+            return kernel_value(value);
           },
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)

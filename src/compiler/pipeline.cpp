@@ -34,14 +34,14 @@ void after_pass(const ir::Function& fn, std::string_view pass, bool print) {
 }  // namespace
 
 ir::Function build_ir(const frontend::Module& module, const std::string& kernel_name,
-                      const std::vector<ArgType>& signature) {
+                      const std::vector<ArgType>& signature, transforms::KernelPart part) {
   const frontend::FunctionDef* kernel = module.find(kernel_name);
   if (kernel == nullptr) {
     throw ValueError("the kernel source defines no function named '" + kernel_name + "'");
   }
   // Lowering types the AST for this signature, inlines device functions and folds literals;
   // everything later (optimization) is LLVM's job on the CPU and the device compilers' elsewhere.
-  ir::Function fn = transforms::lower_kernel(module, *kernel, signature);
+  ir::Function fn = transforms::lower_kernel(module, *kernel, signature, part);
   after_pass(fn, "lowering", print_ir_requested());
   return fn;
 }
@@ -49,13 +49,14 @@ ir::Function build_ir(const frontend::Module& module, const std::string& kernel_
 KernelIr compile_kernel(const frontend::Module& module, const std::string& kernel_name,
                         const std::vector<ArgType>& signature, const PipelineOptions& options) {
   const bool print = print_ir_requested();
-  KernelIr k{build_ir(module, kernel_name, signature), {}, {}, {}, std::nullopt, 0};
+  KernelIr k{build_ir(module, kernel_name, signature, options.part), {}, {}, {}, std::nullopt, 0};
 
-  // The analyses dispatch's checks and the targets read.
+  // The analyses dispatch's checks and the targets read (the hidden parameters of a kernel
+  // with a value included).
   const auto written = analysis::written_array_params(k.ir);
-  k.written.assign(signature.size(), false);
-  for (std::size_t i = 0; i < signature.size(); ++i) {
-    k.written[i] = signature[i].is_array() && (!written || (*written)[i]);
+  k.written.assign(k.ir.params.size(), false);
+  for (std::size_t i = 0; i < k.ir.params.size(); ++i) {
+    k.written[i] = k.ir.params[i].is_array() && (!written || (*written)[i]);
   }
   k.atomics = analysis::atomic_targets(k.ir);
   k.private_bytes = analysis::private_array_bytes(k.ir);

@@ -12,6 +12,7 @@
 #include "compiler/signature.hpp"
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
+#include "transforms/lower.hpp"
 
 namespace tack::compiler {
 
@@ -19,6 +20,8 @@ namespace tack::compiler {
 struct PipelineOptions {
   bool debug = false;              // bounds-checked code: no privatization either
   bool privatize_atomics = false;  // the target can run privatized atomics (the CPU)
+  // A kernel with in-loop reductions or a value: its loop part or its epilogue part.
+  transforms::KernelPart part = transforms::KernelPart::Loop;
 };
 
 // A variant's checked IR and its analyses: what dispatch hands a target (targets/target.hpp).
@@ -43,6 +46,7 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
 
 // The lowered IR alone (the first pass of compile_kernel): for tests of lowering.
 ir::Function build_ir(const frontend::Module& module, const std::string& kernel_name,
-                      const std::vector<ArgType>& signature);
+                      const std::vector<ArgType>& signature,
+                      transforms::KernelPart part = transforms::KernelPart::Loop);
 
 }  // namespace tack::compiler

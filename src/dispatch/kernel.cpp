@@ -35,8 +35,8 @@ std::atomic<bool>& tiered_flag() {
 
 Kernel::Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
 
-void Kernel::call(const KernelArg* args, std::size_t count) const {
-  impl_->call(args, count);
+std::optional<KernelValue> Kernel::call(const KernelArg* args, std::size_t count) const {
+  return impl_->call(args, count);
 }
 const std::string& Kernel::name() const {
   return impl_->name();

@@ -260,7 +260,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   key.debug = debug_.load(std::memory_order_relaxed) || tack::debug();
 }
 
-std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
+std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::KernelPart part) {
   const Target* target = target_for(*key.device);
   if (target == nullptr) {
     throw RuntimeError("kernel '" + name_ + "': Tack cannot launch kernels on device '" +
@@ -270,8 +270,9 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   auto v = std::make_unique<Variant>();
   v->key = key;
   try {
-    v->kernel =
-        compiler::compile_kernel(module_, name_, key.args, target->pipeline_options(key.debug));
+    compiler::PipelineOptions options = target->pipeline_options(key.debug);
+    options.part = part;
+    v->kernel = compiler::compile_kernel(module_, name_, key.args, options);
   } catch (const CompileError& e) {
     throw located(e);
   }
@@ -280,9 +281,18 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key) {
   // printer only; tools/cuda_check.cpp compiles and assembles the folder afterwards).
   if (!cuda_check_folder().empty()) cuda_check_record(v->kernel, key.debug);
 #endif
-  v->facts = ParamFacts{&name_, &param_names_, &v->kernel.written, &v->kernel.atomics};
+  const ir::Function& f = v->kernel.ir;
+  v->names = param_names_;
+  for (std::size_t i = v->names.size(); i < f.params.size(); ++i) {
+    v->names.push_back(f.params[i].name);
+  }
+  v->facts = ParamFacts{&name_, &v->names, &v->kernel.written, &v->kernel.atomics};
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);
+  if (part == transforms::KernelPart::Loop) {
+    if (!f.partials.empty()) v->blocks = host_iteration_count(f);
+    if (f.has_epilogue) v->epilogue = lower(key, transforms::KernelPart::Epilogue);
+  }
   return v;
 }
 
@@ -328,11 +338,43 @@ Variant& KernelImpl::variant_for(const KernelArg* args, std::size_t count) {
   return find_or_lower(key);
 }
 
-void KernelImpl::call(const KernelArg* args, std::size_t count) {
+std::optional<KernelValue> KernelImpl::call(const KernelArg* args, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {  // an MPI receive into an argument lands first
     if (args[i].array != nullptr) args[i].array->buffer()->settle();
   }
   Variant& v = variant_for(args, count);  // also refuses arrays of different devices
+  if (v.blocks || v.epilogue) return call_with_value(v, args, count);
+  launch(v, args, count);
+  return std::nullopt;
+}
+
+// The loop part with a fresh partial array per reduction (one element per block), then the
+// epilogue part with the same arrays and a one-element array for the value, read back here.
+std::optional<KernelValue> KernelImpl::call_with_value(Variant& v, const KernelArg* args,
+                                                       std::size_t count) {
+  const Device device(std::const_pointer_cast<Backend>(v.key.device->shared_from_this()));
+  const std::int64_t blocks = v.blocks ? v.blocks(args, count) : 0;
+  std::vector<Array> hidden;
+  hidden.reserve(v.kernel.ir.partials.size() + 1);
+  for (ir::ScalarType t : v.kernel.ir.partials) hidden.push_back(empty({blocks}, DType(t), device));
+  std::vector<KernelArg> all(args, args + count);
+  for (const Array& a : hidden) all.emplace_back(a);
+  launch(v, all.data(), all.size());
+  if (!v.epilogue) return std::nullopt;
+  const ir::Function& e = v.epilogue->kernel.ir;
+  if (e.returns) {
+    hidden.push_back(empty({1}, DType(e.result), device));
+    all.emplace_back(hidden.back());
+  }
+  launch(*v.epilogue, all.data(), all.size());
+  if (!e.returns) return std::nullopt;
+  std::byte raw[8];
+  const std::int64_t first = 0;
+  hidden.back().read_element(std::span<const std::int64_t>(&first, 1), raw);
+  return KernelValue{load_scalar(e.result, raw), e.result};
+}
+
+void KernelImpl::launch(Variant& v, const KernelArg* args, std::size_t count) {
   check_writable_arrays(v.facts, args);
   check_atomic_alignment(v.facts, args);
   const codegen::TackDebugStatus status = v.code->launch(args, count);
@@ -342,7 +384,7 @@ void KernelImpl::call(const KernelArg* args, std::size_t count) {
   }
   if (!status.failed) return;
   if (status.param == codegen::kAssertParam) raise_assertion(name_, v.kernel.ir, status);
-  raise_out_of_bounds(name_, param_names_, args, status);
+  raise_out_of_bounds(name_, v.names, args, status);
 }
 
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {

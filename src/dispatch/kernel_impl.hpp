@@ -17,6 +17,7 @@
 #include "dispatch/checks.hpp"
 #include "frontend/ast.hpp"
 #include "tack/kernel.hpp"
+#include "targets/cpu/cpu_target.hpp"
 #include "targets/target.hpp"
 
 namespace tack::detail {
@@ -43,6 +44,12 @@ struct Variant {
   compiler::KernelIr kernel;
   ParamFacts facts;
   std::unique_ptr<VariantCode> code;
+  // A kernel with in-loop reductions or a value (docs/design/kernel_values.md): every
+  // parameter's name, the hidden ones after the user's; the loop part's block count; the
+  // one-iteration epilogue part.
+  std::vector<std::string> names;
+  IterationCount blocks;
+  std::unique_ptr<Variant> epilogue;
 };
 
 class KernelImpl {
@@ -53,7 +60,7 @@ class KernelImpl {
   KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
              std::vector<NamedConstant> constants = {}, std::vector<FunctionAlias> aliases = {});
 
-  void call(const KernelArg* args, std::size_t count);
+  std::optional<KernelValue> call(const KernelArg* args, std::size_t count);
   const std::string& name() const { return name_; }
   void set_debug(bool on) { debug_.store(on, std::memory_order_relaxed); }
   bool debug() const { return debug_.load(std::memory_order_relaxed); }
@@ -69,7 +76,11 @@ class KernelImpl {
  private:
   void signature_of(const KernelArg* args, std::size_t count, VariantKey& key) const;
   Variant& find_or_lower(const VariantKey& key);
-  std::unique_ptr<Variant> lower(const VariantKey& key);
+  std::unique_ptr<Variant> lower(const VariantKey& key,
+                                 transforms::KernelPart part = transforms::KernelPart::Loop);
+  // One part's checks, launch and version bumps; an assertion or out-of-bounds report raises.
+  void launch(Variant& v, const KernelArg* args, std::size_t count);
+  std::optional<KernelValue> call_with_value(Variant& v, const KernelArg* args, std::size_t count);
   // Where each piece of a pieced source went in source_: text lines [start, start + count)
   // are lines [first_line, ...) of `file`. Empty for a source in one piece.
   struct Segment {

@@ -78,7 +78,12 @@ class StructureChecker {
   void check_top_level() {
     const For* loop = nullptr;
     for (const StmtPtr& s : kernel_.body) {
-      check_no_return(*s);
+      // The kernel's value: `return v` as its last statement, after the parallel loop.
+      const bool value = loop != nullptr && s->is<Return>() && s == kernel_.body.back();
+      if (value && !s->as<Return>()->value) {
+        fail(kernel_, s->loc, "a kernel's 'return' gives its value: return a number (return s)");
+      }
+      if (!value) check_no_return(*s);
       if (loop == nullptr) {
         if (const For* f = s->as<For>()) {
           loop = f;
@@ -92,10 +97,10 @@ class StructureChecker {
                  std::to_string(loop->loc.line) +
                  "); nest it inside the first or write a "
                  "second kernel");
-      } else if (!s->is<Pass>()) {
+      } else if (s->is<While>()) {
         fail(kernel_, s->loc,
-             "statements after the parallel loop are not allowed in a kernel; move them into "
-             "the loop");
+             "a loop after the parallel loop would run on one thread; fold the values in the "
+             "parallel loop (s += x[i]) and use the result after it, or write a second kernel");
       }
     }
     if (loop == nullptr) {
@@ -110,8 +115,9 @@ class StructureChecker {
     auto visit_stmt = [&](const Stmt& s, int) {
       if (s.is<Return>()) {
         fail(kernel_, s.loc,
-             "'return' is not allowed in a kernel; a kernel writes its results to array "
-             "arguments (device functions, @tack.func, may return values)");
+             "'return' in a kernel gives the kernel's value and is its last statement, after "
+             "the parallel loop (return s); inside the loop, write results to array arguments "
+             "(device functions, @tack.func, may return values anywhere)");
       }
     };
     visit_stmt(top, 0);

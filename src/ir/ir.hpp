@@ -552,6 +552,10 @@ struct ParallelDim {
   ScalarType type() const { return start->type; }
 };
 
+// Iterations per partial of an in-loop reduction: a fixed number, so the bits of a reduction do
+// not depend on the thread count or the device.
+inline constexpr std::int64_t kReductionBlock = 1024;
+
 // The kernel's one parallel loop (1 to 3 dims; the last dim is innermost and contiguous).
 struct ParallelFor final : StmtNode {
   TACK_IR_NODE(ParallelFor)
@@ -607,6 +611,16 @@ struct Function {
   ScalarType default_float = ScalarType::f32;
   std::vector<AssertSite> asserts;
   WorkgroupUse workgroups;  // line 0 when the kernel uses none
+
+  // A kernel with in-loop reductions or a value (docs/design/kernel_values.md) is lowered in
+  // two parts. The loop part folds each block of kReductionBlock iterations into one element of
+  // a hidden array parameter per reduction (after the user's parameters); the epilogue part runs
+  // one iteration: it folds the partials in block order, runs the statements after the loop and
+  // stores the value into a last hidden one-element array.
+  std::vector<ScalarType> partials;     // both parts: the hidden partial arrays' element types
+  bool has_epilogue = false;            // the loop part: an epilogue part follows
+  bool returns = false;                 // the epilogue part: it stores a value
+  ScalarType result = ScalarType::f32;  // the value's type, when it returns one
 
   // The one top-level ParallelFor (nullptr if the body breaks the verifier's shape rule).
   const ParallelFor* parallel_for() const;

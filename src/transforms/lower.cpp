@@ -23,8 +23,8 @@ std::string arg_list(const frontend::FunctionDef& f) {
 }  // namespace
 
 Lowerer::Lowerer(const frontend::Module& module, const frontend::FunctionDef& kernel,
-                 const std::vector<compiler::ArgType>& signature)
-    : module_(module), kernel_(kernel), signature_(signature) {}
+                 const std::vector<compiler::ArgType>& signature, KernelPart part)
+    : module_(module), kernel_(kernel), signature_(signature), part_(part) {}
 
 void Lowerer::fail(SourceLoc loc, const std::string& message) const {
   module_.fail(frames_.empty() ? &kernel_ : frames_.back()->fn, loc, message);
@@ -239,11 +239,26 @@ ir::Function Lowerer::run() {
     }
   }
 
+  // In-loop reductions and the statements after the loop: two parts (lower_values.cpp).
+  std::vector<Reduction> reductions = find_reductions(*loop);
+  add_hidden_params(reductions);
+  if (part_ == KernelPart::Epilogue) {
+    prelude.push_back(epilogue(*loop, reductions));
+    fn_.body = ir::block(std::move(prelude));
+    return fn_;
+  }
+  bool after_loop = false;
+  for (const frontend::StmtPtr& s : kernel_.body) {
+    if (after_loop && !s->is<frontend::Pass>()) fn_.has_epilogue = true;
+    after_loop = after_loop || s.get() == loop;
+  }
+
   std::vector<ir::Stmt> body;
   {
     Redirect to_body(*this, body);
     ScopeGuard scope(*this);
     in_prelude_ = false;
+    bind_partials(reductions);
     for (size_t d = 0; d < dims.size(); ++d) {
       const frontend::Identifier& target = loop->targets[d];
       if (Symbol* old = frame().scopes.lookup(target.name)) {
@@ -266,7 +281,18 @@ ir::Function Lowerer::run() {
     for (const frontend::Stmt* d : shared_decls) lower_stmt(*d);
     lower_stmts(loop->body);
   }
-  prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));
+  if (!reductions.empty() && fn_.workgroups.line > 0) {
+    fail(reductions[0].symbol->loc,
+         "'" + reductions[0].name +
+             "' is folded in the parallel loop (a reduction), which cannot be combined with "
+             "workgroups; use tack.block_sum and friends, or tack.sum after the kernel");
+  }
+  if (reductions.empty()) {
+    prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));
+  } else {
+    ir::Stmt blocked = blocked_loop(std::move(dims), std::move(body), reductions, prelude);
+    prelude.push_back(std::move(blocked));
+  }
   fn_.body = ir::block(std::move(prelude));
   check_uniform_barriers();
   return fn_;
@@ -275,8 +301,8 @@ ir::Function Lowerer::run() {
 }  // namespace lowering
 
 ir::Function lower_kernel(const frontend::Module& module, const frontend::FunctionDef& kernel,
-                          const std::vector<compiler::ArgType>& signature) {
-  return lowering::Lowerer(module, kernel, signature).run();
+                          const std::vector<compiler::ArgType>& signature, KernelPart part) {
+  return lowering::Lowerer(module, kernel, signature, part).run();
 }
 
 }  // namespace tack::transforms

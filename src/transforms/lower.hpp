@@ -15,7 +15,12 @@ namespace tack::transforms {
 // returns the IR, which passes ir::verify. A program outside the language or ill-typed for this
 // signature is a tack::CompileError at the offending node; a signature with the wrong number of
 // entries is a tack::TypeError.
+// Which part of a kernel with in-loop reductions or a value to lower (ir::Function::partials):
+// the loop, or the one-iteration epilogue. A kernel without them has only its loop part.
+enum class KernelPart { Loop, Epilogue };
+
 ir::Function lower_kernel(const frontend::Module& module, const frontend::FunctionDef& kernel,
-                          const std::vector<compiler::ArgType>& signature);
+                          const std::vector<compiler::ArgType>& signature,
+                          KernelPart part = KernelPart::Loop);
 
 }  // namespace tack::transforms

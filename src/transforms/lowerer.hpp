@@ -27,9 +27,12 @@
 #include "ir/effects.hpp"
 #include "ir/ir.hpp"
 #include "transforms/constants.hpp"
+#include "transforms/lower.hpp"
 #include "transforms/scope.hpp"
 
 namespace tack::transforms::lowering {
+
+using transforms::KernelPart;
 
 // A lowered expression: typed IR, a weakly typed literal value, an array, a tuple of values, a
 // vector or matrix (docs/design/vectors.md), or nothing (a call of a device function that
@@ -76,6 +79,17 @@ struct Access {
 };
 
 // The bounds of a range() with one integer type.
+// A local of the prelude that the parallel loop folds values into (`s += x[i]`,
+// `s = min(s, x[i])`): a reduction (lower_values.cpp, docs/design/kernel_values.md).
+enum class ReduceOp : std::uint8_t { Add, Mul, Or, And, Xor, Min, Max };
+struct Reduction {
+  std::string name;
+  Symbol* symbol = nullptr;  // the prelude's local: the initial value
+  ReduceOp op = ReduceOp::Add;
+  int param = -1;           // its hidden partial array parameter
+  std::string accumulator;  // the loop part: the IR local of a block's partial
+};
+
 struct RangeBounds {
   ir::Expr start, stop, step;
 };
@@ -115,7 +129,7 @@ inline constexpr int kMaxInlinedCalls = 10000;
 class Lowerer {
  public:
   Lowerer(const frontend::Module& module, const frontend::FunctionDef& kernel,
-          const std::vector<compiler::ArgType>& signature);
+          const std::vector<compiler::ArgType>& signature, KernelPart part = KernelPart::Loop);
   ir::Function run();
 
   // ------------------------------------------------------------ lower.cpp: kernel, helpers
@@ -128,6 +142,21 @@ class Lowerer {
   // Range bounds from already lowered arguments (1 to 3, as range()).
   RangeBounds range_bounds(std::vector<Value> args,
                            const std::vector<const frontend::Expr*>& exprs);
+
+  // ------------------------------------------------------------ lower_values.cpp
+  // The reductions of the parallel loop: prelude locals it updates only by one fold.
+  std::vector<Reduction> find_reductions(const frontend::For& loop);
+  // One hidden partial array parameter per reduction, after the user's.
+  void add_hidden_params(std::vector<Reduction>& reductions);
+  // In the loop body: each reduction's name is its block's partial.
+  void bind_partials(std::vector<Reduction>& reductions);
+  // The loop part: the iteration space in blocks of ir::kReductionBlock, one partial per block
+  // (the counts and block count go to `prelude`).
+  ir::Stmt blocked_loop(std::vector<ir::ParallelDim> dims, std::vector<ir::Stmt> body,
+                        const std::vector<Reduction>& reductions, std::vector<ir::Stmt>& prelude);
+  // The epilogue part's one-iteration loop: the folds, the statements after the loop, the value.
+  ir::Stmt epilogue(const frontend::For& loop, const std::vector<Reduction>& reductions);
+  void lower_kernel_value(const frontend::Return& r);
 
   // ------------------------------------------------------------ lower_stmt.cpp
   // Lowers a block's statements into out_, in the current scope, declaring first the locals that
@@ -326,6 +355,7 @@ class Lowerer {
   std::vector<std::unique_ptr<Frame>> frames_;
   std::vector<ir::Stmt>* out_ = nullptr;
   bool in_prelude_ = false;
+  KernelPart part_ = KernelPart::Loop;
   std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
   std::map<const frontend::FunctionDef*, std::set<std::string>> carried_loop_vars_;
   int nesting_ = 0;

@@ -2,10 +2,12 @@
 // kinds, the empty rules, views, and the same bits on every device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "common/on_device.hpp"
@@ -89,6 +91,45 @@ TEST_P(ReductionsOnDevice, AlongAnAxis) {
   EXPECT_THROW(argmin(zeros({3, 0}, f32, dev_), 1), ValueError);
   EXPECT_THROW(dot(a, a.slice(0, 1)), ValueError);
   EXPECT_EQ(sum(array(std::vector<float>{1, 2}, {2}, dev_), 0).ndim(), 0);
+}
+
+}  // namespace
+}  // namespace tack
+
+namespace tack {
+namespace {
+
+class KernelValuesOnDevice : public test::OnDevice {};
+TACK_INSTANTIATE_ON_DEVICES(KernelValuesOnDevice);
+
+// A kernel's value through the C++ front door: Kernel::call gives the number and its type
+// (docs/design/kernel_values.md); a kernel without one gives nothing.
+TEST_P(KernelValuesOnDevice, AKernelReturnsItsReductionsResult) {
+  const Kernel k = kernel(R"(
+def count_and_max(x, limit) -> tack.i64:
+    n = 0
+    top = -1
+    for i in range(len(x)):
+        if x[i] < limit:
+            n += 1
+        top = max(top, x[i])
+    return n * 1000 + top
+)",
+                          "count_and_max");
+  std::vector<std::int32_t> v(5000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>((i * 37) % 901);
+  const std::optional<KernelValue> got = k(arr(v), 450);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->type, ScalarType::i64);
+  std::int64_t n = 0, top = -1;
+  for (std::int32_t x : v) {
+    n += x < 450;
+    top = std::max<std::int64_t>(top, x);
+  }
+  EXPECT_EQ(got->value.i, n * 1000 + top);
+  const Kernel fill =
+      kernel("def fill(x):\n    for i in range(len(x)):\n        x[i] = 1\n", "fill");
+  EXPECT_FALSE(fill(arr(v)).has_value());
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ const BadKernel kBadKernels[] = {
             return
         out[i] = x[i]
 )",
-     Stage::Parse, 4, 13, "k", "'return' is not allowed in a kernel"},
+     Stage::Parse, 4, 13, "k", "'return' in a kernel gives the kernel's value"},
     {"StringLiteral",
      R"(def k(x, out):
     for i in range(len(x)):

@@ -97,13 +97,14 @@ def k(a, n):
         a[i] = 2
 )",
      3, "before the parallel loop"},
-    {"StatementAfterLoop", R"(@tack.kernel
+    {"LoopAfterLoop", R"(@tack.kernel
 def k(a, n):
     for i in range(n):
         a[i] = 2
-    a[0] = 1
+    while n > 0:
+        n -= 1
 )",
-     5, "statements after the parallel loop"},
+     5, "a loop after the parallel loop would run on one thread"},
     {"ReturnInKernel", R"(@tack.kernel
 def k(a, n):
     for i in range(n):
@@ -111,7 +112,7 @@ def k(a, n):
             return
         a[i] = 2
 )",
-     5, "'return' is not allowed in a kernel"},
+     5, "'return' in a kernel gives the kernel's value and is its last statement"},
     {"BreakLeavesParallelLoop", R"(@tack.kernel
 def k(a, n):
     for i in range(n):
