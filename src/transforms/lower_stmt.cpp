@@ -254,9 +254,10 @@ void Lowerer::assign_name(const std::string& name, SourceLoc loc, const Value& v
                   std::to_string(s->loc.line) +
                   ") and is shared by all iterations, so the loop cannot assign it. To fold values "
                   "into it (a reduction, its result there after the loop), update it only with " +
-                  name + " += v (or *=, |=, &=, ^=, " + name + " = min(" + name +
-                  ", v), max) and read it nowhere else in the loop; for a value per iteration, "
-                  "assign a new local (my_" +
+                  name + " += v (or " + name + " = " + name + " + v, *=, |=, &=, ^=, " + name +
+                  " = min(" + name +
+                  ", v), max), one fold, and read it nowhere else in the "
+                  "loop; for a value per iteration, assign a new local (my_" +
                   name + " = " + name + ")");
   }
   if (s->kind == SymbolKind::Local && !s->typed && v.is_tuple()) {

@@ -51,8 +51,14 @@ const char* op_spelling(ReduceOp op) {
   return "";
 }
 
-// `s = min(s, e)` / `s = max(s, e)` (also tack.min, tack.max): the op, when `a` is that form.
-std::optional<ReduceOp> min_max_update(const frontend::Assign& a, const std::string& name) {
+// `s = min(s, e)` / `s = max(s, e)` (also tack.min, tack.max), `s = s + e` (also *, |, &, ^):
+// the op, when `a` is that form.
+std::optional<ReduceOp> assign_update(const frontend::Assign& a, const std::string& name) {
+  if (const auto* b = a.value->as<frontend::Binary>()) {
+    const auto* first = b->lhs->as<frontend::Name>();
+    if (first && first->id == name) return reduce_op(b->op);
+    return std::nullopt;
+  }
   const auto* c = a.value->as<frontend::Call>();
   if (!c || c->args.size() != 2) return std::nullopt;
   const auto* first = c->args[0]->as<frontend::Name>();
@@ -167,10 +173,14 @@ std::vector<Reduction> Lowerer::find_reductions(const frontend::For& loop) {
     }
     if (const auto* a = s.as<frontend::Assign>()) {
       if (const auto* n = a->target->as<frontend::Name>()) {
-        const std::optional<ReduceOp> op = min_max_update(*a, n->id);
+        const std::optional<ReduceOp> op = assign_update(*a, n->id);
         update(n->id, op, a->loc);
-        const auto* c = a->value->as<frontend::Call>();
-        reads(*a->value, op ? c->args[0].get() : nullptr);
+        const frontend::Expr* self = nullptr;  // the update's own read of the name
+        if (op) {
+          const auto* b = a->value->as<frontend::Binary>();
+          self = b ? b->lhs.get() : a->value->as<frontend::Call>()->args[0].get();
+        }
+        reads(*a->value, self);
         return;
       }
     }

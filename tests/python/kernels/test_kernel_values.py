@@ -78,7 +78,7 @@ def kv_folds(x, k):
         both &= k[i] | 1
         odd ^= k[i]
         if i < 8:
-            product *= 2.0
+            product = product * 2.0
     spread = hi - lo
     if positive > 100:
         spread = spread * 1000.0
@@ -159,7 +159,8 @@ def test_a_reduction_without_a_value_still_runs_the_loop():
 @pytest.mark.parametrize("body, message", [
     ("s += x[i]\n        x[i] = s", "read it nowhere else in the loop"),
     ("s += x[i]\n        s *= 2.0", "read it nowhere else in the loop"),
-    ("s = s + x[i]", "update it only with s \\+= v"),
+    ("s = x[i] + s", "update it only with s \\+= v"),
+    ("s += x[i]\n        s = min(s, x[i])", "one fold"),
 ])
 def test_what_is_not_a_reduction_says_how_to_write_one(body, message):
     source = ("def bad(x):\n"
