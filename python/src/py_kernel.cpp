@@ -157,10 +157,18 @@ struct ForwardLogEvents {
   }
 };
 
-// A kernel's value as Python sees it: None, or a NumPy scalar of its type.
-nb::object kernel_value(const std::optional<KernelValue>& v) {
-  if (!v) return nb::none();
-  return numpy_scalar(v->value, v->type);
+// Launches `k` without the GIL; its value as Python sees it: None, or a NumPy scalar of its
+// type.
+nb::object launch(const Kernel& k, nb::args args) {
+  ArgList list(args);
+  std::optional<KernelValue> value;
+  {
+    const ForwardLogEvents forward;
+    GilRelease release;
+    value = k.call(list.data, list.size);
+  }
+  if (!value) return nb::none();
+  return numpy_scalar(value->value, value->type);
 }
 
 // A @tack.kernel call: compiles first when the kernel is new or a constant it reads changed.
@@ -173,14 +181,7 @@ nb::object call_kernel(nb::handle self, nb::args args) {
   // A copy (one reference more): another thread may replace `built` (its first call, a changed
   // constant) while this one runs without the GIL.
   const Kernel k = *call.built;
-  ArgList list(args);
-  std::optional<KernelValue> value;
-  {
-    const ForwardLogEvents forward;
-    GilRelease release;
-    value = k.call(list.data, list.size);
-  }
-  return kernel_value(value);
+  return launch(k, args);
 }
 
 }  // namespace
@@ -209,17 +210,7 @@ void init_kernel(nb::module_& m) {
                      "function holds (its .compiled), or tack.kernel_from_source's result. "
                      "Calling it launches the kernel on its arrays' device.")
       .def(
-          "__call__",
-          [](const Kernel& k, nb::args args) {
-            ArgList list(args);
-            std::optional<KernelValue> value;
-            {
-              const ForwardLogEvents forward;
-              GilRelease release;
-              value = k.call(list.data, list.size);
-            }
-            return kernel_value(value);
-          },
+          "__call__", [](const Kernel& k, nb::args args) { return launch(k, args); },
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("variant_count", &Kernel::variant_count)
