@@ -608,7 +608,16 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
   bool b_bool = !b.is_weak() && ir::is_bool(b.expr->type);
   if (a_bool || b_bool) {
     if (bitwise && a_bool && b_bool) return Value::typed(ir::binary(ir_op(op), a.expr, b.expr));
-    fail(loc, quoted(op) + " does not take bool operands (here " + describe(a) + " and " +
+    if (!bitwise && !shift) {
+      // Python's bools are integers (True + 1 is 2; summing a mask counts it): a bool beside a
+      // typed number takes its type (NumPy's rule), else it is an i32.
+      auto number = [](const Value& v, const Value& other) {
+        const bool typed = !other.is_weak() && !ir::is_bool(other.expr->type);
+        return Value::typed(ir::cast(typed ? other.expr->type : ir::ScalarType::i32, v.expr));
+      };
+      return binary(op, a_bool ? number(a, b) : a, b_bool ? number(b, a) : b, loc);
+    }
+    fail(loc, quoted(op) + " does not take a bool and a number (here " + describe(a) + " and " +
                   describe(b) + "); convert the bool first (int(b)), or use " +
                   "'and'/'or'/'not' for logic");
   }

@@ -102,7 +102,7 @@ const BadKernel kBadKernels[] = {
      R"(@tack.func
 def f(v):
     b = v > 0
-    return b + 1
+    return b | 1
 
 def k(x, out):
     for i in range(len(x)):

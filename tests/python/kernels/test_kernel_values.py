@@ -206,3 +206,22 @@ def test_a_bitwise_fold_on_a_float_is_a_compile_error():
 
     with pytest.raises(tack.CompileError, match="needs an integer"):
         bad_bits(zeros(2, np.float32))
+
+
+@tack.kernel
+def kv_count_mask(x, weights, out):
+    n = 0
+    w = 0.0
+    for i in range(len(x)):
+        n += x[i] > 0  # a bool is a number: summing a mask counts it
+        w += (x[i] > 0) * weights[i]
+        out[i] = (x[i] > 0) + (x[i] > 1)
+    return n * 1000.0 + w
+
+
+def test_summing_a_bool_mask_counts_it():
+    x = np.array([1.5, -2.0, 0.5, 5.0, 0.0], np.float32)
+    weights = np.array([1, 10, 100, 1000, 10000], np.float32)
+    out = zeros(5, np.int32)
+    assert kv_count_mask(arr(x), arr(weights), out) == 3 * 1000.0 + 1101.0
+    assert out.numpy().tolist() == [2, 0, 1, 2, 0]

@@ -208,15 +208,15 @@ def k(x, n):
      {kF32, kI32},
      4,
      "negative index -1"},
-    {"BoolArithmetic",
+    {"BoolAndNumberBitwise",
      R"(@tack.kernel
 def k(b, n):
     for i in range(n):
-        c = b[i] + 1
+        c = b[i] | 1
 )",
      {arr(ST::boolean), kI32},
      4,
-     "'+' does not take bool operands"},
+     "'|' does not take a bool and a number"},
     {"BitwiseOnFloat",
      R"(@tack.kernel
 def k(x, n):
@@ -1102,7 +1102,7 @@ TEST(TypeErrors, ErrorPointsAtTheOperator) {
     lower(R"(@tack.kernel
 def k(b, n):
     for i in range(n):
-        c = b[i] + 1
+        c = b[i] | 1
 )",
           {arr(ST::boolean), kI32});
     FAIL();
