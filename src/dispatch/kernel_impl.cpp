@@ -53,8 +53,14 @@ std::string shape_of_param(const Array& a) {
   std::string iteration;
   const ir::ParallelFor* loop = f.parallel_for();
   const std::int64_t at[3] = {status.index, status.extent, status.extra};
-  for (std::size_t d = 0; loop && d < loop->dims.size() && d < 3; ++d) {
-    iteration += (d ? ", " : "") + loop->dims[d].name + "=" + std::to_string(at[d]);
+  // The user's loop variables: the ParallelFor's own, or a reduction kernel's (its ParallelFor
+  // runs over blocks of them).
+  std::vector<std::string> names = f.loop_names;
+  for (std::size_t d = 0; names.empty() && loop && d < loop->dims.size(); ++d) {
+    names.push_back(loop->dims[d].name);
+  }
+  for (std::size_t d = 0; d < names.size() && d < 3; ++d) {
+    iteration += (d ? ", " : "") + names[d] + "=" + std::to_string(at[d]);
   }
   throw AssertionError("kernel '" + kernel + "', line " + std::to_string(site.line) +
                        ", iteration " + iteration + ": " +

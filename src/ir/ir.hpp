@@ -620,6 +620,7 @@ struct Function {
   std::vector<ScalarType> partials;     // both parts: the hidden partial arrays' element types
   bool has_epilogue = false;            // the loop part: an epilogue part follows
   bool returns = false;                 // the epilogue part: it stores a value
+  std::vector<std::string> loop_names;  // the loop part: the user's loop variables (reports)
   ScalarType result = ScalarType::f32;  // the value's type, when it returns one
 
   // The one top-level ParallelFor (nullptr if the body breaks the verifier's shape rule).

@@ -290,6 +290,7 @@ ir::Function Lowerer::run() {
   if (reductions.empty()) {
     prelude.push_back(ir::ParallelFor::make(std::move(dims), ir::block(std::move(body))));
   } else {
+    for (const frontend::Identifier& t : loop->targets) fn_.loop_names.push_back(t.name);
     ir::Stmt blocked = blocked_loop(std::move(dims), std::move(body), reductions, prelude);
     prelude.push_back(std::move(blocked));
   }

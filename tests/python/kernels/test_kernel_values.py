@@ -225,3 +225,21 @@ def test_summing_a_bool_mask_counts_it():
     out = zeros(5, np.int32)
     assert kv_count_mask(arr(x), arr(weights), out) == 3 * 1000.0 + 1101.0
     assert out.numpy().tolist() == [2, 0, 1, 2, 0]
+
+
+@tack.kernel(debug=True)
+def kv_checked(x):
+    s = 0.0
+    for i in range(len(x)):
+        assert x[i] < 5.0, "too big"
+        s += x[i + 1]
+    return s
+
+
+def test_debug_mode_reports_the_users_iteration_in_a_reduction_kernel():
+    x = np.ones(3000, np.float32)
+    x[2500] = 9.0
+    with pytest.raises(AssertionError, match=r"iteration i=2500: too big"):
+        kv_checked(arr(x))
+    with pytest.raises(IndexError, match=r"index 3000 is out of bounds for axis 0 of array 'x'"):
+        kv_checked(arr(np.ones(3000, np.float32)))
