@@ -56,8 +56,8 @@ std::string shape_of_param(const Array& a) {
   // The user's loop variables: the ParallelFor's own, or a reduction kernel's (its ParallelFor
   // runs over blocks of them).
   std::vector<std::string> names = f.loop_names;
-  for (std::size_t d = 0; names.empty() && loop && d < loop->dims.size(); ++d) {
-    names.push_back(loop->dims[d].name);
+  if (names.empty() && loop) {
+    for (const ir::ParallelDim& d : loop->dims) names.push_back(d.name);
   }
   for (std::size_t d = 0; d < names.size() && d < 3; ++d) {
     iteration += (d ? ", " : "") + names[d] + "=" + std::to_string(at[d]);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "ir/visitor.hpp"
 #include "transforms/lowerer.hpp"
 #include "transforms/typing.hpp"
 
@@ -132,6 +133,111 @@ ir::Expr range_count(const ir::ParallelDim& d) {
       ir::floordiv(ir::sub(ir::sub(ir::sub(start, stop), step), one), ir::neg(step)), zero);
   return ir::select(ir::gt(step, zero), up, ir::select(ir::lt(step, zero), down, zero));
 }
+
+// Lanes per block: iteration k of a block is folded into lane k % kLanes, so that the lanes'
+// chains of operations are independent and the code vectorizes; a body of more than
+// kLaneBodyLimit lets, assignments and stores (the loop variables' lets included) is folded in
+// one lane (its copies would cost more to compile than they gain).
+constexpr int kLanes = 8;
+constexpr std::size_t kLaneBodyLimit = 64;
+
+// Every name a statement binds (lets, loops, local arrays, labels).
+class Bound final : public ir::Visitor {
+ public:
+  void visit(const ir::Let& n) override {
+    names.insert(n.name);
+    ++statements;
+    Visitor::visit(n);
+  }
+  void visit(const ir::For& n) override {
+    names.insert(n.name);
+    Visitor::visit(n);
+  }
+  void visit(const ir::LocalArrayDecl& n) override {
+    names.insert(n.name);
+    Visitor::visit(n);
+  }
+  void visit(const ir::LabeledBlock& n) override {
+    names.insert(n.label);
+    Visitor::visit(n);
+  }
+  void visit(const ir::Assign& n) override {
+    ++statements;
+    Visitor::visit(n);
+  }
+  void visit(const ir::ArrayStore& n) override {
+    ++statements;
+    Visitor::visit(n);
+  }
+  std::set<std::string> names;
+  std::size_t statements = 0;  // lets, assignments and stores: a measure of the body's size
+};
+
+// One lane's copy of an iteration: every name it binds renamed (the IR has no shadowing), the
+// names in `renames` too (the iteration index, the reductions' partials), and a `continue` of
+// the iteration itself an exit from the copy (it ends only this lane's iteration).
+class LaneCopy final : public ir::Mutator {
+ public:
+  LaneCopy(std::map<std::string, std::string> renames, std::string exit)
+      : renames_(std::move(renames)), exit_(std::move(exit)) {}
+
+  ir::Expr mutate(const ir::Var& n, const ir::Expr& self) override {
+    auto it = renames_.find(n.name);
+    return it == renames_.end() ? self : ir::Var::make(n.type, it->second);
+  }
+  ir::Expr mutate(const ir::LocalArrayLoad& n, const ir::Expr&) override {
+    std::vector<ir::Expr> idx;
+    mutate_all(n.indices, idx);
+    return ir::LocalArrayLoad::make(n.type, name(n.name), std::move(idx));
+  }
+  ir::Stmt mutate(const ir::Let& n, const ir::Stmt&) override {
+    return ir::Let::make(name(n.name), mutate_expr(n.value));
+  }
+  ir::Stmt mutate(const ir::Assign& n, const ir::Stmt&) override {
+    return ir::Assign::make(name(n.name), mutate_expr(n.value));
+  }
+  ir::Stmt mutate(const ir::LocalArrayDecl& n, const ir::Stmt&) override {
+    return ir::LocalArrayDecl::make(name(n.name), n.elem, n.dims, n.shared);
+  }
+  ir::Stmt mutate(const ir::LocalArrayStore& n, const ir::Stmt&) override {
+    ir::Expr v = mutate_expr(n.value);
+    std::vector<ir::Expr> idx;
+    mutate_all(n.indices, idx);
+    return ir::LocalArrayStore::make(name(n.name), std::move(idx), std::move(v));
+  }
+  ir::Stmt mutate(const ir::LabeledBlock& n, const ir::Stmt&) override {
+    return ir::LabeledBlock::make(name(n.label), mutate_stmt(n.body));
+  }
+  ir::Stmt mutate(const ir::ExitBlock& n, const ir::Stmt&) override {
+    return ir::ExitBlock::make(name(n.label));
+  }
+  ir::Stmt mutate(const ir::For& n, const ir::Stmt&) override {
+    ir::Expr a = mutate_expr(n.start), b = mutate_expr(n.stop), c = mutate_expr(n.step);
+    ++depth_;
+    ir::Stmt body = mutate_stmt(n.body);
+    --depth_;
+    return ir::For::make(name(n.name), std::move(a), std::move(b), std::move(c), std::move(body));
+  }
+  ir::Stmt mutate(const ir::While& n, const ir::Stmt&) override {
+    ir::Expr c = mutate_expr(n.cond);
+    ++depth_;
+    ir::Stmt body = mutate_stmt(n.body);
+    --depth_;
+    return ir::While::make(std::move(c), std::move(body));
+  }
+  ir::Stmt mutate(const ir::Continue&, const ir::Stmt& self) override {
+    return depth_ == 0 ? ir::ExitBlock::make(exit_) : self;
+  }
+
+ private:
+  std::string name(const std::string& n) const {
+    auto it = renames_.find(n);
+    return it == renames_.end() ? n : it->second;
+  }
+  std::map<std::string, std::string> renames_;
+  std::string exit_;
+  int depth_ = 0;
+};
 
 }  // namespace
 
@@ -260,19 +366,67 @@ ir::Stmt Lowerer::blocked_loop(std::vector<ir::ParallelDim> dims, std::vector<ir
     if (k > 0) rest = ir::floordiv(rest, count);
   }
   iteration.insert(iteration.end(), body.begin(), body.end());
+  const ir::Stmt one = ir::block(std::move(iteration));
+  Bound bound;
+  bound.visit_stmt(one);
+  const int lanes = bound.statements <= kLaneBodyLimit ? kLanes : 1;
+
+  // Each lane: its partials at the identity, its copy of the iteration for iteration
+  // first + j * lanes + lane.
   std::vector<ir::Stmt> per_block;
-  for (const Reduction& r : reductions) {
-    per_block.push_back(ir::let(r.accumulator, identity(r.op, r.symbol->type)));
-  }
   per_block.push_back(ir::let(first, ir::mul(ir::var(i64, blk), block_size)));
+  const std::string last = fresh("last");
   const ir::Expr end = ir::add(ir::var(i64, first), block_size);
-  per_block.push_back(ir::for_range(t, ir::var(i64, first),
-                                    ir::select(ir::lt(end, ir::var(i64, n)), end, ir::var(i64, n)),
-                                    ir::const_i64(1), ir::block(std::move(iteration))));
-  for (const Reduction& r : reductions) {
-    const ir::ArrayRef partial{r.param, {r.symbol->type, 1, 0, false}};
-    per_block.push_back(
-        ir::store(partial, {ir::var(i64, blk)}, ir::var(r.symbol->type, r.accumulator)));
+  per_block.push_back(
+      ir::let(last, ir::select(ir::lt(end, ir::var(i64, n)), end, ir::var(i64, n))));
+  std::vector<std::vector<std::string>> lane_acc(reductions.size());
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    for (int l = 0; l < lanes; ++l) {
+      lane_acc[k].push_back(lanes == 1
+                                ? reductions[k].accumulator
+                                : fresh(reductions[k].accumulator + "_l" + std::to_string(l)));
+      per_block.push_back(
+          ir::let(lane_acc[k][l], identity(reductions[k].op, reductions[k].symbol->type)));
+    }
+  }
+  auto lane_copies = [&](const std::string& j, bool guarded) {
+    std::vector<ir::Stmt> copies;
+    for (int l = 0; l < lanes; ++l) {
+      std::map<std::string, std::string> renames;
+      for (const std::string& b : bound.names) renames[b] = fresh(b);
+      renames[t] = fresh(t);
+      for (size_t k = 0; k < reductions.size(); ++k) {
+        renames[reductions[k].accumulator] = lane_acc[k][l];
+      }
+      const std::string exit = fresh("lane");
+      const ir::Expr index =
+          ir::add(ir::var(i64, first),
+                  ir::add(ir::mul(ir::var(i64, j), ir::const_i64(lanes)), ir::const_i64(l)));
+      LaneCopy copy(renames, exit);
+      ir::Stmt lane =
+          ir::labeled(exit, ir::block({ir::let(renames[t], index), copy.mutate_stmt(one)}));
+      if (guarded) lane = ir::if_then(ir::lt(index, ir::var(i64, last)), std::move(lane));
+      copies.push_back(std::move(lane));
+    }
+    return ir::block(std::move(copies));
+  };
+  // A full block runs its lanes unguarded; the last, shorter one checks each index.
+  const ir::Expr size = ir::sub(ir::var(i64, last), ir::var(i64, first));
+  const ir::Expr steps =
+      ir::floordiv(ir::add(size, ir::const_i64(lanes - 1)), ir::const_i64(lanes));
+  const std::string full = fresh("step"), part = fresh("step");
+  per_block.push_back(ir::if_then(
+      ir::eq(size, block_size),
+      ir::for_range(full, ir::const_i64(0), ir::const_i64(ir::kReductionBlock / lanes),
+                    ir::const_i64(1), lane_copies(full, false)),
+      ir::for_range(part, ir::const_i64(0), steps, ir::const_i64(1), lane_copies(part, true))));
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    const Reduction& r = reductions[k];
+    const ir::ScalarType type = r.symbol->type;
+    ir::Expr folded = ir::var(type, lane_acc[k][0]);  // lanes in order
+    for (int l = 1; l < lanes; ++l) folded = combine(r.op, folded, ir::var(type, lane_acc[k][l]));
+    const ir::ArrayRef partial{r.param, {type, 1, 0, false}};
+    per_block.push_back(ir::store(partial, {ir::var(i64, blk)}, folded));
   }
   return ir::ParallelFor::make(
       {ir::range_dim(blk, ir::const_i64(0), ir::var(i64, blocks), ir::const_i64(1))},

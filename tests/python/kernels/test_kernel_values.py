@@ -2,8 +2,8 @@
 docs/design/kernel_values.md): `s += x[i]` (also *=, |=, &=, ^=, s = min(s, v), max) on a
 local computed before the parallel loop folds every iteration's value; the statements after
 the loop run once, and `return v` is the call's value, a NumPy scalar of its type. Each block of
-1024 iterations is folded in order, then the blocks in order onto the initial value: the same
-bits on every thread count and device. What cannot be a reduction is a CompileError saying how
+1024 iterations is folded in 8 lanes (iteration k in lane k % 8), the lanes in order, then the
+blocks in order onto the initial value: the same bits on every thread count and device. What cannot be a reduction is a CompileError saying how
 to write one."""
 import os
 import subprocess
@@ -16,6 +16,7 @@ import tack
 from kutil import arr, zeros
 
 BLOCK = 1024
+LANES = 8
 
 
 @tack.kernel
@@ -27,13 +28,20 @@ def kv_total(x) -> tack.f64:
 
 
 def blocked_sum(x, start=0.0):
-    # The documented order: each block of 1024 in order (in x's type), then the blocks in order.
-    total = x.dtype.type(start)
+    # The documented order (in x's type): in each block of 1024, iteration k goes to lane k % 8;
+    # each lane folds its iterations in order, the block's partial is the lanes in order, and
+    # the value is the initial value folded with the blocks' partials in order.
+    t = x.dtype.type
+    total = t(start)
     for b in range(0, len(x), BLOCK):
-        part = x.dtype.type(0)
-        for v in x[b:b + BLOCK]:
-            part = x.dtype.type(part + v)
-        total = x.dtype.type(total + part)
+        block = x[b:b + BLOCK]
+        lanes = [t(0)] * LANES
+        for k, v in enumerate(block):
+            lanes[k % LANES] = t(lanes[k % LANES] + v)
+        part = lanes[0]
+        for lane in lanes[1:]:
+            part = t(part + lane)
+        total = t(total + part)
     return total
 
 
@@ -243,3 +251,57 @@ def test_debug_mode_reports_the_users_iteration_in_a_reduction_kernel():
         kv_checked(arr(x))
     with pytest.raises(IndexError, match=r"index 3000 is out of bounds for axis 0 of array 'x'"):
         kv_checked(arr(np.ones(3000, np.float32)))
+
+
+@tack.func
+def kv_clipped(v):
+    if v > 2.0:
+        return 2.0  # an early return: a labeled block in each lane's copy
+    return v
+
+
+@tack.kernel
+def kv_lane_bodies(x, out):
+    s = 0.0
+    n = 0
+    for i in range(len(x)):
+        if x[i] < 0.0:
+            continue  # skips this iteration only, not the other lanes'
+        buf = tack.zeros(3, tack.f32)
+        for k in range(3):
+            buf[k] = x[i] * k
+        s += kv_clipped(buf[1] + buf[2])
+        n += 1
+        out[i] = buf[2]
+    return s * 1000.0 + n
+
+
+def test_continue_local_arrays_and_device_functions_in_a_reduction_kernel():
+    x = np.random.default_rng(7).standard_normal(2 * BLOCK + 100).astype(np.float32)
+    out = zeros(len(x), np.float32)
+    got = kv_lane_bodies(arr(x), out)
+    kept = x[x >= 0]
+    want = np.minimum(kept * np.float32(3), np.float32(2)).astype(np.float64).sum() * 1000.0
+    assert got == pytest.approx(want + len(kept), rel=1e-5)
+    np.testing.assert_array_equal(out.numpy()[x >= 0], (x * np.float32(2))[x >= 0])
+
+
+def test_a_long_body_is_folded_in_one_lane():
+    # Past 64 lets, assignments and stores a body is not copied per lane: the sequential order
+    # per block.
+    lines = "".join(f"        v{k} = x[i] * {k}\n" for k in range(70))
+    source = ("def long_body(x):\n"
+              "    s = 0.0\n"
+              "    for i in range(len(x)):\n" + lines +
+              "        s += v69 - v68\n"
+              "    return s\n")
+    x = np.random.default_rng(8).standard_normal(BLOCK + 9).astype(np.float32)
+    got = tack.kernel_from_source(source, "long_body")(arr(x))
+    want = np.float32(0)
+    for b in range(0, len(x), BLOCK):
+        part = np.float32(0)
+        for v in x[b:b + BLOCK]:
+            part = np.float32(part + np.float32(np.float32(v * np.float32(69)) -
+                                                np.float32(v * np.float32(68))))
+        want = np.float32(want + part)
+    assert got == want
