@@ -375,4 +375,37 @@ Stmt Mutator::mutate(const ParallelFor& n, const Stmt& self) {
   return ParallelFor::make(std::move(dims), std::move(body));
 }
 
+namespace {
+class BoundNames final : public Visitor {
+ public:
+  void visit(const Let& n) override {
+    names.insert(n.name);
+    Visitor::visit(n);
+  }
+  void visit(const For& n) override {
+    names.insert(n.name);
+    Visitor::visit(n);
+  }
+  void visit(const LocalArrayDecl& n) override {
+    names.insert(n.name);
+    Visitor::visit(n);
+  }
+  void visit(const LabeledBlock& n) override {
+    names.insert(n.label);
+    Visitor::visit(n);
+  }
+  void visit(const ParallelFor& n) override {
+    for (const ParallelDim& d : n.dims) names.insert(d.name);
+    Visitor::visit(n);
+  }
+  std::set<std::string> names;
+};
+}  // namespace
+
+std::set<std::string> bound_names(const Stmt& s) {
+  BoundNames b;
+  b.visit_stmt(s);
+  return std::move(b.names);
+}
+
 }  // namespace tack::ir

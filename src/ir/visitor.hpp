@@ -3,6 +3,9 @@
 // pointer comparison, and unchanged subtrees stay shared).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "ir/ir.hpp"
 
 namespace tack::ir {
@@ -53,6 +56,10 @@ class Mutator {
   // Mutates each element; true when any changed.
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out);
 };
+
+// Every name s binds (lets, loops and ParallelFor dims, local arrays, labels): a pass that makes
+// names or copies code picks names outside this set (the IR forbids shadowing).
+std::set<std::string> bound_names(const Stmt& s);
 
 // Calls fn on every expression node below s (pre-order), without a Visitor subclass.
 template <class Fn>

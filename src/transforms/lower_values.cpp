@@ -141,37 +141,26 @@ ir::Expr range_count(const ir::ParallelDim& d) {
 constexpr int kLanes = 8;
 constexpr std::size_t kLaneBodyLimit = 64;
 
-// Every name a statement binds (lets, loops, local arrays, labels).
-class Bound final : public ir::Visitor {
- public:
-  void visit(const ir::Let& n) override {
-    names.insert(n.name);
-    ++statements;
-    Visitor::visit(n);
-  }
-  void visit(const ir::For& n) override {
-    names.insert(n.name);
-    Visitor::visit(n);
-  }
-  void visit(const ir::LocalArrayDecl& n) override {
-    names.insert(n.name);
-    Visitor::visit(n);
-  }
-  void visit(const ir::LabeledBlock& n) override {
-    names.insert(n.label);
-    Visitor::visit(n);
-  }
-  void visit(const ir::Assign& n) override {
-    ++statements;
-    Visitor::visit(n);
-  }
-  void visit(const ir::ArrayStore& n) override {
-    ++statements;
-    Visitor::visit(n);
-  }
-  std::set<std::string> names;
-  std::size_t statements = 0;  // lets, assignments and stores: a measure of the body's size
-};
+// The lets, assignments and stores in a statement: a measure of its size.
+std::size_t statement_count(const ir::Stmt& s) {
+  struct Count final : ir::Visitor {
+    void visit(const ir::Let& n) override {
+      ++count;
+      Visitor::visit(n);
+    }
+    void visit(const ir::Assign& n) override {
+      ++count;
+      Visitor::visit(n);
+    }
+    void visit(const ir::ArrayStore& n) override {
+      ++count;
+      Visitor::visit(n);
+    }
+    std::size_t count = 0;
+  } c;
+  c.visit_stmt(s);
+  return c.count;
+}
 
 // One lane's copy of an iteration: every name it binds renamed (the IR has no shadowing), the
 // names in `renames` too (the iteration index, the reductions' partials), and a `continue` of
@@ -367,9 +356,8 @@ ir::Stmt Lowerer::blocked_loop(std::vector<ir::ParallelDim> dims, std::vector<ir
   }
   iteration.insert(iteration.end(), body.begin(), body.end());
   const ir::Stmt one = ir::block(std::move(iteration));
-  Bound bound;
-  bound.visit_stmt(one);
-  const int lanes = bound.statements <= kLaneBodyLimit ? kLanes : 1;
+  const std::set<std::string> bound = ir::bound_names(one);
+  const int lanes = statement_count(one) <= kLaneBodyLimit ? kLanes : 1;
 
   // Each lane: its partials at the identity, its copy of the iteration for iteration
   // first + j * lanes + lane.
@@ -393,7 +381,7 @@ ir::Stmt Lowerer::blocked_loop(std::vector<ir::ParallelDim> dims, std::vector<ir
     std::vector<ir::Stmt> copies;
     for (int l = 0; l < lanes; ++l) {
       std::map<std::string, std::string> renames;
-      for (const std::string& b : bound.names) renames[b] = fresh(b);
+      for (const std::string& b : bound) renames[b] = fresh(b);
       renames[t] = fresh(t);
       for (size_t k = 0; k < reductions.size(); ++k) {
         renames[reductions[k].accumulator] = lane_acc[k][l];

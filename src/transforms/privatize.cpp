@@ -10,28 +10,6 @@ namespace tack::transforms {
 
 namespace {
 
-// Every name the function binds, so that fresh ones never collide.
-class Names final : public ir::Visitor {
- public:
-  void visit(const ir::Let& n) override {
-    used.insert(n.name);
-    Visitor::visit(n);
-  }
-  void visit(const ir::For& n) override {
-    used.insert(n.name);
-    Visitor::visit(n);
-  }
-  void visit(const ir::LocalArrayDecl& n) override {
-    used.insert(n.name);
-    Visitor::visit(n);
-  }
-  void visit(const ir::ParallelFor& n) override {
-    for (const auto& d : n.dims) used.insert(d.name);
-    Visitor::visit(n);
-  }
-  std::set<std::string> used;
-};
-
 class Privatize final : public ir::Mutator {
  public:
   Privatize(std::vector<bool> target, std::set<std::string> used)
@@ -91,9 +69,8 @@ ir::Function privatize_atomics(const ir::Function& f,
                                const std::vector<analysis::PrivatizableTarget>& targets) {
   std::vector<bool> target(f.params.size(), false);
   for (const auto& t : targets) target[static_cast<std::size_t>(t.param)] = true;
-  Names names;
-  names.visit_function(f);
-  Privatize p(std::move(target), std::move(names.used));
+  // Every name the function binds, so that fresh ones never collide.
+  Privatize p(std::move(target), ir::bound_names(f.body));
   return p.mutate_function(f);
 }
 
