@@ -147,14 +147,12 @@ class StructureChecker {
              "only assignments to names may come before the parallel loop, not '" +
                  std::string(kind_name(s.kind)) + "'" + why + "; move it into the loop");
     }
+    if (is_shared_declaration(s)) return;  // declared at the top of the loop body
     auto visit_expr = [&](const Expr& e) {
       const Call* call = e.as<Call>();
       if (call == nullptr) return;
       const std::string name = dotted_name(*call->func);
-      // `buf = tack.shared(...)` is declared at the top of the loop body (transforms/lower.cpp).
-      const bool shared_decl = (name == "tack.shared" || name == "tack.shared_like") &&
-                               s.is<Assign>() && s.as<Assign>()->value.get() == &e;
-      if (!shared_decl && !is_pure_call(kernel_, name)) {
+      if (!is_pure_call(kernel_, name)) {
         fail(kernel_, call->loc,
              "the call to '" + (name.empty() ? std::string("<expression>") : name) +
                  "' may have effects and is not allowed before the parallel loop" + why);
@@ -292,6 +290,14 @@ bool is_pure_builtin(std::string_view dotted) {
     if (prefix == "tack." && contains(kDtypeNames, rest)) return true;
   }
   return false;
+}
+
+bool is_shared_declaration(const Stmt& s) {
+  const auto* a = s.as<Assign>();
+  const auto* c = a && a->target->is<Name>() ? a->value->as<Call>() : nullptr;
+  if (c == nullptr) return false;
+  const std::string callee = dotted_name(*c->func);
+  return callee == "tack.shared" || callee == "tack.shared_like";
 }
 
 const For* parallel_loop(const FunctionDef& kernel) {

@@ -1,5 +1,5 @@
 // Structural checks of a kernel that need no types: one top-level parallel loop, effect-free
-// statements before it, no return in a kernel, no recursion among device functions.
+// statements before it, `return` only as the kernel's value, no recursion among device functions.
 #pragma once
 
 #include <string>
@@ -15,9 +15,11 @@ namespace tack::frontend {
 //  * exactly one top-level parallel loop, `for ... in range(...)` or `tack.ndrange(...)`; none
 //    is an error at the def line, a second one an error at the second loop;
 //  * before it only effect-free statements: assignments to names (plain or augmented) and
-//    expressions whose calls are all pure (pure builtins and pure module functions); after it
-//    nothing but `pass`;
-//  * no `return` anywhere in the kernel, no `break` that would leave the parallel loop, and
+//    expressions whose calls are all pure (pure builtins and pure module functions), and
+//    `name = tack.shared(...)`; after it any statement but a loop (the epilogue,
+//    docs/design/kernel_values.md);
+//  * `return v` only as the kernel's last statement, after the loop (its value); no `break`
+//    that would leave the parallel loop, and
 //    tack.ndrange only as the parallel loop;
 //  * among the module functions the kernel reaches by calls, no recursion (direct or mutual;
 //    the error is at the call that closes the cycle), no call to a @tack.kernel, and no
@@ -27,6 +29,10 @@ void check_kernel_structure(const Module& module, const FunctionDef& kernel);
 
 // The first top-level For of a kernel's body (its parallel loop), or null.
 const For* parallel_loop(const FunctionDef& kernel);
+
+// `name = tack.shared(...)` or `tack.shared_like(...)`: before the parallel loop (the original
+// Tack's place for it) it declares the workgroup array at the top of the loop body.
+bool is_shared_declaration(const Stmt& s);
 
 struct CallSite {
   std::string callee;  // dotted_name(call->func)

@@ -162,19 +162,12 @@ ir::Function Lowerer::run() {
   Redirect to_prelude(*this, prelude);
   in_prelude_ = true;
   copy_params(in_prelude, true);
-  // `smem = tack.shared(...)` before the loop (the original Tack's place for it) declares the
-  // workgroup array at the top of the loop body, where every item of a workgroup shares it.
+  // `smem = tack.shared(...)` before the loop is declared at the top of the loop body, where
+  // every item of a workgroup shares it.
   std::vector<const frontend::Stmt*> shared_decls;
-  auto is_shared_decl = [](const frontend::Stmt& s) {
-    const auto* a = s.as<frontend::Assign>();
-    const auto* c = a && a->target->is<frontend::Name>() ? a->value->as<frontend::Call>() : nullptr;
-    if (!c) return false;
-    const std::string callee = frontend::dotted_name(*c->func);
-    return callee == "tack.shared" || callee == "tack.shared_like";
-  };
   for (const frontend::StmtPtr& s : kernel_.body) {
     if (s.get() == loop) break;
-    if (is_shared_decl(*s)) {
+    if (frontend::is_shared_declaration(*s)) {
       shared_decls.push_back(s.get());
       continue;
     }

@@ -209,3 +209,15 @@ def test_matrix_identity():
 def test_vector_constants_refuse_what_is_not_a_vector_or_matrix(value, dtype, error, message):
     with pytest.raises(error, match=message):
         tack.constant(value, dtype)
+
+
+def test_matrix_identity_takes_a_constant_size_and_a_dtype():
+    for call, message in [("tack.Matrix.identity(5)", r"a constant n from 1 to 4"),
+                          ("tack.Matrix.identity(len(out))", r"a constant n from 1 to 4"),
+                          ("tack.Matrix.identity(2, 3)", r"is a dtype")]:
+        source = ("def bad(out):\n"
+                  "    for i in range(len(out)):\n"
+                  f"        m = {call}\n"
+                  "        out[i] = m[0, 0]\n")
+        with pytest.raises(tack.CompileError, match=message):
+            tack.kernel_from_source(source, "bad")(arr(np.zeros(2, np.float32)))

@@ -305,3 +305,37 @@ def test_a_long_body_is_folded_in_one_lane():
                                                 np.float32(v * np.float32(68))))
         want = np.float32(want + part)
     assert got == want
+
+
+@pytest.mark.parametrize("tail, message", [
+    ("    return", "a kernel's 'return' gives its value: return a number"),
+    ("    return (s, s)", "a kernel returns a number, not a tuple"),
+    ("    return x", "a kernel returns a number, not"),
+])
+def test_a_kernels_value_is_one_number(tail, message):
+    source = ("def bad(x):\n"
+              "    s = 0.0\n"
+              "    for i in range(len(x)):\n"
+              "        s += x[i]\n" + tail + "\n")
+    with pytest.raises(tack.CompileError, match=message):
+        tack.kernel_from_source(source, "bad")(zeros(4, np.float32))
+
+
+def test_the_return_annotation_is_a_dtype():
+    source = ("def bad(x) -> float32x:\n"
+              "    s = 0.0\n"
+              "    for i in range(len(x)):\n"
+              "        s += x[i]\n"
+              "    return s\n")
+    with pytest.raises(tack.CompileError, match="return annotation is a dtype"):
+        tack.kernel_from_source(source, "bad")(zeros(4, np.float32))
+
+
+def test_a_reduction_beside_workgroups_is_a_compile_error():
+    source = ("def bad(x):\n"
+              "    s = 0.0\n"
+              "    for i in range(len(x)):\n"
+              "        s += tack.block_sum(x[i])\n"
+              "    return s\n")
+    with pytest.raises(tack.CompileError, match="cannot be combined with workgroups"):
+        tack.kernel_from_source(source, "bad")(zeros(256, np.float32))
