@@ -141,13 +141,13 @@ class Constant:
         if isinstance(value, Constant):
             dtype = value.dtype if dtype is None else dtype
             value = value.value
+        if dtype is None and _is_sequence(value) and hasattr(value, "dtype"):
+            dtype = value.dtype  # a NumPy array keeps its dtype
         self.dtype = None if dtype is None else _dtype_name(dtype)
         if self.dtype is not None and self.dtype not in _CONSTANT_DTYPES:
             raise TypeError(f"tack.constant needs a scalar dtype (tack.f32, tack.i64, 'float32', "
                             f"np.uint8, bool, ...), got {dtype!r}")
         if _is_sequence(value):
-            if self.dtype is None and hasattr(value, "dtype"):
-                self.dtype = _dtype_name(value.dtype)
             self.value = _constant_rows(value, self.dtype)
             return
         self.value = _constant_number(value, self.dtype)

@@ -11,6 +11,7 @@
 #include "frontend/checks.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
+#include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/backend.hpp"
 #include "support/error.hpp"
@@ -296,7 +297,24 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::Ke
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);
   if (part == transforms::KernelPart::Loop) {
-    if (!f.partials.empty()) v->blocks = host_iteration_count(f);
+    if (!f.partials.empty()) {
+      // The block count is computed on the host from the loop's bounds, which must then not
+      // read a device's memory.
+      bool reads = false;
+      for (const ir::Stmt& s : f.prelude()) {
+        ir::for_each_expr(
+            s, [&](const ir::ExprNode& e) { reads = reads || e.kind == ir::NodeKind::ArrayLoad; });
+      }
+      if (reads && key.device->kind() != "cpu") {
+        throw RuntimeError("kernel '" + name_ +
+                           "': its parallel loop's bounds read array "
+                           "elements, and a reduction's block count is computed on the host, "
+                           "which cannot read the memory of device '" +
+                           key.device->name() +
+                           "'; pass the bound as a scalar argument (read it on the host first)");
+      }
+      v->blocks = host_iteration_count(f);
+    }
     if (f.has_epilogue) v->epilogue = lower(key, transforms::KernelPart::Epilogue);
   }
   return v;

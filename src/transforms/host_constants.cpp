@@ -7,9 +7,9 @@ namespace tack::transforms::lowering {
 
 namespace {
 
-// Whether the values are 1 to 4 numbers of one kind (all bools, or all numbers).
-bool vector_components(const std::vector<Value>& v) {
-  if (v.empty() || v.size() > 4) return false;
+// Whether the values are 1 to `most` numbers of one kind (all bools, or all numbers).
+bool vector_components(const std::vector<Value>& v, std::size_t most = 4) {
+  if (v.empty() || v.size() > most) return false;
   int bools = 0;
   for (const Value& e : v) {
     if (e.is_tuple() || e.array || e.is_none()) return false;
@@ -35,8 +35,7 @@ Value Lowerer::vector_constant(std::vector<Value> elements, const std::string& n
   if (rows) {
     std::vector<Value> flat;
     for (const Value& r : elements) flat.insert(flat.end(), r.tuple.begin(), r.tuple.end());
-    if (vector_components(std::vector<Value>(flat.begin(), flat.begin() + elements[0].rows)) &&
-        (elements[0].rows > 1 || elements.size() > 1)) {
+    if (vector_components(flat, 16) && (elements[0].rows > 1 || elements.size() > 1)) {
       return make_vector(std::move(flat), n, elements[0].rows, loc, what);
     }
   }

@@ -296,8 +296,7 @@ void Lowerer::assign_scalar(Symbol* s, const std::string& name, SourceLoc loc, c
   ir::Expr value;
   if (v.is_weak()) {
     const Constant& c = *v.weak;
-    bool ok = tack::is_float(s->type) || (!c.is_float && ir::is_int(s->type) && fits(c, s->type));
-    if (!ok) {
+    if (!takes(*s, v)) {
       std::string why = ir::is_bool(s->type) ? "assign True, False or a comparison"
                         : c.is_float ? describe_conversion_fix(name, s->type, default_float())
                                      : "convert the constant explicitly with " +
@@ -309,7 +308,7 @@ void Lowerer::assign_scalar(Symbol* s, const std::string& name, SourceLoc loc, c
     value = make_constant(c, s->type);
   } else {
     ir::ScalarType vt = type_of(v);
-    if (!converts_implicitly(vt, s->type)) {
+    if (!takes(*s, v)) {
       fail(value_loc,
            "'" + name + "' is " + type_name(s->type) + " (from its first assignment on line " +
                std::to_string(s->loc.line) + (s->from_literal ? ", a literal" : "") +
@@ -459,6 +458,14 @@ void Lowerer::lower_stmt(const frontend::Stmt& s) {
                               : local->kind == SymbolKind::Value ? "the parameter"
                                                                  : "the array or tuple") +
                              " '" + target.name + "'" + where + "; choose another name");
+      }
+      if (local && local->prelude && !in_prelude_) {
+        fail(target.loc, "the loop variable '" + target.name +
+                             "' is the local computed before "
+                             "the parallel loop (line " +
+                             std::to_string(local->loc.line) +
+                             "), which every iteration shares, so this loop cannot assign it; "
+                             "choose another name for the loop variable");
       }
       // Inside the body the name is the loop's counter, unless the body assigns it: then the
       // local, which each iteration sets anew (an assignment never changes the iteration).

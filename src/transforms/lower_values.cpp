@@ -438,21 +438,18 @@ ir::Stmt Lowerer::epilogue(const frontend::For& loop, const std::vector<Reductio
       Symbol copy = *p;
       copy.prelude = false;
       copy.ir_name = fresh(p->name);
+      emit(ir::let(copy.ir_name, ir::var(p->type, p->ir_name)));
       for (const Reduction& r : reductions) {
         if (r.symbol != p) continue;
-        // s0, then each block's partial in block order.
+        // The initial value, then each block's partial in block order.
         const ir::ArrayRef partial{r.param, {p->type, 1, 0, false}};
         const std::string b = fresh("block");
-        emit(ir::let(copy.ir_name, ir::var(p->type, p->ir_name)));
         emit(ir::for_range(
             b, ir::const_i64(0), ir::shape(partial, 0), ir::const_i64(1),
             ir::assign(copy.ir_name,
                        combine(r.op, ir::var(p->type, copy.ir_name),
                                ir::load(partial, {ir::var(ir::ScalarType::i64, b)})))));
       }
-      bool reduced = false;
-      for (const Reduction& r : reductions) reduced = reduced || r.symbol == p;
-      if (!reduced) emit(ir::let(copy.ir_name, ir::var(p->type, p->ir_name)));
       frame().scopes.declare(new_symbol(std::move(copy)));
     }
     bool after = false;

@@ -191,17 +191,21 @@ Value Lowerer::construct_vector(const frontend::Call& c, bool matrix) {
                              " (" + example + "); this is " + describe(v));
   }
   if (c.args.size() == 2) {
-    std::optional<ScalarType> t = dtype_named(*c.args[1]);
-    if (!t) {
-      fail(c.args[1]->loc, "the second argument of " + name +
-                               "() is a dtype (tack.f32, tack.i32, ...), not '" +
-                               frontend::dotted_name(*c.args[1]) + "'");
-    }
+    const ScalarType t = dtype_argument(*c.args[1], name + "()");
     for (Value& e : v.tuple) {
-      e = Value::typed(e.is_weak() ? make_constant(*e.weak, *t) : ir::cast(*t, e.expr));
+      e = Value::typed(e.is_weak() ? make_constant(*e.weak, t) : ir::cast(t, e.expr));
     }
   }
   return v;
+}
+
+ScalarType Lowerer::dtype_argument(const frontend::Expr& e, const std::string& call) {
+  const std::optional<ScalarType> t = dtype_named(e);
+  if (!t) {
+    fail(e.loc, "the second argument of " + call + " is a dtype (tack.f32, tack.i32, ...), not '" +
+                    frontend::dotted_name(e) + "'");
+  }
+  return *t;
 }
 
 Value Lowerer::identity_matrix(const frontend::Call& c) {
@@ -214,15 +218,7 @@ Value Lowerer::identity_matrix(const frontend::Call& c) {
   }
   const int size = static_cast<int>(n.weak->as_double());
   std::optional<ScalarType> t;
-  if (c.args.size() == 2) {
-    t = dtype_named(*c.args[1]);
-    if (!t) {
-      fail(c.args[1]->loc,
-           "the second argument of tack.Matrix.identity() is a dtype (tack.f32, "
-           "tack.i32, ...), not '" +
-               frontend::dotted_name(*c.args[1]) + "'");
-    }
-  }
+  if (c.args.size() == 2) t = dtype_argument(*c.args[1], "tack.Matrix.identity()");
   std::vector<Value> components;
   for (int r = 0; r < size; ++r) {
     for (int k = 0; k < size; ++k) {

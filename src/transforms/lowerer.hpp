@@ -218,6 +218,8 @@ class Lowerer {
   Value construct_vector(const frontend::Call& c, bool matrix);
   // tack.Matrix.identity(n[, dtype]): n a constant 1 to 4; weak 1.0 and 0.0 without a dtype.
   Value identity_matrix(const frontend::Call& c);
+  // A dtype argument (the second of `call`), or the CompileError saying it must be one.
+  ScalarType dtype_argument(const frontend::Expr& e, const std::string& call);
   // The components' type (a vector of literals: their default type).
   ir::ScalarType component_type(const Value& v) const;
   // Element-wise a op b of vectors/matrices of one shape, or one of them a scalar; `@`.

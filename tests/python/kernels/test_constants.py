@@ -205,6 +205,7 @@ def test_matrix_identity():
     (((1, 2), 3), None, ValueError, "numbers \\(a vector\\) or rows \\(a matrix\\), not both"),
     ((1.5,), tack.i32, ValueError, "a float constant needs a float dtype"),
     (("a",), None, TypeError, "takes a number, or a sequence"),
+    (np.ones(3, np.float16), None, TypeError, "needs a scalar dtype"),
 ])
 def test_vector_constants_refuse_what_is_not_a_vector_or_matrix(value, dtype, error, message):
     with pytest.raises(error, match=message):

@@ -339,3 +339,21 @@ def test_a_reduction_beside_workgroups_is_a_compile_error():
               "    return s\n")
     with pytest.raises(tack.CompileError, match="cannot be combined with workgroups"):
         tack.kernel_from_source(source, "bad")(zeros(256, np.float32))
+
+
+@tack.kernel
+def kv_bound_from_an_element(x):
+    n = int(x[0])
+    s = 0.0
+    for i in range(n):
+        s += x[i]
+    return s
+
+
+def test_a_bound_read_from_an_array_needs_host_memory():
+    x = arr(np.array([3, 1, 1, 1, 1], np.float32))
+    if x.device.kind == "cpu":
+        assert kv_bound_from_an_element(x) == 5.0
+    else:  # the block count is computed on the host
+        with pytest.raises(RuntimeError, match="pass the bound as a scalar argument"):
+            kv_bound_from_an_element(x)

@@ -336,3 +336,14 @@ def test_a_loop_variable_read_after_a_loop_that_may_not_run_needs_a_value_first(
 
     with pytest.raises(tack.CompileError, match=r"the loop on line \d+ that assigns it may run no iteration"):
         after(2, zeros(2, np.float32))
+
+
+def test_an_inner_loop_cannot_assign_a_local_computed_before_the_parallel_loop():
+    source = ("def shared_name(x):\n"
+              "    j = 0\n"
+              "    for i in range(len(x)):\n"
+              "        for j in range(3):\n"
+              "            x[i] += j\n")
+    with pytest.raises(tack.CompileError, match=r"line 4.*'j' is the local computed before the "
+                                                r"parallel loop \(line 2\)"):
+        tack.kernel_from_source(source, "shared_name")(zeros(4, np.float32))
