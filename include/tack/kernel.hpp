@@ -13,6 +13,7 @@
 #include "tack/array.hpp"
 #include "tack/constant.hpp"
 #include "tack/strided.hpp"
+#include "tack/texture.hpp"
 
 namespace tack {
 
@@ -29,6 +30,9 @@ struct KernelArg {
   const Array* array = nullptr;
   Scalar scalar;
   std::int64_t pitch = 0;  // strided arrays: elements from one row to the next; 0 otherwise
+  // A texture (tack::Texture3D, borrowed): its filter; the array is its (D, H, W) view. 0 for
+  // everything else.
+  std::uint8_t texture = 0;
   // A number's type when the caller fixed it (a NumPy scalar, tack.f64(v) from Python); else
   // its type follows from its value (docs/language.md, "Scalar arguments").
   std::optional<ScalarType> scalar_type;
@@ -37,6 +41,8 @@ struct KernelArg {
   KernelArg(const Array& a) : array(&a) {}  // NOLINT: arrays pass as themselves
   KernelArg(const arrays::Strided& s)       // NOLINT
       : array(&s.spanned()), pitch(s.step() > 1 ? s.pitch() : 0) {}
+  KernelArg(const Texture3D& t)  // NOLINT
+      : array(&t.array()), texture(static_cast<std::uint8_t>(t.filter())) {}
   KernelArg(const Scalar& s) : scalar(s) {}  // NOLINT
   // A number of a fixed type: KernelArg(Scalar::from(0.1), ScalarType::f64) is an f64 argument
   // beside f32 arrays (a plain 0.1 would be f32 there).

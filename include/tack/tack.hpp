@@ -10,3 +10,4 @@
 #include "tack/kernel.hpp"
 #include "tack/log.hpp"
 #include "tack/strided.hpp"
+#include "tack/texture.hpp"

@@ -41,6 +41,8 @@ struct ArgList {
     arrays::Strided* strided = nullptr;
     if (nb::try_cast<arrays::Strided*>(h, strided) && strided != nullptr)
       return KernelArg(*strided);
+    Texture3D* texture = nullptr;
+    if (nb::try_cast<Texture3D*>(h, texture) && texture != nullptr) return KernelArg(*texture);
     if (is_ndarray(h)) return wrap_numpy(h, n);
     Scalar s;
     PyObject* o = h.ptr();
@@ -52,8 +54,8 @@ struct ArgList {
       return KernelArg(s, d.scalar);
     }
     if (nb::try_cast<Scalar>(h, s)) return KernelArg(s);
-    throw TypeError(std::string("kernel arguments are tack arrays (or tack.arrays.Strided), "
-                                "NumPy arrays or Python numbers, got ") +
+    throw TypeError(std::string("kernel arguments are tack arrays (or tack.arrays.Strided, "
+                                "tack.texture3d), NumPy arrays or Python numbers, got ") +
                     nb::type_name(h.type()).c_str() +
                     "; wrap other data with tack.array(x) or tack.from_dlpack(x)");
   }

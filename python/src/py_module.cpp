@@ -11,6 +11,7 @@ NB_MODULE(_tack, m) {
   nb::class_<tack::Array> array_class = py::init_array(m);
   py::init_dlpack(m, array_class);
   py::init_strided(m);
+  py::init_texture(m);
   py::init_kernel(m);
   py::init_algorithms(m, array_class);
 }

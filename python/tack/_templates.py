@@ -213,6 +213,9 @@ def _rewrite(source, layouts, params, new_name=None):
     return out
 
 
+_ARGUMENTS = (_tack.Texture3D, _tack.Array, _tack.Strided, _np.ndarray)
+
+
 class TemplateKernel:
     """A kernel with template parameters: each call flattens the objects and calls the kernel
     made for their classes' layouts (made once per layout)."""
@@ -225,6 +228,13 @@ class TemplateKernel:
         self._fn = fn
         self._params = list(_inspect.signature(fn).parameters)
         self._templates = [self._params.index(p) for p in params]
+        # Parameters that are templates only because the kernel reads p.attr: an array or a
+        # texture passed there is an argument of its own (tex.sample(u, v, w)), not an object to
+        # flatten.
+        signature = list(_inspect.signature(fn).parameters.values())
+        self._inferred = {p.name for k, p in enumerate(signature)
+                          if p.name in params and not isinstance(p.annotation, _Template) and
+                          not (k == 0 and p.name == "self" and "." in fn.__qualname__)}
         self._derived = {}
 
     def __get__(self, obj, cls=None):
@@ -239,12 +249,16 @@ class TemplateKernel:
                             f"({', '.join(self._params)}), got {len(args)}")
         layouts = {}
         for k in self._templates:
-            layouts[self._params[k]] = _Layout(args[k], f"'{self._params[k]}' of kernel "
-                                                        f"'{self.__name__}'")
-        key = tuple(layouts[self._params[k]].key() for k in self._templates)
+            name = self._params[k]
+            if name in self._inferred and isinstance(args[k], _ARGUMENTS):
+                continue
+            layouts[name] = _Layout(args[k], f"'{name}' of kernel '{self.__name__}'")
+        key = tuple(layouts[self._params[k]].key() if self._params[k] in layouts else None
+                    for k in self._templates)
         kernel = self._derived.get(key)
         if kernel is None:
-            kernel = _DerivedKernel(self._fn, self._params, layouts, self._debug)
+            kernel = (_DerivedKernel(self._fn, self._params, layouts, self._debug) if layouts
+                      else Kernel(self._fn, debug=self._debug))
             self._derived[key] = kernel
         flat = []
         for k, a in enumerate(args):

@@ -8,7 +8,10 @@ std::string to_string(const std::vector<ArgType>& signature) {
   for (const auto& a : signature) {
     if (!s.empty()) s += ", ";
     if (a.is_array()) {
-      if (a.mat_cols > 0) {
+      if (a.texture != 0) {
+        s += "texture3d<" + std::string(ir::name(a.type)) + ", " +
+             (a.texture == 2 ? "nearest" : "linear") + ">";
+      } else if (a.mat_cols > 0) {
         s += "array<mat" + std::to_string(a.vec_width / a.mat_cols) + "x" +
              std::to_string(a.mat_cols) + "<" + std::string(ir::name(a.type)) + ">, " +
              std::to_string(a.rank) + (a.strided ? ", strided" : "") + ">";

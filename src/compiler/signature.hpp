@@ -19,6 +19,7 @@ struct ArgType {
   std::uint8_t vec_width = 0;                 // arrays: 0, or n for tack.vec(n, dtype)
   std::uint8_t mat_cols = 0;  // arrays: tack.mat(r, c, dtype) has vec_width r * c, mat_cols c
   std::uint8_t strided = 0;  // arrays: 1 for a tack.arrays.Strided of step > 1 (rows a pitch apart)
+  std::uint8_t texture = 0;  // arrays: a tack::Texture3D's filter (TextureFilter), 0 otherwise
 
   bool is_array() const { return kind == Kind::Array; }
   bool operator==(const ArgType&) const = default;

@@ -233,7 +233,8 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
                                       static_cast<std::uint8_t>(a->ndim()),
                                       static_cast<std::uint8_t>(a->dtype().vector_n),
                                       static_cast<std::uint8_t>(a->dtype().matrix_cols),
-                                      static_cast<std::uint8_t>(args[i].pitch != 0)};
+                                      static_cast<std::uint8_t>(args[i].pitch != 0),
+                                      args[i].texture};
     }
   }
   for (std::size_t i = 0; i < count; ++i) {

@@ -456,6 +456,9 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
   }
   std::string head = name.substr(0, name.find('.'));
   if (const Symbol* s = frame().scopes.lookup(head)) {
+    if (s->texture != 0 && name.find('.', head.size() + 1) == std::string::npos && head != name) {
+      return lower_texture_sample(*s, name.substr(head.size() + 1), c);
+    }
     if (head == name) {
       fail(c.func->loc,
            "'" + name + "' is " + (s->is_array() ? "an array" : "a number") + ", not a function");
@@ -496,6 +499,7 @@ Value Lowerer::lower_call(const frontend::Call& c, bool discard) {
       if (v.is_tuple()) {
         return Value::literal(Constant::of_int(static_cast<Int128>(v.tuple.size())));
       }
+      if (v.array && v.array->texture) refuse_texture(*v.array, c.args[0]->loc);
       if (!v.array)
         fail(c.args[0]->loc, "len() takes an array or a tuple; this is " +
                                  (v.is_none() ? std::string("no value")

@@ -120,6 +120,7 @@ ir::Function Lowerer::run() {
       s.kind = SymbolKind::ArrayParam;
       s.array = ir::ArrayType{a.type, a.rank, a.vec_width, a.strided != 0};
       s.mat_cols = a.mat_cols;
+      s.texture = a.texture;
       fn_.params.push_back(ir::ParamDecl::array(p.name, s.array));
     } else {
       s.kind = SymbolKind::Value;

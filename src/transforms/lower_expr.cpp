@@ -763,6 +763,7 @@ const Symbol* Lowerer::array_of(const frontend::Expr& e, const std::string& what
   if (!s->is_array()) {
     fail(e.loc, what + " needs an array; '" + n->id + "' is a number (" + type_name(s->type) + ")");
   }
+  if (s->texture) refuse_texture(*s, e.loc);
   return s;
 }
 
@@ -789,6 +790,7 @@ Access Lowerer::lower_access(const frontend::Subscript& s, Sequence& seq, bool w
     fail(n->loc, "'" + n->id + "' is a number (" + type_name(arr->type) +
                      "), not an array; it cannot be indexed");
   }
+  if (arr->texture) refuse_texture(*arr, n->loc);
   bool local = arr->kind == SymbolKind::LocalArray;
   int rank = local ? static_cast<int>(arr->dims.size()) : arr->array.rank;
   std::vector<const frontend::Expr*> idx;

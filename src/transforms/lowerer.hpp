@@ -328,6 +328,10 @@ class Lowerer {
   void check_uniform_barriers();
   // tack.random.seed/uniform/normal/... (random.cpp, docs/design/random.md).
   Value lower_random(const std::string& name, const frontend::Call& c);
+  // tex.<method>(...) on a texture parameter (texture.cpp): only sample(u, v, w).
+  Value lower_texture_sample(const Symbol& tex, const std::string& method, const frontend::Call& c);
+  // Any other use of a texture: a CompileError saying to sample it or pass its array.
+  [[noreturn]] void refuse_texture(const Symbol& s, frontend::SourceLoc loc);
   // `name = tack.zeros(shape, dtype)`.
   void declare_local_array(const std::string& name, frontend::SourceLoc loc,
                            const frontend::Call& call);

@@ -44,6 +44,7 @@ struct Symbol {
   ir::Expr value;                 // Value: the expression it stands for
   int param = -1;                 // ArrayParam: index into the kernel's parameters
   ir::ArrayType array;            // ArrayParam
+  std::uint8_t texture = 0;       // ArrayParam of a tack::Texture3D: its TextureFilter; else 0
   int mat_cols = 0;               // ArrayParam of tack.mat(r, c, t): c (array.vec_width is r * c)
   std::vector<int64_t> dims;      // LocalArray
   std::vector<Symbol*> elements;  // Tuple: always typed and assigned; the tuple's flags count
