@@ -6,9 +6,11 @@
 #include <string>
 
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 
 #include "py_convert.hpp"
 #include "tack/algorithms.hpp"
+#include "tack/strided.hpp"
 
 namespace tack::python {
 namespace {
@@ -36,6 +38,48 @@ std::optional<int> optional_axis(nb::handle axis, const char* what) {
                      " is out of bounds; use an axis in [-ndim, ndim - 1]");
   }
   return static_cast<int>(k);
+}
+
+// An algorithm's input from Python (docs/algorithms.md, "Host data"): a Tack array is itself;
+// host data -- a NumPy array, or anything np.asarray reads, such as a list -- is a CPU array over
+// NumPy's memory (read-only; a copy first when it is not C-contiguous native data), as kernels
+// take NumPy arrays. A NumPy bool array (a mask) is read as u8 0 and 1 (`mask`): Tack arrays
+// hold no bools.
+struct Input {
+  Array array;
+  bool mask = false;
+};
+
+Input input(nb::handle h, const char* what) {
+  Array* a = nullptr;
+  if (nb::try_cast<Array*>(h, a) && a != nullptr) return Input{*a, false};
+  if (nb::isinstance<arrays::Strided>(h)) {
+    throw TypeError(std::string("tack.") + what +
+                    " takes an array, not a tack.arrays.Strided; pass s.copy() (a contiguous "
+                    "array of its rows)");
+  }
+  nb::object arr = numpy().attr("asarray")(h);
+  const std::string kind = nb::cast<std::string>(arr.attr("dtype").attr("kind"));
+  if (kind == "O" || kind == "U" || kind == "S" || kind == "V") {
+    throw TypeError(std::string("tack.") + what +
+                    " takes a Tack array or host data (a NumPy array, a list of numbers), got " +
+                    python_type_name(h) + " (NumPy reads it as dtype " +
+                    nb::cast<std::string>(arr.attr("dtype").attr("name")) + ")");
+  }
+  const bool mask = kind == "b";
+  if (mask) arr = arr.attr("view")(numpy_dtype(ScalarType::u8));
+  const nb::object dt = arr.attr("dtype");
+  if (!nb::cast<bool>(dt.attr("isnative"))) arr = arr.attr("astype")(dt.attr("newbyteorder")("="));
+  if (!nb::cast<bool>(arr.attr("flags").attr("c_contiguous")))
+    arr = numpy().attr("ascontiguousarray")(arr);
+  const HostArrayFacts facts = host_array_facts(arr);
+  Shape shape;
+  for (nb::handle d : nb::borrow<nb::tuple>(arr.attr("shape")))
+    shape.push_back(nb::cast<std::int64_t>(d));
+  const DType t(scalar_type_for_host(nb::cast<std::string>(arr.attr("dtype").attr("name"))));
+  return Input{
+      array_from_host_array(facts, t, shape, /*writable=*/false, device("cpu"), python_hold(arr)),
+      mask};
 }
 
 // An axis result: the array, or for a 0-d array its one element as a NumPy scalar.
@@ -193,7 +237,9 @@ std::optional<int> sort_axis(nb::handle axis, const char* what) {
 void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
   m.def(
       "sort",
-      [](const Array& a, nb::handle axis) {
+      [](nb::handle a_obj, nb::handle axis) {
+        const Input a_in = input(a_obj, "sort");
+        const Array& a = a_in.array;
         const std::optional<int> k = sort_axis(axis, "sort");
         GilRelease release;
         return tack::sort(a, k);
@@ -201,7 +247,9 @@ void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
       nb::arg("a"), nb::arg("axis").none() = -1,
       "A sorted copy, stable, along the last axis (each row) or of every element (axis=None); "
       "NumPy's order, NaN last.");
-  auto argsort = [](const Array& a, nb::handle axis) {
+  auto argsort = [](nb::handle a_obj, nb::handle axis) {
+    const Input a_in = input(a_obj, "argsort");
+    const Array& a = a_in.array;
     const std::optional<int> k = sort_axis(axis, "argsort");
     GilRelease release;
     return tack::argsort(a, k);
@@ -213,7 +261,11 @@ void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
   array_class.def("argsort", argsort, nb::arg("axis").none() = -1, argsort_doc);
   m.def(
       "sort_by_key",
-      [](const Array& keys, const Array& values) {
+      [](nb::handle keys_obj, nb::handle values_obj) {
+        const Input keys_in = input(keys_obj, "sort_by_key");
+        const Array& keys = keys_in.array;
+        const Input values_in = input(values_obj, "sort_by_key");
+        const Array& values = values_in.array;
         std::optional<std::pair<Array, Array>> r;
         {
           GilRelease release;
@@ -225,7 +277,11 @@ void init_sorts(nb::module_& m, nb::class_<Array>& array_class) {
       "(keys sorted stably, values permuted alike): one value (row of values) per key.");
   m.def(
       "gather",
-      [](const Array& values, const Array& indices) {
+      [](nb::handle values_obj, nb::handle indices_obj) {
+        const Input values_in = input(values_obj, "gather");
+        const Array& values = values_in.array;
+        const Input indices_in = input(indices_obj, "gather");
+        const Array& indices = indices_in.array;
         GilRelease release;
         return tack::gather(values, indices);
       },
@@ -252,7 +308,9 @@ nb::tuple as_tuple(const std::vector<Array>& arrays) {
 void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
   m.def(
       "unique",
-      [](const Array& a, bool return_index, bool return_inverse, bool return_counts) {
+      [](nb::handle a_obj, bool return_index, bool return_inverse, bool return_counts) {
+        const Input a_in = input(a_obj, "unique");
+        const Array& a = a_in.array;
         std::optional<Unique> u;
         {
           GilRelease release;
@@ -270,7 +328,9 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
       nb::arg("return_counts") = false,
       "NumPy's unique of every element: the sorted distinct values (NaNs one value), and on "
       "request (values, index, inverse, counts) in that order.");
-  auto nonzero = [](const Array& a) {
+  auto nonzero = [](nb::handle a_obj) {
+    const Input a_in = input(a_obj, "nonzero");
+    const Array& a = a_in.array;
     std::vector<Array> r;
     {
       GilRelease release;
@@ -284,7 +344,11 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
   array_class.def("nonzero", nonzero, nonzero_doc);
   m.def(
       "compress",
-      [](const Array& condition, const Array& a, nb::handle axis) {
+      [](nb::handle condition_obj, nb::handle a_obj, nb::handle axis) {
+        const Input condition_in = input(condition_obj, "compress");
+        const Array& condition = condition_in.array;
+        const Input a_in = input(a_obj, "compress");
+        const Array& a = a_in.array;
         const std::optional<int> k = optional_axis(axis, "compress");
         GilRelease release;
         return tack::compress(condition, a, k);
@@ -293,9 +357,13 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
       "The rows (axis=0) or elements (axis=None) of a whose condition is nonzero.");
   m.def(
       "searchsorted",
-      [](const Array& a, nb::handle v, const std::string& side) -> nb::object {
-        if (nb::isinstance<Array>(v)) {
-          const Array& values = nb::cast<const Array&>(v);
+      [](nb::handle a_obj, nb::handle v, const std::string& side) -> nb::object {
+        const Input a_in = input(a_obj, "searchsorted");
+        const Array& a = a_in.array;
+        if (nb::isinstance<Array>(v) || is_ndarray(v) || PyList_Check(v.ptr()) ||
+            PyTuple_Check(v.ptr())) {
+          const Input values_in = input(v, "searchsorted");
+          const Array& values = values_in.array;
           std::optional<Array> r;
           {
             GilRelease release;
@@ -322,8 +390,10 @@ void init_selection(nb::module_& m, nb::class_<Array>& array_class) {
       "'right' the last (NaN after every number).");
   m.def(
       "histogram",
-      [](const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range,
+      [](nb::handle a_obj, std::int64_t bins, std::optional<std::pair<double, double>> range,
          const std::string& out_of_range) {
+        const Input a_in = input(a_obj, "histogram");
+        const Array& a = a_in.array;
         std::optional<std::pair<Array, Array>> r;
         {
           GilRelease release;
@@ -348,8 +418,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   both(
       m, array_class, "sum",
-      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-        const std::optional<DType> d = optional_dtype(dtype);
+      [](nb::handle a_obj, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const Input a_in = input(a_obj, "sum");
+        const Array& a = a_in.array;
+        // A mask counts as NumPy's sum of bools does: in i64.
+        const std::optional<DType> d = a_in.mask && dtype.is_none() ? i64 : optional_dtype(dtype);
         return reduction(
             a, axis, "sum",
             [&] { return numpy_scalar(released([&] { return tack::sum(a, d); }), sum_type(a, d)); },
@@ -361,8 +434,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       axis, dtype, keepdims);
   both(
       m, array_class, "prod",
-      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-        const std::optional<DType> d = optional_dtype(dtype);
+      [](nb::handle a_obj, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const Input a_in = input(a_obj, "prod");
+        const Array& a = a_in.array;
+        // A mask counts as NumPy's sum of bools does: in i64.
+        const std::optional<DType> d = a_in.mask && dtype.is_none() ? i64 : optional_dtype(dtype);
         return reduction(
             a, axis, "prod",
             [&] {
@@ -374,10 +450,17 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   // min, max, absmax: the array's own dtype.
   auto same_type = [](auto whole, auto lines, const char* what) {
-    return [whole, lines, what](const Array& a, nb::handle axis, bool keepdims) {
+    return [whole, lines, what](nb::handle a_obj, nb::handle axis, bool keepdims) {
+      const Input a_in = input(a_obj, what);
+      const Array& a = a_in.array;
       return reduction(
           a, axis, what,
-          [&] { return numpy_scalar(released([&] { return whole(a); }), a.dtype().scalar); },
+          [&] {
+            const Scalar v = released([&] { return whole(a); });
+            // The extreme of a mask is a bool, as NumPy's.
+            return a_in.mask ? numpy_scalar(Scalar::from_bool(v.i != 0), ScalarType::boolean)
+                             : numpy_scalar(v, a.dtype().scalar);
+          },
           [&](int k) { return lines(a, k, keepdims); }, keepdims);
     };
   };
@@ -397,7 +480,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   both(
       m, array_class, "mean",
-      [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+      [](nb::handle a_obj, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const Input a_in = input(a_obj, "mean");
+        const Array& a = a_in.array;
         const std::optional<DType> d = optional_dtype(dtype);
         return reduction(
             a, axis, "mean",
@@ -410,9 +495,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       "the count; NaN for no elements.",
       axis, dtype, keepdims);
   auto variance = [](bool root) {
-    return [root](const Array& a, nb::handle axis, nb::handle dtype, int ddof, bool keepdims) {
+    return [root](nb::handle a_obj, nb::handle axis, nb::handle dtype, int ddof, bool keepdims) {
       const std::optional<DType> d = optional_dtype(dtype);
       const char* what = root ? "std" : "var";
+      const Input a_in = input(a_obj, what);
+      const Array& a = a_in.array;
       return reduction(
           a, axis, what,
           [&] {
@@ -435,7 +522,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   both(
       m, array_class, "dot",
-      [](const Array& a, const Array& b, nb::handle axis, nb::handle dtype, bool keepdims) {
+      [](nb::handle a_obj, nb::handle b_obj, nb::handle axis, nb::handle dtype, bool keepdims) {
+        const Input a_in = input(a_obj, "dot");
+        const Array& a = a_in.array;
+        const Input b_in = input(b_obj, "dot");
+        const Array& b = b_in.array;
         const std::optional<DType> d = optional_dtype(dtype);
         return reduction(
             a, axis, "dot",
@@ -456,7 +547,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       nb::arg("b"), axis, dtype, keepdims);
   both(
       m, array_class, "norm",
-      [](const Array& a, nb::handle ord, nb::handle axis, bool keepdims) {
+      [](nb::handle a_obj, nb::handle ord, nb::handle axis, bool keepdims) {
+        const Input a_in = input(a_obj, "norm");
+        const Array& a = a_in.array;
         double p = 2.0;
         if (!ord.is_none()) {
           if (!PyNumber_Check(ord.ptr()) || PyUnicode_Check(ord.ptr()) || PyBool_Check(ord.ptr())) {
@@ -481,7 +574,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   both(
       m, array_class, "count_nonzero",
-      [](const Array& a, nb::handle axis, bool keepdims) {
+      [](nb::handle a_obj, nb::handle axis, bool keepdims) {
+        const Input a_in = input(a_obj, "count_nonzero");
+        const Array& a = a_in.array;
         return reduction(
             a, axis, "count_nonzero",
             [&] {
@@ -496,7 +591,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       },
       "How many elements are not zero (NaN counts); along an axis an i64 array.", axis, keepdims);
   auto truth = [](bool every) {
-    return [every](const Array& a, nb::handle axis, bool keepdims) {
+    return [every](nb::handle a_obj, nb::handle axis, bool keepdims) {
+      const Input a_in = input(a_obj, every ? "all" : "any");
+      const Array& a = a_in.array;
       return reduction(
           a, axis, every ? "all" : "any",
           [&] {
@@ -519,7 +616,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
        keepdims);
 
   auto arg = [](bool is_max) {
-    return [is_max](const Array& a, nb::handle axis, bool keepdims) {
+    return [is_max](nb::handle a_obj, nb::handle axis, bool keepdims) {
+      const Input a_in = input(a_obj, is_max ? "argmax" : "argmin");
+      const Array& a = a_in.array;
       return reduction(
           a, axis, is_max ? "argmax" : "argmin",
           [&] {
@@ -547,8 +646,10 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
 
   // Scans: tack.Array results of every element in C order.
   auto scan = [](bool exclusive) {
-    return [exclusive](const Array& a, const std::string& op, nb::handle dtype,
+    return [exclusive](nb::handle a_obj, const std::string& op, nb::handle dtype,
                        nb::handle out_obj) -> nb::object {
+      const Input a_in = input(a_obj, exclusive ? "exclusive_scan" : "inclusive_scan");
+      const Array& a = a_in.array;
       const std::optional<DType> d = optional_dtype(dtype);
       if (!out_obj.is_none()) {
         const Array& out = nb::cast<const Array&>(out_obj);
@@ -583,8 +684,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
        dtype, nb::arg("out").none() = nb::none());
   both(
       m, array_class, "cumsum",
-      [](const Array& a, nb::handle dtype) {
-        const std::optional<DType> d = optional_dtype(dtype);
+      [](nb::handle a_obj, nb::handle dtype) {
+        const Input a_in = input(a_obj, "cumsum");
+        const Array& a = a_in.array;
+        // A mask counts as NumPy's cumsum of bools does: in i64.
+        const std::optional<DType> d = a_in.mask && dtype.is_none() ? i64 : optional_dtype(dtype);
         GilRelease release;
         return tack::cumsum(a, d);
       },
@@ -595,8 +699,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
   init_selection(m, array_class);
 
   auto by_key = [](bool exclusive) {
-    return [exclusive](const Array& keys, const Array& values, const std::string& op,
+    return [exclusive](nb::handle keys_obj, nb::handle values_obj, const std::string& op,
                        nb::handle dtype) {
+      const char* what = exclusive ? "exclusive_scan_by_key" : "inclusive_scan_by_key";
+      const Input keys_in = input(keys_obj, what), values_in = input(values_obj, what);
+      const Array &keys = keys_in.array, &values = values_in.array;
       const std::optional<DType> d = optional_dtype(dtype);
       GilRelease release;
       return exclusive ? tack::exclusive_scan_by_key(keys, values, op, d)
@@ -612,7 +719,11 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
         "As inclusive_scan_by_key, each run starting from the identity.");
   m.def(
       "reduce_by_key",
-      [](const Array& keys, const Array& values, const std::string& op, nb::handle dtype) {
+      [](nb::handle keys_obj, nb::handle values_obj, const std::string& op, nb::handle dtype) {
+        const Input keys_in = input(keys_obj, "reduce_by_key");
+        const Array& keys = keys_in.array;
+        const Input values_in = input(values_obj, "reduce_by_key");
+        const Array& values = values_in.array;
         const std::optional<DType> d = optional_dtype(dtype);
         std::optional<std::pair<Array, Array>> r;
         {
@@ -625,7 +736,9 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       "(run keys, reductions): one per run of equal consecutive keys, in order.");
   m.def(
       "run_length_encode",
-      [](const Array& keys) {
+      [](nb::handle keys_obj) {
+        const Input keys_in = input(keys_obj, "run_length_encode");
+        const Array& keys = keys_in.array;
         std::optional<std::pair<Array, Array>> r;
         {
           GilRelease release;
@@ -637,8 +750,12 @@ void init_algorithms(nb::module_& m, nb::class_<Array>& array_class) {
       "(values, i64 counts): one per run of equal consecutive keys (flattened), in order.");
   m.def(
       "segmented_sum",
-      [](const Array& values, const Array& segment_ids, std::int64_t num_segments,
+      [](nb::handle values_obj, nb::handle segment_ids_obj, std::int64_t num_segments,
          nb::handle dtype) {
+        const Input values_in = input(values_obj, "segmented_sum");
+        const Array& values = values_in.array;
+        const Input segment_ids_in = input(segment_ids_obj, "segmented_sum");
+        const Array& segment_ids = segment_ids_in.array;
         const std::optional<DType> d = optional_dtype(dtype);
         GilRelease release;
         return tack::segmented_sum(values, segment_ids, num_segments, d);

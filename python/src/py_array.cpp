@@ -247,6 +247,29 @@ nb::class_<Array> init_array(nb::module_& m) {
                "the allocation's address and size, for a caller that orders its own accesses; "
                "refused for views");
 
+  // No element-wise operators (as the original Tack's fields and Warp's arrays): a TypeError
+  // saying where element-wise work goes. NumPy on the left still works (it reads __array__).
+  static const std::pair<const char*, const char*> kOperators[] = {
+      {"__lt__", "<"},        {"__le__", "<="},  {"__gt__", ">"},       {"__ge__", ">="},
+      {"__add__", "+"},       {"__sub__", "-"},  {"__mul__", "*"},      {"__truediv__", "/"},
+      {"__floordiv__", "//"}, {"__mod__", "%"},  {"__pow__", "**"},     {"__matmul__", "@"},
+      {"__and__", "&"},       {"__or__", "|"},   {"__xor__", "^"},      {"__radd__", "+"},
+      {"__rsub__", "-"},      {"__rmul__", "*"}, {"__rtruediv__", "/"}, {"__neg__", "-"}};
+  for (const auto& [name, op] : kOperators) {
+    const std::string example = std::string(name) == "__neg__"
+                                    ? std::string("-a.numpy()")
+                                    : "a.numpy() " + std::string(op) + " x";
+    const std::string message = "Tack arrays have no element-wise operators ('" + std::string(op) +
+                                "'): compute element-wise in a kernel, or on the host with "
+                                "NumPy, e.g. " +
+                                example +
+                                "; tack.sum and the other algorithms take NumPy arrays, a bool "
+                                "mask such as a.numpy() > 0 included";
+    array_class.def(
+        name, [message](const Array&, nb::args) -> nb::object { throw TypeError(message); },
+        "refused: Tack arrays have no element-wise operators (see the message)");
+  }
+
   m.def(
       "empty",
       [](const ShapeArg& shape, nb::handle dtype, const DeviceArg& device) {

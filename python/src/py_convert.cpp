@@ -107,7 +107,7 @@ nb::object numpy_scalar(const Scalar& s, ScalarType t) {
 }
 
 nb::object numpy_dtype(ScalarType t) {
-  static std::array<PyObject*, kScalarTypeCount> cache{};
+  static std::array<PyObject*, kScalarTypeCount + 1> cache{};  // the ten and bool
   PyObject*& d = cache[static_cast<std::size_t>(t)];
   if (d == nullptr) d = numpy().attr("dtype")(std::string(numpy_name(t))).release().ptr();
   return nb::borrow(d);
