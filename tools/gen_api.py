@@ -1,5 +1,6 @@
 """Writes docs/api.md, the Python API reference, from the package itself: every public name of
-`tack` (and of tack.arrays, tack.math, tack.random), its signature and its docstring.
+`tack` (and of tack.arrays, tack.math, tack.random, tack.dataset), its signature and its
+docstring.
 tests/python/test_api_reference.py checks that the committed page is what this writes, so the
 reference cannot drift from the package.
 
@@ -11,7 +12,7 @@ import sys
 import tack
 
 MODULES = [("tack", tack), ("tack.arrays", tack.arrays), ("tack.math", tack.math),
-           ("tack.random", tack.random)]
+           ("tack.random", tack.random), ("tack.dataset", tack.dataset)]
 VALUES = ("DType", "Device", "str", "int", "module")
 
 

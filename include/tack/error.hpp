@@ -35,6 +35,12 @@ class RuntimeError : public Error {
   using Error::Error;
 };
 
+// A name that is not there: a dataset's field (tack::dataset::FieldMap). Python's KeyError.
+class KeyError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A kernel's `assert` that failed in debug mode (docs/language.md, "print and assert"): names
 // the kernel, the line and the iteration. Python's AssertionError.
 class AssertionError : public Error {

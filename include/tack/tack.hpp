@@ -3,6 +3,7 @@
 
 #include "tack/algorithms.hpp"
 #include "tack/array.hpp"
+#include "tack/dataset.hpp"
 #include "tack/device.hpp"
 #include "tack/dlpack.hpp"
 #include "tack/dtype.hpp"

@@ -36,6 +36,8 @@ void translate(const std::exception_ptr& p, void*) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const KeyError& e) {
+    PyErr_SetString(PyExc_KeyError, e.what());
   } catch (const BufferError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
   } catch (const AssertionError& e) {
@@ -75,6 +77,7 @@ void init_errors(nb::module_& m) {
         if (kind == "type") throw TypeError(message);
         if (kind == "value") throw ValueError(message);
         if (kind == "index") throw IndexError(message);
+        if (kind == "key") throw KeyError(message);
         if (kind == "buffer") throw BufferError(message);
         if (kind == "assertion") throw AssertionError(message);
         if (kind == "runtime") throw RuntimeError(message);

@@ -124,6 +124,7 @@ from tack._templates import data_oriented, template
 from tack import math  # tack.math.fract(x) ... in kernels (docs/language.md, "tack.math")
 from tack import random  # tack.random.uniform(state) ... in kernels, and its NumPy twin
 from tack import arrays  # tack.arrays.Strided: every k-th row without copying
+from tack import dataset  # meshes, fields, VTK in and out, filters (docs/design/dataset.md)
 
 from tack._tack import __version__  # the file VERSION, compiled in
 

@@ -101,6 +101,12 @@ def test_cpp_errors_map_to_python_builtins(kind, exception):
     assert type(info.value) is exception
 
 
+def test_a_cpp_key_error_is_pythons():
+    with pytest.raises(KeyError) as info:
+        tack._tack._raise_for_test("key", "message for key")
+    assert type(info.value) is KeyError and info.value.args == ("message for key",)
+
+
 def test_compile_error():
     assert issubclass(tack.CompileError, Exception)
     assert not issubclass(tack.CompileError, RuntimeError)

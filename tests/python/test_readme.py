@@ -16,7 +16,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/algorithms.md", "docs/devices.md",
-         "docs/kernels.md", "docs/memory-model.md", "docs/language.md", "docs/python-api.md"]
+         "docs/kernels.md", "docs/memory-model.md", "docs/language.md", "docs/python-api.md",
+         "docs/dataset.md"]
 
 _RUN_DOCTEST = '''
 def _doctest(text, names):

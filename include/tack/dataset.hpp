@@ -1,0 +1,149 @@
+// tack::dataset: meshes and their fields as Tack arrays (docs/design/dataset.md). A DataSet is a
+// value type (copies share arrays) of one of five kinds, VTK's: an image (origin, spacing and
+// dims; implicit points), a rectilinear grid (three coordinate arrays), a structured grid (dims
+// and points), an unstructured grid and poly data (points, and cells as VTK 9's offsets,
+// connectivity and types). Point and cell fields are ordered maps of name to array. Python:
+// tack.dataset.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tack/array.hpp"
+#include "tack/device.hpp"
+
+namespace tack::dataset {
+
+enum class Kind : std::uint8_t { Image, Rectilinear, Structured, Unstructured, Poly };
+// "image", "rectilinear", "structured", "unstructured", "poly"
+const char* to_string(Kind k);
+
+// VTK's cell type numbers, for the linear cells Tack handles.
+enum class CellType : std::uint8_t {
+  Vertex = 1,
+  PolyVertex = 2,
+  Line = 3,
+  PolyLine = 4,
+  Triangle = 5,
+  TriangleStrip = 6,
+  Polygon = 7,
+  Pixel = 8,
+  Quad = 9,
+  Tetra = 10,
+  Voxel = 11,
+  Hexahedron = 12,
+  Wedge = 13,
+  Pyramid = 14,
+};
+// Whether VTK's cell type `t` is one of the above.
+bool is_supported(int vtk_cell_type);
+// "hexahedron"; for a type Tack does not handle "VTK cell type 24".
+std::string cell_type_name(int vtk_cell_type);
+
+using Dims = std::array<std::int64_t, 3>;
+using Vec3 = std::array<double, 3>;
+
+// Fields of one association: name -> array, in insertion order. Every array's first dimension
+// is the association's count (points or cells) and it lives on the dataset's device.
+class FieldMap {
+ public:
+  FieldMap(const char* association, std::int64_t count, Device device)
+      : association_(association), count_(count), device_(std::move(device)) {}
+
+  // Adds the field, or replaces the one of that name (keeping its place). ValueError naming the
+  // field for a first dimension other than the count or another device.
+  void set(const std::string& name, const Array& values);
+  // KeyError naming the field and the names there are.
+  const Array& at(const std::string& name) const;
+  bool contains(const std::string& name) const;
+  void erase(const std::string& name);  // KeyError when absent
+  std::vector<std::string> names() const;
+  std::size_t size() const { return fields_.size(); }
+  const std::vector<std::pair<std::string, Array>>& items() const { return fields_; }
+  std::int64_t count() const { return count_; }
+  const char* association() const { return association_; }
+
+ private:
+  const char* association_;
+  std::int64_t count_;
+  Device device_;
+  std::vector<std::pair<std::string, Array>> fields_;
+};
+
+class DataSet {
+ public:
+  // dims: points along x, y, z (each >= 1); the points are origin + (i, j, k) * spacing.
+  static DataSet image(const Dims& dims, const Vec3& origin = {0, 0, 0},
+                       const Vec3& spacing = {1, 1, 1}, const Device& device = default_device());
+  // Three 1-D coordinate arrays of one float dtype (f32/f64), each increasing.
+  static DataSet rectilinear(const Array& x, const Array& y, const Array& z);
+  // points: dims[0] * dims[1] * dims[2] of them, x fastest.
+  static DataSet structured(const Dims& dims, const Array& points);
+  // offsets (n_cells + 1) and connectivity, i32 or i64, one dtype; types u8 (CellType).
+  static DataSet unstructured(const Array& points, const Array& offsets, const Array& connectivity,
+                              const Array& types);
+  // As unstructured, cells in VTK's poly data order: vertices, lines, polygons, strips.
+  static DataSet poly(const Array& points, const Array& offsets, const Array& connectivity,
+                      const Array& types);
+
+  Kind kind() const { return kind_; }
+  bool is_structured() const { return kind_ <= Kind::Structured; }
+  const Device& device() const { return device_; }
+  std::int64_t n_points() const { return n_points_; }
+  std::int64_t n_cells() const { return n_cells_; }
+
+  // Structured kinds: points along each axis (ValueError for the other kinds).
+  const Dims& dims() const;
+  // Images: origin and spacing (ValueError for the other kinds).
+  const Vec3& origin() const;
+  const Vec3& spacing() const;
+  // Rectilinear grids: the coordinates along axis 0, 1 or 2.
+  const Array& coordinates(int axis) const;
+  // The points as an (n_points, 3) array: the dataset's own for the explicit kinds, computed
+  // (a new f64 array, or the coordinates' dtype for a rectilinear grid, x fastest) otherwise.
+  Array points() const;
+  // Explicit kinds (unstructured, poly): VTK 9's cell arrays (ValueError otherwise).
+  const Array& offsets() const;
+  const Array& connectivity() const;
+  const Array& types() const;
+
+  FieldMap& point_data() { return point_data_; }
+  const FieldMap& point_data() const { return point_data_; }
+  FieldMap& cell_data() { return cell_data_; }
+  const FieldMap& cell_data() const { return cell_data_; }
+
+ private:
+  DataSet(Kind kind, Device device, std::int64_t n_points, std::int64_t n_cells);
+  void need(bool ok, const char* what) const;
+
+  Kind kind_;
+  Device device_;
+  std::int64_t n_points_ = 0;
+  std::int64_t n_cells_ = 0;
+  Dims dims_{};
+  Vec3 origin_{}, spacing_{};
+  std::vector<Array> arrays_;  // rectilinear: x, y, z; explicit: points, offsets, connectivity,
+                               // types; structured: points
+  FieldMap point_data_, cell_data_;
+};
+
+// Filters (docs/design/dataset.md). Each returns a new dataset sharing the input's geometry and
+// fields (arrays are not copied) with its result added.
+
+// A point field `name` (f32): where each point lies between low_point (range[0]) and
+// high_point (range[1]), clamped, as vtkElevationFilter.
+DataSet elevation(const DataSet& ds, const Vec3& low_point, const Vec3& high_point,
+                  const std::array<double, 2>& range = {0.0, 1.0},
+                  const std::string& name = "elevation");
+// The point field `field` averaged over each cell's points, as a cell field of the same name
+// (vtkPointDataToCellData); floats keep their dtype, integers average to f64.
+DataSet point_to_cell(const DataSet& ds, const std::string& field);
+// Poly data of one vertex per cell at VTK's parametric center of the cell (vtkCellCenters
+// with vertex cells), carrying the cell fields as point fields.
+DataSet cell_centers(const DataSet& ds);
+
+}  // namespace tack::dataset

@@ -1,0 +1,123 @@
+// tack.dataset's core (tack/dataset.hpp): tack._tack.DataSet and its factories. VTK interop is
+// Python (tack/dataset.py); the rules and checks are the C++ class's.
+#include <array>
+#include <string>
+
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "py_convert.hpp"
+#include "tack/dataset.hpp"
+
+namespace tack::python {
+namespace {
+
+using dataset::DataSet;
+using dataset::FieldMap;
+
+// ds.point_data / ds.cell_data: a live mapping onto the dataset's FieldMap (the dataset object
+// is kept alive by nanobind's keep_alive on the property).
+void init_field_map(nb::module_& m) {
+  nb::class_<FieldMap>(m, "FieldMap",
+                       "A dataset's point or cell fields: name -> tack.Array, in insertion "
+                       "order; each array has one row per point (cell), on the dataset's "
+                       "device.")
+      .def("__getitem__", &FieldMap::at, nb::rv_policy::copy)
+      .def("__setitem__", &FieldMap::set)
+      .def("__delitem__", &FieldMap::erase)
+      .def("__contains__", &FieldMap::contains)
+      .def("__len__", &FieldMap::size)
+      .def("__iter__", [](const FieldMap& f) { return nb::iter(nb::cast(f.names())); })
+      .def("keys", &FieldMap::names)
+      .def("items",
+           [](const FieldMap& f) {
+             nb::list l;
+             for (const auto& [name, a] : f.items()) l.append(nb::make_tuple(name, a));
+             return l;
+           })
+      .def_prop_ro("association", [](const FieldMap& f) { return std::string(f.association()); })
+      .def("__repr__", [](const FieldMap& f) {
+        std::string s;
+        for (const auto& [name, a] : f.items())
+          s += (s.empty() ? "" : ", ") +
+               ("'" + name + "': " + a.dtype().str() + detail::shape_str(a.shape()));
+        return std::string(f.association()) + "_data({" + s + "})";
+      });
+}
+
+}  // namespace
+
+void init_dataset(nb::module_& m) {
+  init_field_map(m);
+  nb::class_<DataSet>(m, "DataSet",
+                      "A mesh and its fields (docs/design/dataset.md): an image, rectilinear "
+                      "grid, structured grid, unstructured grid or poly data. Made by "
+                      "tack.dataset's functions.")
+      .def_static("image", &DataSet::image, nb::arg("dims"), nb::arg("origin"), nb::arg("spacing"),
+                  nb::arg("device"))
+      .def_static("rectilinear", &DataSet::rectilinear, nb::arg("x"), nb::arg("y"), nb::arg("z"))
+      .def_static("structured", &DataSet::structured, nb::arg("dims"), nb::arg("points"))
+      .def_static("unstructured", &DataSet::unstructured, nb::arg("points"), nb::arg("offsets"),
+                  nb::arg("connectivity"), nb::arg("types"))
+      .def_static("poly", &DataSet::poly, nb::arg("points"), nb::arg("offsets"),
+                  nb::arg("connectivity"), nb::arg("types"))
+      .def_prop_ro("kind",
+                   [](const DataSet& d) { return std::string(dataset::to_string(d.kind())); })
+      .def_prop_ro("device", &DataSet::device)
+      .def_prop_ro("n_points", &DataSet::n_points)
+      .def_prop_ro("n_cells", &DataSet::n_cells)
+      .def_prop_ro("dims",
+                   [](const DataSet& d) {
+                     const auto& v = d.dims();
+                     return nb::make_tuple(v[0], v[1], v[2]);
+                   })
+      .def_prop_ro("origin",
+                   [](const DataSet& d) {
+                     const auto& v = d.origin();
+                     return nb::make_tuple(v[0], v[1], v[2]);
+                   })
+      .def_prop_ro("spacing",
+                   [](const DataSet& d) {
+                     const auto& v = d.spacing();
+                     return nb::make_tuple(v[0], v[1], v[2]);
+                   })
+      .def("coordinates", &DataSet::coordinates, nb::arg("axis"))
+      .def_prop_ro("points", &DataSet::points)
+      .def_prop_ro("offsets", &DataSet::offsets)
+      .def_prop_ro("connectivity", &DataSet::connectivity)
+      .def_prop_ro("types", &DataSet::types)
+      .def_prop_ro(
+          "point_data", [](DataSet& d) -> FieldMap& { return d.point_data(); },
+          nb::rv_policy::reference_internal)
+      .def_prop_ro(
+          "cell_data", [](DataSet& d) -> FieldMap& { return d.cell_data(); },
+          nb::rv_policy::reference_internal);
+
+  // The filters (tack.dataset wraps them with their Python defaults).
+  m.def(
+      "dataset_elevation",
+      [](const DataSet& ds, const dataset::Vec3& low, const dataset::Vec3& high,
+         const std::array<double, 2>& range, const std::string& name) {
+        GilRelease release;
+        return dataset::elevation(ds, low, high, range, name);
+      },
+      nb::arg("ds"), nb::arg("low_point"), nb::arg("high_point"), nb::arg("scalar_range"),
+      nb::arg("name"));
+  m.def(
+      "dataset_point_to_cell",
+      [](const DataSet& ds, const std::string& field) {
+        GilRelease release;
+        return dataset::point_to_cell(ds, field);
+      },
+      nb::arg("ds"), nb::arg("field"));
+  m.def(
+      "dataset_cell_centers",
+      [](const DataSet& ds) {
+        GilRelease release;
+        return dataset::cell_centers(ds);
+      },
+      nb::arg("ds"));
+}
+
+}  // namespace tack::python

@@ -1,0 +1,365 @@
+"""tack.dataset: meshes and their fields as Tack arrays (docs/design/dataset.md).
+
+A DataSet is an image, a rectilinear grid, a structured grid, an unstructured grid or poly data,
+with point and cell fields (``ds.point_data``, ``ds.cell_data``: name -> tack.Array). The data
+model and every check are C++ (``tack::dataset``); this module adds host data in (NumPy arrays
+and lists) and VTK in and out: ``from_vtk``/``to_vtk`` for vtkImageData, vtkRectilinearGrid,
+vtkStructuredGrid, vtkUnstructuredGrid and vtkPolyData (PyVista's objects are these), and
+``read``/``write`` for VTK's XML files. VTK is imported only by those functions."""
+import numpy as _np
+
+import tack as _tack
+from tack import _tack as _core
+
+DataSet = _core.DataSet
+FieldMap = _core.FieldMap
+
+__all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
+           "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
+           "cell_centers"]
+
+# VTK's numbers of the linear cell types Tack handles.
+CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
+              "triangle_strip": 6, "polygon": 7, "pixel": 8, "quad": 9, "tetra": 10,
+              "voxel": 11, "hexahedron": 12, "wedge": 13, "pyramid": 14}
+
+
+def _device(device):
+    if device is None:
+        return _tack.default_device()
+    return device if isinstance(device, _tack.Device) else _tack.device(device)
+
+
+def _array(x, device, dtype=None):
+    """x as a Tack array on `device`: a Tack array there is itself, other data is copied."""
+    if isinstance(x, _tack.Array) and x.device == device and (dtype is None or x.dtype == dtype):
+        return x
+    if isinstance(x, _tack.Array):
+        x = x.numpy()
+    return _tack.array(x, dtype=dtype, device=device)
+
+
+def image(dims, origin=(0.0, 0.0, 0.0), spacing=(1.0, 1.0, 1.0), *, device=None):
+    """An image (VTK's vtkImageData): dims points along x, y, z at origin + (i, j, k) * spacing."""
+    return DataSet.image(tuple(int(d) for d in dims), tuple(float(v) for v in origin),
+                         tuple(float(v) for v in spacing), _device(device))
+
+
+def rectilinear(x, y, z, *, device=None):
+    """A rectilinear grid: the points (x[i], y[j], z[k]), x fastest."""
+    dev = _device(device)
+    return DataSet.rectilinear(_array(x, dev), _array(y, dev), _array(z, dev))
+
+
+def structured(dims, points, *, device=None):
+    """A structured (curvilinear) grid: dims[0] * dims[1] * dims[2] points, x fastest."""
+    return DataSet.structured(tuple(int(d) for d in dims), _array(points, _device(device)))
+
+
+def _explicit(make, points, offsets, connectivity, types, device):
+    dev = _device(device)
+    return make(_array(points, dev), _array(offsets, dev), _array(connectivity, dev),
+                _array(types, dev, _tack.u8))
+
+
+def unstructured(points, offsets, connectivity, types, *, device=None):
+    """An unstructured grid in VTK 9's layout: cell c's point ids are
+    connectivity[offsets[c]:offsets[c + 1]] and its type types[c] (CELL_TYPES)."""
+    return _explicit(DataSet.unstructured, points, offsets, connectivity, types, device)
+
+
+def poly(points, offsets, connectivity, types, *, device=None):
+    """Poly data: as unstructured, cells in VTK's order (vertices, lines, polygons, strips)."""
+    return _explicit(DataSet.poly, points, offsets, connectivity, types, device)
+
+
+# Filters ------------------------------------------------------------------------------------
+
+def elevation(ds, low_point=(0.0, 0.0, 0.0), high_point=(0.0, 0.0, 1.0),
+              scalar_range=(0.0, 1.0)):
+    """ds with a point field 'elevation' (f32): the projection of each point on the segment from
+    low_point (scalar_range[0]) to high_point (scalar_range[1]), clamped (vtkElevationFilter)."""
+    return _core.dataset_elevation(ds, tuple(map(float, low_point)),
+                                   tuple(map(float, high_point)),
+                                   tuple(map(float, scalar_range)), "elevation")
+
+
+def point_to_cell(ds, field):
+    """ds with the point field `field` averaged over each cell's points as a cell field of the
+    same name (vtkPointDataToCellData); floats keep their dtype, integers average to f64."""
+    return _core.dataset_point_to_cell(ds, field)
+
+
+def cell_centers(ds):
+    """Poly data of one vertex per cell at the cell's parametric center (vtkCellCenters with
+    vertex cells), the cell fields as its point fields."""
+    return _core.dataset_cell_centers(ds)
+
+
+# VTK in and out ------------------------------------------------------------------------------
+
+def _vtk():
+    try:
+        import vtkmodules.all as vtk  # noqa: F401 - the classes
+        from vtkmodules.util import numpy_support
+    except ImportError as e:  # pragma: no cover - the message is the point
+        raise ImportError("tack.dataset's VTK interop needs the vtk package (pip install vtk); "
+                          "the rest of tack.dataset does not") from e
+    return vtk, numpy_support
+
+
+class _Reader:
+    """Turns VTK data arrays into Tack arrays on one device: zero-copy on the CPU (read-only
+    unless writable), copies elsewhere."""
+
+    def __init__(self, device, writable):
+        self.device = device
+        self.writable = writable
+        self.vtk, self.ns = _vtk()
+
+    def host(self, vtk_array, what):
+        if vtk_array is None:
+            raise ValueError(f"tack.dataset.from_vtk: {what} is missing")
+        if not vtk_array.IsA("vtkDataArray"):
+            raise TypeError(f"tack.dataset.from_vtk: {what} is a {vtk_array.GetClassName()}, "
+                            "not numbers; remove it (or convert it) before from_vtk")
+        a = self.ns.vtk_to_numpy(vtk_array)
+        if a.dtype.kind not in "iuf" or a.dtype.itemsize not in (1, 2, 4, 8):
+            raise TypeError(f"tack.dataset.from_vtk: {what} has VTK type "
+                            f"{vtk_array.GetDataTypeAsString()}, which no Tack dtype holds")
+        return a
+
+    def array(self, vtk_array, what):
+        a = self.host(vtk_array, what)
+        return self.wrap(a)
+
+    def wrap(self, a):
+        if self.device.kind == "cpu" and a.flags.c_contiguous:
+            return _tack.from_dlpack(a, writable=self.writable)
+        return _tack.array(_np.ascontiguousarray(a), device=self.device)
+
+    def fields(self, vtk_fields, target, what):
+        for i in range(vtk_fields.GetNumberOfArrays()):
+            arr = vtk_fields.GetAbstractArray(i)
+            name = arr.GetName()
+            if not name:
+                raise ValueError(f"tack.dataset.from_vtk: {what} array {i} has no name; name it "
+                                 "(SetName) so the dataset can key it")
+            target[name] = self.array(arr, f"{what} array '{name}'")
+
+
+def _poly_cells(reader, obj):
+    """VTK's four cell arrays of poly data as one (offsets, connectivity, types), in VTK's cell
+    order; zero-copy when only one of them has cells and the device is the CPU."""
+    parts = []
+    for kind, getter in (("verts", obj.GetVerts), ("lines", obj.GetLines),
+                         ("polys", obj.GetPolys), ("strips", obj.GetStrips)):
+        ca = getter()
+        if ca is None or ca.GetNumberOfCells() == 0:
+            continue
+        off = reader.host(ca.GetOffsetsArray(), f"the {kind}' offsets")
+        conn = reader.host(ca.GetConnectivityArray(), f"the {kind}' connectivity")
+        n = _np.diff(off)
+        if kind == "verts":
+            types = _np.where(n == 1, 1, 2)
+        elif kind == "lines":
+            types = _np.where(n == 2, 3, 4)
+        elif kind == "polys":
+            types = _np.where(n == 3, 5, _np.where(n == 4, 9, 7))
+        else:
+            types = _np.full(len(n), 6)
+        parts.append((off, conn, types.astype(_np.uint8)))
+    if not parts:
+        return (reader.wrap(_np.zeros(1, _np.int64)), reader.wrap(_np.zeros(0, _np.int64)),
+                reader.wrap(_np.zeros(0, _np.uint8)))
+    if len(parts) == 1:
+        off, conn, types = parts[0]
+        return reader.wrap(off), reader.wrap(conn), reader.wrap(types)
+    dtype = _np.result_type(*(p[0].dtype for p in parts))
+    offsets, conns, base = [_np.zeros(1, dtype)], [], 0
+    for off, conn, _ in parts:
+        offsets.append(off[1:].astype(dtype) + base)
+        conns.append(conn.astype(dtype))
+        base += len(conn)
+    return (reader.wrap(_np.concatenate(offsets)), reader.wrap(_np.concatenate(conns)),
+            reader.wrap(_np.concatenate([p[2] for p in parts])))
+
+
+def from_vtk(obj, *, device=None, writable=False):
+    """A DataSet from a VTK dataset (vtkImageData, vtkRectilinearGrid, vtkStructuredGrid,
+    vtkUnstructuredGrid, vtkPolyData; PyVista's objects are these) with its named point and cell
+    arrays. On the CPU the arrays are VTK's memory (the VTK arrays kept alive), read-only unless
+    writable=True; on another device (device=None: the default device) they are copied."""
+    reader = _Reader(_device(device), writable)
+    vtk = reader.vtk
+    if not isinstance(obj, vtk.vtkDataSet):
+        raise TypeError(f"tack.dataset.from_vtk takes a VTK dataset, got {type(obj).__name__}")
+    name = obj.GetClassName()
+    if obj.IsA("vtkImageData"):
+        m = obj.GetDirectionMatrix()
+        if any(m.GetElement(i, j) != (i == j) for i in range(3) for j in range(3)):
+            raise ValueError("tack.dataset.from_vtk: this vtkImageData has a direction matrix "
+                             "other than the identity, which tack.dataset images do not have; "
+                             "resample it, or convert it to a structured grid first")
+        ext, origin, spacing = obj.GetExtent(), obj.GetOrigin(), obj.GetSpacing()
+        start = [origin[a] + ext[2 * a] * spacing[a] for a in range(3)]
+        ds = DataSet.image(tuple(obj.GetDimensions()), tuple(start), tuple(spacing),
+                           reader.device)
+    elif obj.IsA("vtkRectilinearGrid"):
+        ds = DataSet.rectilinear(reader.array(obj.GetXCoordinates(), "the x coordinates"),
+                                 reader.array(obj.GetYCoordinates(), "the y coordinates"),
+                                 reader.array(obj.GetZCoordinates(), "the z coordinates"))
+    elif obj.IsA("vtkStructuredGrid"):
+        dims = [0, 0, 0]
+        obj.GetDimensions(dims)  # VTK 9.4 and later take the array to fill
+        ds = DataSet.structured(tuple(dims),
+                                reader.array(obj.GetPoints().GetData(), "the points"))
+    elif obj.IsA("vtkUnstructuredGrid"):
+        try:
+            vtk_types = obj.GetCellTypes()  # VTK 9.6 and later: the array
+        except TypeError:
+            vtk_types = obj.GetCellTypesArray()  # before 9.6
+        types = reader.host(vtk_types, "the cell types")
+        bad = _np.flatnonzero((types < 1) | (types > 14))
+        if len(bad):
+            raise ValueError(f"tack.dataset.from_vtk: cell {bad[0]} of this {name} has VTK cell "
+                             f"type {types[bad[0]]}, which tack.dataset does not handle (it "
+                             "takes VTK's linear cells, types 1 to 14); tessellate the mesh "
+                             "first (vtkDataSetTriangleFilter, vtkTessellatorFilter)")
+        cells = obj.GetCells()
+        points = obj.GetPoints()
+        ds = DataSet.unstructured(
+            reader.array(points.GetData() if points else None, "the points"),
+            reader.array(cells.GetOffsetsArray(), "the offsets"),
+            reader.array(cells.GetConnectivityArray(), "the connectivity"), reader.wrap(types))
+    elif obj.IsA("vtkPolyData"):
+        points = obj.GetPoints()
+        ds = DataSet.poly(reader.array(points.GetData() if points else None, "the points"),
+                          *_poly_cells(reader, obj))
+    else:
+        raise TypeError(f"tack.dataset.from_vtk: a {name} is not one of the five dataset kinds "
+                        "(image, rectilinear, structured, unstructured, poly)")
+    reader.fields(obj.GetPointData(), ds.point_data, "point")
+    reader.fields(obj.GetCellData(), ds.cell_data, "cell")
+    return ds
+
+
+def _to_numpy(a):
+    if a.device.kind == "cpu":
+        return _np.from_dlpack(a)  # the same memory
+    return a.numpy()
+
+
+def to_vtk(ds):
+    """The VTK dataset of `ds` (vtkImageData, vtkRectilinearGrid, vtkStructuredGrid,
+    vtkUnstructuredGrid or vtkPolyData) with its fields; on the CPU over the same memory (the
+    Tack arrays kept alive by the VTK arrays), from copies otherwise."""
+    vtk, ns = _vtk()
+
+    def varr(a, name=None):
+        x = _to_numpy(a)
+        if x.ndim > 2:
+            x = x.reshape(x.shape[0], -1)
+        v = ns.numpy_to_vtk(x, deep=False)
+        v._tack_array = a  # keep the Tack memory alive with the VTK array
+        if name is not None:
+            v.SetName(name)
+        return v
+
+    def vpoints():
+        p = vtk.vtkPoints()
+        p.SetData(varr(ds.points))
+        return p
+
+    kind = ds.kind
+    if kind == "image":
+        out = vtk.vtkImageData()
+        out.SetDimensions(*ds.dims)
+        out.SetOrigin(*ds.origin)
+        out.SetSpacing(*ds.spacing)
+    elif kind == "rectilinear":
+        out = vtk.vtkRectilinearGrid()
+        out.SetDimensions(*ds.dims)
+        out.SetXCoordinates(varr(ds.coordinates(0)))
+        out.SetYCoordinates(varr(ds.coordinates(1)))
+        out.SetZCoordinates(varr(ds.coordinates(2)))
+    elif kind == "structured":
+        out = vtk.vtkStructuredGrid()
+        out.SetDimensions(*ds.dims)
+        out.SetPoints(vpoints())
+    elif kind == "unstructured":
+        out = vtk.vtkUnstructuredGrid()
+        out.SetPoints(vpoints())
+        cells = vtk.vtkCellArray()
+        cells.SetData(varr(ds.offsets), varr(ds.connectivity))
+        out.SetCells(varr(ds.types), cells)
+    else:
+        out = vtk.vtkPolyData()
+        out.SetPoints(vpoints())
+        offsets, conn, types = (_to_numpy(a) for a in (ds.offsets, ds.connectivity, ds.types))
+        groups = {"verts": (1, 2), "lines": (3, 4), "polys": (5, 7, 9), "strips": (6,)}
+        setters = {"verts": out.SetVerts, "lines": out.SetLines, "polys": out.SetPolys,
+                   "strips": out.SetStrips}
+        for group, members in groups.items():
+            sel = _np.flatnonzero(_np.isin(types, members))
+            if len(sel) == 0:
+                continue
+            if len(sel) == len(types):  # one kind of cell: the arrays as they are
+                o, c = ds.offsets, ds.connectivity
+                ca = vtk.vtkCellArray()
+                ca.SetData(varr(o), varr(c))
+            else:
+                counts = offsets[sel + 1] - offsets[sel]
+                o = _np.concatenate([[0], _np.cumsum(counts)]).astype(offsets.dtype)
+                c = _np.concatenate([conn[offsets[k]:offsets[k + 1]] for k in sel]).astype(
+                    conn.dtype)
+                ca = vtk.vtkCellArray()
+                ca.SetData(ns.numpy_to_vtk(o, deep=True), ns.numpy_to_vtk(c, deep=True))
+            setters[group](ca)
+    for fields, target in ((ds.point_data, out.GetPointData()),
+                           (ds.cell_data, out.GetCellData())):
+        for name, a in fields.items():
+            target.AddArray(varr(a, name))
+    return out
+
+
+_READERS = {".vti": "vtkXMLImageDataReader", ".vtr": "vtkXMLRectilinearGridReader",
+            ".vts": "vtkXMLStructuredGridReader", ".vtu": "vtkXMLUnstructuredGridReader",
+            ".vtp": "vtkXMLPolyDataReader"}
+_WRITERS = {"image": ("vtkXMLImageDataWriter", ".vti"),
+            "rectilinear": ("vtkXMLRectilinearGridWriter", ".vtr"),
+            "structured": ("vtkXMLStructuredGridWriter", ".vts"),
+            "unstructured": ("vtkXMLUnstructuredGridWriter", ".vtu"),
+            "poly": ("vtkXMLPolyDataWriter", ".vtp")}
+
+
+def read(path, *, device=None):
+    """A DataSet read from a VTK XML file (.vti, .vtr, .vts, .vtu, .vtp): from_vtk of the
+    reader's output, writable (the arrays are the dataset's own)."""
+    import os
+    vtk, _ = _vtk()
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in _READERS:
+        raise ValueError(f"tack.dataset.read: {path!r} is not a VTK XML dataset file; the "
+                         f"extensions are {', '.join(_READERS)}")
+    if not os.path.exists(str(path)):
+        raise FileNotFoundError(f"tack.dataset.read: no file {path!r}")
+    r = getattr(vtk, _READERS[ext])()
+    r.SetFileName(str(path))
+    r.Update()
+    return from_vtk(r.GetOutput(), device=device, writable=True)
+
+
+def write(ds, path):
+    """Writes `ds` as a VTK XML file of its kind's extension (.vti, .vtr, .vts, .vtu, .vtp)."""
+    import os
+    vtk, _ = _vtk()
+    writer, ext = _WRITERS[ds.kind]
+    if os.path.splitext(str(path))[1].lower() != ext:
+        raise ValueError(f"tack.dataset.write: a {ds.kind} dataset is written as {ext}, and "
+                         f"{path!r} has another extension")
+    w = getattr(vtk, writer)()
+    w.SetFileName(str(path))
+    w.SetInputData(to_vtk(ds))
+    if w.Write() != 1:
+        raise OSError(f"tack.dataset.write: VTK could not write {path!r}")

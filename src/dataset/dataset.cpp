@@ -1,0 +1,403 @@
+// tack::dataset::DataSet and FieldMap: construction, checks and the computed points
+// (docs/design/dataset.md). The checks that read the cell arrays are kernels with a value
+// (docs/language.md, "Reductions and the kernel's value"), run once per dataset.
+#include "tack/dataset.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+#include "tack/kernel.hpp"
+
+namespace tack::dataset {
+
+const char* to_string(Kind k) {
+  switch (k) {
+    case Kind::Image:
+      return "image";
+    case Kind::Rectilinear:
+      return "rectilinear";
+    case Kind::Structured:
+      return "structured";
+    case Kind::Unstructured:
+      return "unstructured";
+    case Kind::Poly:
+      return "poly";
+  }
+  return "?";
+}
+
+bool is_supported(int t) {
+  return t >= static_cast<int>(CellType::Vertex) && t <= static_cast<int>(CellType::Pyramid);
+}
+
+std::string cell_type_name(int t) {
+  static const char* const kNames[] = {
+      "vertex", "poly-vertex", "line",  "poly-line", "triangle",   "triangle strip", "polygon",
+      "pixel",  "quad",        "tetra", "voxel",     "hexahedron", "wedge",          "pyramid"};
+  if (is_supported(t)) return kNames[t - 1];
+  return "VTK cell type " + std::to_string(t);
+}
+
+namespace {
+
+std::string describe(const Array& a) {
+  return a.dtype().str() + " array of shape " + detail::shape_str(a.shape());
+}
+
+bool is_float_points(const Array& p) {
+  const ScalarType t = p.dtype().scalar;
+  if (t != ScalarType::f32 && t != ScalarType::f64) return false;
+  if (p.dtype().is_vector())
+    return !p.dtype().is_matrix() && p.dtype().vector_n == 3 && p.ndim() == 1;
+  return p.ndim() == 2 && p.shape()[1] == 3;
+}
+
+void check_points(const Array& points, const char* kind) {
+  if (!is_float_points(points)) {
+    throw TypeError(std::string("tack.dataset: the points of a ") + kind +
+                    " dataset are an (n, 3) f32/f64 array or an array of vec(3, f32/f64), got "
+                    "a " +
+                    describe(points));
+  }
+}
+
+void check_device(const Device& want, const Array& a, const std::string& what) {
+  if (!(a.device() == want)) {
+    throw ValueError("tack.dataset: " + what + " is on device '" + a.device().name() +
+                     "' but the dataset is on '" + want.name() + "'; copy it with tack.array(x, " +
+                     "device=\"" + want.name() + "\")");
+  }
+}
+
+// Offsets non-decreasing, point ids in range, every type supported and every cell's point count
+// what its type needs: the index of the first cell that breaks a rule, or n_cells.
+const Kernel& first_bad_cell() {
+  static const Kernel k = kernel(R"(
+def ds_first_bad_cell(offsets, connectivity, types, n_points):
+    first = len(types)
+    for c in range(len(types)):
+        t = types[c]
+        n = offsets[c + 1] - offsets[c]
+        bad = n < 0 or t < 1 or t > 14
+        if not bad:
+            need = 0
+            if t == 1:
+                need = 1
+            elif t == 3:
+                need = 2
+            elif t == 5:
+                need = 3
+            elif t == 8 or t == 9 or t == 10:
+                need = 4
+            elif t == 11 or t == 12:
+                need = 8
+            elif t == 13:
+                need = 6
+            elif t == 14:
+                need = 5
+            if need > 0:
+                bad = n != need
+            elif t == 7 or t == 6:
+                bad = n < 3
+            elif t == 4:
+                bad = n < 2
+            else:
+                bad = n < 1
+        if not bad:
+            for k in range(offsets[c], offsets[c + 1]):
+                if connectivity[k] < 0 or connectivity[k] >= n_points:
+                    bad = True
+        if bad:
+            first = min(first, c)
+    return first
+)");
+  return k;
+}
+
+std::int64_t element(const Array& a, std::int64_t i) {
+  return std::get<Scalar>(a.index({i})).i;
+}
+
+void check_cells(const Array& points, const Array& offsets, const Array& connectivity,
+                 const Array& types, const char* kind) {
+  const Device& dev = points.device();
+  check_device(dev, offsets, "offsets");
+  check_device(dev, connectivity, "connectivity");
+  check_device(dev, types, "types");
+  const ScalarType ot = offsets.dtype().scalar;
+  if (offsets.ndim() != 1 || offsets.dtype().is_vector() ||
+      (ot != ScalarType::i32 && ot != ScalarType::i64) ||
+      !(offsets.dtype() == connectivity.dtype()) || connectivity.ndim() != 1) {
+    throw TypeError(std::string("tack.dataset: a ") + kind +
+                    " dataset's offsets and connectivity are 1-D arrays of one dtype, i32 or "
+                    "i64 (VTK 9's cell arrays), got offsets: " +
+                    describe(offsets) + ", connectivity: " + describe(connectivity));
+  }
+  if (types.ndim() != 1 || !(types.dtype() == DType(ScalarType::u8))) {
+    throw TypeError(std::string("tack.dataset: a ") + kind +
+                    " dataset's cell types are a 1-D u8 array (VTK's cell type numbers), got " +
+                    describe(types));
+  }
+  const std::int64_t n_cells = types.shape()[0];
+  if (offsets.shape()[0] != n_cells + 1) {
+    throw ValueError("tack.dataset: " + std::to_string(n_cells) + " cell types need " +
+                     std::to_string(n_cells + 1) + " offsets (one more than the cells), got " +
+                     std::to_string(offsets.shape()[0]));
+  }
+  const std::int64_t first = element(offsets, 0), last = element(offsets, n_cells);
+  if (first != 0 || last != connectivity.shape()[0]) {
+    throw ValueError("tack.dataset: offsets run from " + std::to_string(first) + " to " +
+                     std::to_string(last) + ", but must run from 0 to the connectivity's length " +
+                     std::to_string(connectivity.shape()[0]));
+  }
+  const std::int64_t n_points = points.shape()[0];
+  const auto bad = first_bad_cell()(offsets, connectivity, types, n_points);
+  const std::int64_t c = bad ? bad->value.i : n_cells;
+  if (c < n_cells) {
+    const std::int64_t t = element(types, c);
+    const std::int64_t a = element(offsets, c), b = element(offsets, c + 1);
+    std::string ids;
+    for (std::int64_t k = a; k < b && k < a + 8; ++k)
+      ids += (ids.empty() ? "" : ", ") + std::to_string(element(connectivity, k));
+    throw ValueError("tack.dataset: cell " + std::to_string(c) + " (a " +
+                     cell_type_name(static_cast<int>(t)) + " of " + std::to_string(b - a) +
+                     " point ids: " + ids + (b - a > 8 ? ", ..." : "") + ") is not a valid " +
+                     kind +
+                     " cell: a supported type (VTK's linear cells, 1 to 14) with the point count "
+                     "its type needs and ids in [0, " +
+                     std::to_string(n_points) + ")");
+  }
+}
+
+Dims checked_dims(const Dims& d) {
+  if (d[0] < 1 || d[1] < 1 || d[2] < 1) {
+    throw ValueError("tack.dataset: dims are the points along x, y and z, each at least 1, got (" +
+                     std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+                     std::to_string(d[2]) + ")");
+  }
+  return d;
+}
+
+std::int64_t structured_cells(const Dims& d) {
+  return std::max<std::int64_t>(d[0] - 1, 1) * std::max<std::int64_t>(d[1] - 1, 1) *
+         std::max<std::int64_t>(d[2] - 1, 1);
+}
+
+}  // namespace
+
+// FieldMap
+
+void FieldMap::set(const std::string& name, const Array& values) {
+  if (name.empty())
+    throw ValueError(std::string("tack.dataset: a ") + association_ + " field needs a name");
+  if (values.ndim() < 1 || values.shape()[0] != count_) {
+    throw ValueError("tack.dataset: " + std::string(association_) + " field '" + name +
+                     "' needs one value per " + association_ + " (" + std::to_string(count_) +
+                     "), got a " + describe(values));
+  }
+  check_device(device_, values, std::string(association_) + " field '" + name + "'");
+  for (auto& f : fields_) {
+    if (f.first == name) {
+      f.second = values;
+      return;
+    }
+  }
+  fields_.emplace_back(name, values);
+}
+
+const Array& FieldMap::at(const std::string& name) const {
+  for (const auto& f : fields_)
+    if (f.first == name) return f.second;
+  std::string names;
+  for (const auto& f : fields_) names += (names.empty() ? "'" : ", '") + f.first + "'";
+  throw KeyError("tack.dataset: no " + std::string(association_) + " field '" + name + "'" +
+                 (names.empty() ? std::string(" (there are none)") : "; there are " + names));
+}
+
+bool FieldMap::contains(const std::string& name) const {
+  return std::any_of(fields_.begin(), fields_.end(),
+                     [&](const auto& f) { return f.first == name; });
+}
+
+void FieldMap::erase(const std::string& name) {
+  at(name);  // KeyError when absent
+  fields_.erase(std::remove_if(fields_.begin(), fields_.end(),
+                               [&](const auto& f) { return f.first == name; }),
+                fields_.end());
+}
+
+std::vector<std::string> FieldMap::names() const {
+  std::vector<std::string> out;
+  for (const auto& f : fields_) out.push_back(f.first);
+  return out;
+}
+
+// DataSet
+
+DataSet::DataSet(Kind kind, Device device, std::int64_t n_points, std::int64_t n_cells)
+    : kind_(kind),
+      device_(device),
+      n_points_(n_points),
+      n_cells_(n_cells),
+      point_data_("point", n_points, device),
+      cell_data_("cell", n_cells, device) {}
+
+DataSet DataSet::image(const Dims& dims, const Vec3& origin, const Vec3& spacing,
+                       const Device& device) {
+  const Dims d = checked_dims(dims);
+  DataSet ds(Kind::Image, device, d[0] * d[1] * d[2], structured_cells(d));
+  ds.dims_ = d;
+  ds.origin_ = origin;
+  ds.spacing_ = spacing;
+  return ds;
+}
+
+DataSet DataSet::rectilinear(const Array& x, const Array& y, const Array& z) {
+  const Array* c[3] = {&x, &y, &z};
+  for (int k = 0; k < 3; ++k) {
+    const Array& a = *c[k];
+    const ScalarType t = a.dtype().scalar;
+    if (a.ndim() != 1 || a.dtype().is_vector() || (t != ScalarType::f32 && t != ScalarType::f64) ||
+        !(a.dtype() == x.dtype())) {
+      throw TypeError(
+          "tack.dataset: a rectilinear grid's coordinates are three 1-D arrays of one "
+          "float dtype (f32 or f64), got " +
+          describe(x) + ", " + describe(y) + ", " + describe(z));
+    }
+    check_device(x.device(), a, std::string("the ") + "xyz"[k] + " coordinates");
+  }
+  const Dims d = checked_dims({x.shape()[0], y.shape()[0], z.shape()[0]});
+  DataSet ds(Kind::Rectilinear, x.device(), d[0] * d[1] * d[2], structured_cells(d));
+  ds.dims_ = d;
+  ds.arrays_ = {x, y, z};
+  return ds;
+}
+
+DataSet DataSet::structured(const Dims& dims, const Array& points) {
+  check_points(points, "structured");
+  const Dims d = checked_dims(dims);
+  if (points.shape()[0] != d[0] * d[1] * d[2]) {
+    throw ValueError("tack.dataset: dims (" + std::to_string(d[0]) + ", " + std::to_string(d[1]) +
+                     ", " + std::to_string(d[2]) + ") need " + std::to_string(d[0] * d[1] * d[2]) +
+                     " points, got " + std::to_string(points.shape()[0]));
+  }
+  DataSet ds(Kind::Structured, points.device(), points.shape()[0], structured_cells(d));
+  ds.dims_ = d;
+  ds.arrays_ = {points};
+  return ds;
+}
+
+DataSet DataSet::unstructured(const Array& points, const Array& offsets, const Array& connectivity,
+                              const Array& types) {
+  check_points(points, "unstructured");
+  check_cells(points, offsets, connectivity, types, "unstructured");
+  DataSet ds(Kind::Unstructured, points.device(), points.shape()[0], types.shape()[0]);
+  ds.arrays_ = {points, offsets, connectivity, types};
+  return ds;
+}
+
+DataSet DataSet::poly(const Array& points, const Array& offsets, const Array& connectivity,
+                      const Array& types) {
+  check_points(points, "poly");
+  check_cells(points, offsets, connectivity, types, "poly");
+  // VTK's groups, in its order: vertices (1, 2), lines (3, 4), polygons (5, 7, 9), strips (6).
+  static const Kernel first_unordered = kernel(R"(
+def ds_first_unordered_poly_cell(types):
+    first = len(types)
+    for c in range(len(types)):
+        t = types[c]
+        g = 0 if t <= 2 else (1 if t <= 4 else (3 if t == 6 else (2 if t == 5 or t == 7 or t == 9 else -1)))
+        p = 0
+        if c > 0:
+            u = types[c - 1]
+            p = 0 if u <= 2 else (1 if u <= 4 else (3 if u == 6 else 2))
+        if g < p:
+            first = min(first, c)
+    return first
+)");
+  const auto bad = first_unordered(types);
+  const std::int64_t c = bad ? bad->value.i : types.shape()[0];
+  if (c < types.shape()[0]) {
+    const int t = static_cast<int>(element(types, c));
+    throw ValueError("tack.dataset: cell " + std::to_string(c) + " of the poly data is a " +
+                     cell_type_name(t) +
+                     (t == 8 || t >= 10 ? ", which poly data does not hold (its cells are "
+                                          "vertices, lines, polygons and strips)"
+                                        : ", out of VTK's order (vertices, lines, polygons, "
+                                          "strips); sort the cells by that order first"));
+  }
+  DataSet ds(Kind::Poly, points.device(), points.shape()[0], types.shape()[0]);
+  ds.arrays_ = {points, offsets, connectivity, types};
+  return ds;
+}
+
+void DataSet::need(bool ok, const char* what) const {
+  if (!ok) {
+    const bool vowel = kind_ == Kind::Image || kind_ == Kind::Unstructured;
+    throw ValueError(std::string("tack.dataset: ") + what + " of " + (vowel ? "an " : "a ") +
+                     to_string(kind_) + " dataset does not exist");
+  }
+}
+
+const Dims& DataSet::dims() const {
+  need(is_structured(), "dims");
+  return dims_;
+}
+const Vec3& DataSet::origin() const {
+  need(kind_ == Kind::Image, "the origin (an image's)");
+  return origin_;
+}
+const Vec3& DataSet::spacing() const {
+  need(kind_ == Kind::Image, "the spacing (an image's)");
+  return spacing_;
+}
+const Array& DataSet::coordinates(int axis) const {
+  need(kind_ == Kind::Rectilinear, "coordinates (a rectilinear grid's)");
+  if (axis < 0 || axis > 2) throw IndexError("tack.dataset: coordinates(axis) takes 0, 1 or 2");
+  return arrays_[static_cast<std::size_t>(axis)];
+}
+const Array& DataSet::offsets() const {
+  need(kind_ == Kind::Unstructured || kind_ == Kind::Poly, "offsets (explicit cells)");
+  return arrays_[1];
+}
+const Array& DataSet::connectivity() const {
+  need(kind_ == Kind::Unstructured || kind_ == Kind::Poly, "connectivity (explicit cells)");
+  return arrays_[2];
+}
+const Array& DataSet::types() const {
+  need(kind_ == Kind::Unstructured || kind_ == Kind::Poly, "cell types (explicit cells)");
+  return arrays_[3];
+}
+
+Array DataSet::points() const {
+  if (kind_ == Kind::Structured || kind_ == Kind::Unstructured || kind_ == Kind::Poly)
+    return arrays_[0];
+  static const Kernel image_points = kernel(R"(
+def ds_image_points(out, nx, ny, ox, oy, oz, sx, sy, sz):
+    for p in range(out.shape[0]):
+        out[p, 0] = ox + (p % nx) * sx
+        out[p, 1] = oy + ((p // nx) % ny) * sy
+        out[p, 2] = oz + (p // (nx * ny)) * sz
+)");
+  static const Kernel rectilinear_points = kernel(R"(
+def ds_rectilinear_points(out, x, y, z):
+    for p in range(out.shape[0]):
+        out[p, 0] = x[p % len(x)]
+        out[p, 1] = y[(p // len(x)) % len(y)]
+        out[p, 2] = z[p // (len(x) * len(y))]
+)");
+  if (kind_ == Kind::Image) {
+    Array out = empty({n_points_, 3}, DType(ScalarType::f64), device_);
+    auto f64 = [](double v) { return KernelArg(Scalar::from(v), ScalarType::f64); };
+    image_points(out, dims_[0], dims_[1], f64(origin_[0]), f64(origin_[1]), f64(origin_[2]),
+                 f64(spacing_[0]), f64(spacing_[1]), f64(spacing_[2]));
+    return out;
+  }
+  Array out = empty({n_points_, 3}, arrays_[0].dtype(), device_);
+  rectilinear_points(out, arrays_[0], arrays_[1], arrays_[2]);
+  return out;
+}
+
+}  // namespace tack::dataset

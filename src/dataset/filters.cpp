@@ -1,0 +1,211 @@
+// The first filters (docs/design/dataset.md, "Filters"): elevation, point_to_cell and
+// cell_centers. Each is one kernel over the geometry prelude (dataset/prelude.hpp), compiled once
+// per dataset kind and argument types through the normal dispatch.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "algorithms/kernel_text.hpp"
+#include "dataset/prelude.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/dataset.hpp"
+#include "tack/error.hpp"
+
+namespace tack::dataset {
+namespace {
+
+using detail::Prelude;
+
+KernelArg f64(double v) {
+  return KernelArg(Scalar::from(v), ScalarType::f64);
+}
+
+// The components of a field's rows: 1 for (n,), k for (n, k) or vec(k).
+std::int64_t components(const Array& a) {
+  if (a.dtype().is_vector()) return a.dtype().components();
+  std::int64_t k = 1;
+  for (std::size_t d = 1; d < a.shape().size(); ++d) k *= a.shape()[d];
+  return k;
+}
+
+// Reads a field's rows as (n, k) (a reshape of (n, a, b) fields; vec fields index components).
+Array as_rows(const Array& a) {
+  if (a.dtype().is_vector() || a.ndim() == 2) return a;
+  if (a.ndim() == 1) return a.reshape({a.shape()[0], 1});
+  return a.reshape({a.shape()[0], components(a)});
+}
+
+}  // namespace
+
+DataSet elevation(const DataSet& ds, const Vec3& low, const Vec3& high,
+                  const std::array<double, 2>& range, const std::string& name) {
+  const Prelude g(ds);
+  const std::string body = R"(
+def ds_elevation({G}, out, lx, ly, lz, dx, dy, dz, inv_len2, r0, r1):
+    for p in range(len(out)):
+        x, y, z = ds_point({G}, p)
+        s = ((x - lx) * dx + (y - ly) * dy + (z - lz) * dz) * inv_len2
+        s = min(max(s, 0.0), 1.0)
+        out[p] = r0 + s * (r1 - r0)
+)";
+  const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_elevation");
+  const double dx = high[0] - low[0], dy = high[1] - low[1], dz = high[2] - low[2];
+  double len2 = dx * dx + dy * dy + dz * dz;
+  if (len2 <= 0.0) len2 = 1.0;  // VTK's rule for a degenerate direction
+  Array out = empty({ds.n_points()}, DType(ScalarType::f32), ds.device());
+  detail::launch(k, g,
+                 {out, f64(low[0]), f64(low[1]), f64(low[2]), f64(dx), f64(dy), f64(dz),
+                  f64(1.0 / len2), f64(range[0]), f64(range[1])});
+  DataSet r = ds;
+  r.point_data().set(name, out);
+  return r;
+}
+
+DataSet point_to_cell(const DataSet& ds, const std::string& name) {
+  const Array& src = ds.point_data().at(name);
+  const Prelude g(ds);
+  const std::string body = R"(
+def ds_point_to_cell({G}, src, out):
+    for c in range(out.shape[0]):
+        n = ds_cell_size({G}, c)
+        for m in range(out.shape[1]):
+            s = tack.f64(0.0)
+            for k in range(n):
+                s += tack.f64(src[ds_cell_point({G}, c, k), m])
+            out[c, m] = s / n
+)";
+  const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_point_to_cell");
+  // Floats keep their dtype; an integer field's averages are f64.
+  const DType t =
+      is_float(src.dtype().scalar) ? src.dtype() : DType(ScalarType::f64, src.dtype().vector_n);
+  Shape shape = src.shape();
+  shape[0] = ds.n_cells();
+  Array out = empty(shape, t, ds.device());
+  const Array rows = as_rows(src);
+  const Array out_rows = as_rows(out);
+  detail::launch(k, g, {rows, out_rows});
+  DataSet r = ds;
+  r.cell_data().set(name, out);
+  return r;
+}
+
+DataSet cell_centers(const DataSet& ds) {
+  const Prelude g(ds);
+  // VTK's parametric centers (vtkCellCenters): the points' average for the linear cells whose
+  // parametric center is symmetric; a pyramid's at (0.4, 0.4, 0.2); a poly-vertex's middle
+  // vertex, a poly-line's middle segment's midpoint, a strip's middle triangle's centroid (its
+  // sub-cell (n - 1) // 2, n // 2, (n - 2) // 2); a polygon's the centre of its bounds in the
+  // frame of its first edge and its (Newell) normal.
+  const std::string body = R"(
+@tack.func
+def ds_mean({G}, c, first, count):
+    x = tack.f64(0.0)
+    y = tack.f64(0.0)
+    z = tack.f64(0.0)
+    for k in range(first, first + count):
+        px, py, pz = ds_point({G}, ds_cell_point({G}, c, k))
+        x += px
+        y += py
+        z += pz
+    return (x / count, y / count, z / count)
+
+@tack.func
+def ds_polygon_center({G}, c, n):
+    ax, ay, az = ds_point({G}, ds_cell_point({G}, c, 0))
+    nx = tack.f64(0.0)
+    ny = tack.f64(0.0)
+    nz = tack.f64(0.0)
+    for k in range(n):
+        px, py, pz = ds_point({G}, ds_cell_point({G}, c, k))
+        qx, qy, qz = ds_point({G}, ds_cell_point({G}, c, (k + 1) % n))
+        nx += (py - qy) * (pz + qz)
+        ny += (pz - qz) * (px + qx)
+        nz += (px - qx) * (py + qy)
+    ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+    bx, by, bz = ds_point({G}, ds_cell_point({G}, c, 1))
+    ux = bx - ax
+    uy = by - ay
+    uz = bz - az
+    lu = math.sqrt(ux * ux + uy * uy + uz * uz)
+    c_x = tack.f64(0.0)
+    c_y = tack.f64(0.0)
+    c_z = tack.f64(0.0)
+    if ln > 0.0 and lu > 0.0:
+        nx /= ln
+        ny /= ln
+        nz /= ln
+        ux /= lu
+        uy /= lu
+        uz /= lu
+        vx = ny * uz - nz * uy
+        vy = nz * ux - nx * uz
+        vz = nx * uy - ny * ux
+        s0 = tack.f64(0.0)
+        s1 = tack.f64(0.0)
+        t0 = tack.f64(0.0)
+        t1 = tack.f64(0.0)
+        for k in range(n):
+            px, py, pz = ds_point({G}, ds_cell_point({G}, c, k))
+            s = (px - ax) * ux + (py - ay) * uy + (pz - az) * uz
+            t = (px - ax) * vx + (py - ay) * vy + (pz - az) * vz
+            s0 = min(s0, s)
+            s1 = max(s1, s)
+            t0 = min(t0, t)
+            t1 = max(t1, t)
+        sm = 0.5 * (s0 + s1)
+        tm = 0.5 * (t0 + t1)
+        c_x = ax + sm * ux + tm * vx
+        c_y = ay + sm * uy + tm * vy
+        c_z = az + sm * uz + tm * vz
+    else:
+        c_x, c_y, c_z = ds_mean({G}, c, 0, n)
+    return (c_x, c_y, c_z)
+
+def ds_cell_centers({G}, out):
+    for c in range(out.shape[0]):
+        t = ds_cell_type({G}, c)
+        n = ds_cell_size({G}, c)
+        x = tack.f64(0.0)
+        y = tack.f64(0.0)
+        z = tack.f64(0.0)
+        if t == 14:
+            for k in range(5):
+                # the pyramid's shape functions at (r, s, t) = (0.4, 0.4, 0.2)
+                w = tack.f64(0.2) if k == 4 else tack.f64(0.288 if k == 0 else (0.128 if k == 2 else 0.192))
+                px, py, pz = ds_point({G}, ds_cell_point({G}, c, k))
+                x += w * px
+                y += w * py
+                z += w * pz
+        elif t == 2:
+            x, y, z = ds_mean({G}, c, n // 2, 1)
+        elif t == 4:
+            x, y, z = ds_mean({G}, c, (n - 1) // 2, 2)
+        elif t == 6:
+            x, y, z = ds_mean({G}, c, (n - 2) // 2, 3)
+        elif t == 7:
+            x, y, z = ds_polygon_center({G}, c, n)
+        else:
+            x, y, z = ds_mean({G}, c, 0, n)
+        out[c, 0] = x
+        out[c, 1] = y
+        out[c, 2] = z
+)";
+  const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_cell_centers");
+  const ScalarType pt = ds.kind() == Kind::Image         ? ScalarType::f64
+                        : ds.kind() == Kind::Rectilinear ? ds.coordinates(0).dtype().scalar
+                                                         : ds.points().dtype().scalar;
+  const std::int64_t n = ds.n_cells();
+  Array centers = empty({n, 3}, DType(pt), ds.device());
+  detail::launch(k, g, {centers});
+  const DType id = DType(ScalarType::i64);
+  Array offsets = arange(Scalar::from(std::int64_t{0}), Scalar::from(n + 1),
+                         Scalar::from(std::int64_t{1}), id, ds.device());
+  Array connectivity = arange(Scalar::from(std::int64_t{0}), Scalar::from(n),
+                              Scalar::from(std::int64_t{1}), id, ds.device());
+  Array types = full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), ds.device());
+  DataSet r = DataSet::poly(centers, offsets, connectivity, types);
+  for (const auto& [name, a] : ds.cell_data().items()) r.point_data().set(name, a);
+  return r;
+}
+
+}  // namespace tack::dataset

@@ -1,0 +1,116 @@
+// tack::dataset's data model through the C++ API, on every device present: the five kinds'
+// counts, computed points and cell arrays, fields of either association, and the checks that
+// refuse a wrong mesh with its values (docs/design/dataset.md). VTK is not needed here; the
+// comparisons against VTK are the Python suite's (tests/python/dataset).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/on_device.hpp"
+#include "tack/dataset.hpp"
+#include "tack/tack.hpp"
+
+namespace tack::dataset {
+namespace {
+
+using test::expect_error;
+
+class DataSetOnDevice : public test::OnDevice {};
+TACK_INSTANTIATE_ON_DEVICES(DataSetOnDevice);
+
+// Two tetrahedra sharing a face, over the unit cube's corners.
+struct TwoTets {
+  std::vector<double> points = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+  std::vector<std::int64_t> offsets = {0, 4, 8};
+  std::vector<std::int64_t> connectivity = {0, 1, 2, 3, 1, 2, 3, 4};
+  std::vector<std::uint8_t> types = {10, 10};
+};
+
+TEST_P(DataSetOnDevice, ImageCountsAndComputedPoints) {
+  DataSet ds = DataSet::image({3, 2, 2}, {1, 2, 3}, {0.5, 1, 2}, dev_);
+  EXPECT_EQ(ds.kind(), Kind::Image);
+  EXPECT_EQ(ds.n_points(), 12);
+  EXPECT_EQ(ds.n_cells(), 2);
+  std::vector<double> p = ds.points().to_vector<double>();
+  ASSERT_EQ(p.size(), 36u);
+  // Point 7 is (i, j, k) = (1, 0, 1): x fastest.
+  EXPECT_EQ((std::vector<double>{p[21], p[22], p[23]}), (std::vector<double>{1.5, 2, 5}));
+  EXPECT_EQ(DataSet::image({4, 1, 1}, {0, 0, 0}, {1, 1, 1}, dev_).n_cells(), 3);  // lines
+  EXPECT_EQ(DataSet::image({1, 1, 1}, {0, 0, 0}, {1, 1, 1}, dev_).n_cells(), 1);  // a vertex
+}
+
+TEST_P(DataSetOnDevice, RectilinearPointsComeFromTheCoordinates) {
+  DataSet ds = DataSet::rectilinear(arr(std::vector<float>{0, 1, 4}),
+                                    arr(std::vector<float>{-1, 1}), arr(std::vector<float>{7}));
+  EXPECT_EQ(ds.dims(), (Dims{3, 2, 1}));
+  EXPECT_EQ(ds.n_cells(), 2);
+  EXPECT_EQ(ds.points().to_vector<float>(),
+            (std::vector<float>{0, -1, 7, 1, -1, 7, 4, -1, 7, 0, 1, 7, 1, 1, 7, 4, 1, 7}));
+}
+
+TEST_P(DataSetOnDevice, UnstructuredKeepsItsArraysAndFields) {
+  TwoTets m;
+  Array points = arr(m.points, {5, 3});
+  DataSet ds = DataSet::unstructured(points, arr(m.offsets), arr(m.connectivity), arr(m.types));
+  EXPECT_EQ(ds.n_points(), 5);
+  EXPECT_EQ(ds.n_cells(), 2);
+  EXPECT_EQ(ds.points().address(), points.address());  // the same memory
+  ds.cell_data().set("volume", arr(std::vector<double>{1, 2}));
+  ds.point_data().set("t", zeros({5}, f32, dev_));
+  ds.point_data().set("v", zeros({5}, vec(3, f32), dev_));
+  EXPECT_EQ(ds.point_data().names(), (std::vector<std::string>{"t", "v"}));
+  ds.point_data().set("t", zeros({5, 2}, f64, dev_));  // replaced in place
+  EXPECT_EQ(ds.point_data().names(), (std::vector<std::string>{"t", "v"}));
+  EXPECT_EQ(ds.point_data().at("t").dtype(), DType(ScalarType::f64));
+  DataSet copy = ds;  // shares the arrays
+  EXPECT_EQ(copy.cell_data().at("volume").address(), ds.cell_data().at("volume").address());
+}
+
+TEST_P(DataSetOnDevice, WrongMeshesAreRefusedWithTheirValues) {
+  TwoTets m;
+  Array points = arr(m.points, {5, 3});
+  auto make = [&](std::vector<std::int64_t> off, std::vector<std::int64_t> conn,
+                  std::vector<std::uint8_t> types) {
+    DataSet::unstructured(points, arr(off), arr(conn), arr(types));
+  };
+  expect_error<ValueError>(
+      [&] {
+        make({0, 4, 7}, {0, 1, 2, 3, 1, 2, 3}, {10, 10});
+      },
+      {"cell 1 (a tetra of 3 point ids: 1, 2, 3)"});
+  expect_error<ValueError>([&] { make({0, 4}, {0, 1, 2, 5}, {10}); }, {"ids in [0, 5)"});
+  expect_error<ValueError>([&] { make({0, 4}, {0, 1, 2, 3}, {24}); }, {"VTK cell type 24"});
+  expect_error<ValueError>(
+      [&] {
+        make({0, 4, 3}, {0, 1, 2, 3}, {10, 10});
+      },
+      {"offsets run from 0 to 3", "length 4"});
+  expect_error<ValueError>(
+      [&] {
+        make({0, 4}, {0, 1, 2, 3}, {10, 10});
+      },
+      {"2 cell types need 3 offsets"});
+  expect_error<TypeError>(
+      [&] { DataSet::unstructured(points, arr(m.offsets), arr(m.connectivity), arr(m.offsets)); },
+      {"cell types are a 1-D u8 array"});
+  expect_error<TypeError>(
+      [&] {
+        DataSet::structured({5, 1, 1}, zeros({5, 2}, f32, dev_));
+      },
+      {"(n, 3) f32/f64"});
+  expect_error<ValueError>(
+      [&] {
+        DataSet::image({2, 0, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
+      },
+      {"(2, 0, 2)"});
+  DataSet ds = DataSet::image({2, 2, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
+  expect_error<KeyError>([&] { ds.point_data().at("rho"); }, {"no point field 'rho'"});
+  expect_error<ValueError>([&] { ds.cell_data().set("q", zeros({3}, f32, dev_)); },
+                           {"cell field 'q' needs one value per cell (1)"});
+  expect_error<ValueError>([&] { ds.offsets(); }, {"of an image dataset"});
+}
+
+}  // namespace
+}  // namespace tack::dataset
