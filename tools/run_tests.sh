@@ -8,8 +8,10 @@ cd "$root"
 bash tools/setup.sh
 py="$root/.venv/bin/python"
 jobs="${TACK_JOBS:-$(nproc)}"
+# Each phase says when it starts (seconds since the start), so a slow phase shows in the log.
+phase() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== dev build: C++ and Python tests"
+phase "dev build: C++ and Python tests"
 cmake --preset dev -DPython_EXECUTABLE="$py" >/dev/null
 cmake --build --preset dev -j "$jobs"
 # Every kernel the C++ and Python suites compile, on any device, is also written out as CUDA C++
@@ -19,11 +21,13 @@ cuda_check="$root/build/dev/cuda-check"
 rm -rf "$cuda_check"
 export TACK_CUDA_CHECK="$cuda_check"
 ctest --preset dev -j "$jobs"
+phase "Python suite"
 PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python
 unset TACK_CUDA_CHECK
 # The kernel conformance suite again with OpenCL as the default device, where PoCL answers
 # (CPU-only rules skip by name).
 if PYTHONPATH="$root/build/dev/python" "$py" -c "import tack, sys; sys.exit(0 if any(d.kind == 'opencl' for d in tack.devices()) else 1)"; then
+  phase "kernel suite on OpenCL"
   TACK_TEST_DEVICE=opencl PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python/kernels
 fi
 # The Python per-device array tests once more with CUDA as a device, on the stand-in driver
@@ -41,7 +45,7 @@ if [ -f build/dev/tests/libtack_fake_cuda.so ]; then
     tests/python/test_dtypes.py tests/python/test_numpy_habits.py
 fi
 if [ -x build/dev/tests/tack_cuda_check ]; then
-  echo "== CUDA: every kernel of the suites through NVRTC and ptxas -arch=sm_90 (no GPU needed)"
+  phase "CUDA: every kernel of the suites through NVRTC and ptxas -arch=sm_90 (no GPU needed)"
   rc=0
   build/dev/tests/tack_cuda_check "$cuda_check" sm_90 || rc=$?
   if [ "$rc" = 77 ]; then
@@ -50,9 +54,10 @@ if [ -x build/dev/tests/tack_cuda_check ]; then
     exit "$rc"
   fi
 fi
+phase "install check"
 bash tools/check_install.sh
 
-echo "== asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+phase "asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 cmake --preset asan-ubsan >/dev/null
 cmake --build --preset asan-ubsan -j "$jobs"
 ctest --preset asan-ubsan -j "$jobs"
@@ -66,7 +71,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan-ubsan -j "$jobs" --output-on-failure -R "OpenCl|Devices/"
 
 if [ -x tools/fuzz_parser.sh ] || [ -f tools/fuzz_parser.sh ]; then
-  echo "== parser fuzzing (bounded)"
+  phase "parser fuzzing (bounded)"
   bash tools/fuzz_parser.sh "${TACK_FUZZ_SECONDS:-60}"
 fi
-echo "== all tests passed"
+phase "all tests passed"
