@@ -142,6 +142,9 @@ DataSet elevation(const DataSet& ds, const Vec3& low_point, const Vec3& high_poi
 // The point field `field` averaged over each cell's points, as a cell field of the same name
 // (vtkPointDataToCellData); floats keep their dtype, integers average to f64.
 DataSet point_to_cell(const DataSet& ds, const std::string& field);
+// The cell field `field` averaged over the cells that use each point, as a point field of the
+// same name (vtkCellDataToPointData, every cell contributing); a point no cell uses gets 0.
+DataSet cell_to_point(const DataSet& ds, const std::string& field);
 // Poly data of one vertex per cell at VTK's parametric center of the cell (vtkCellCenters
 // with vertex cells), carrying the cell fields as point fields.
 DataSet cell_centers(const DataSet& ds);

@@ -112,6 +112,13 @@ void init_dataset(nb::module_& m) {
       },
       nb::arg("ds"), nb::arg("field"));
   m.def(
+      "dataset_cell_to_point",
+      [](const DataSet& ds, const std::string& field) {
+        GilRelease release;
+        return dataset::cell_to_point(ds, field);
+      },
+      nb::arg("ds"), nb::arg("field"));
+  m.def(
       "dataset_cell_centers",
       [](const DataSet& ds) {
         GilRelease release;

@@ -16,7 +16,7 @@ FieldMap = _core.FieldMap
 
 __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
-           "cell_centers"]
+           "cell_to_point", "cell_centers"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -88,6 +88,13 @@ def point_to_cell(ds, field):
     """ds with the point field `field` averaged over each cell's points as a cell field of the
     same name (vtkPointDataToCellData); floats keep their dtype, integers average to f64."""
     return _core.dataset_point_to_cell(ds, field)
+
+
+def cell_to_point(ds, field):
+    """ds with the cell field `field` averaged over the cells that use each point, as a point
+    field of the same name (vtkCellDataToPointData); floats keep their dtype, integers average
+    to f64; a point no cell uses gets 0."""
+    return _core.dataset_cell_to_point(ds, field)
 
 
 def cell_centers(ds):

@@ -1,6 +1,7 @@
-// The first filters (docs/design/dataset.md, "Filters"): elevation, point_to_cell and
-// cell_centers. Each is one kernel over the geometry prelude (dataset/prelude.hpp), compiled once
-// per dataset kind and argument types through the normal dispatch.
+// The first filters (docs/design/dataset.md, "Filters"): elevation, point_to_cell,
+// cell_to_point and cell_centers. Each is one kernel over the geometry prelude
+// (dataset/prelude.hpp), compiled once per dataset kind and argument types through the normal
+// dispatch.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -33,6 +34,16 @@ Array as_rows(const Array& a) {
   if (a.dtype().is_vector() || a.ndim() == 2) return a;
   if (a.ndim() == 1) return a.reshape({a.shape()[0], 1});
   return a.reshape({a.shape()[0], components(a)});
+}
+
+// The array of `n` averages of `src`'s rows: floats keep their dtype, integers give f64.
+Array averages_of(const Array& src, std::int64_t n, const Device& device) {
+  const DType t = is_float(src.dtype().scalar)
+                      ? src.dtype()
+                      : DType(ScalarType::f64, src.dtype().vector_n, src.dtype().matrix_cols);
+  Shape shape = src.shape();
+  shape[0] = n;
+  return empty(shape, t, device);
 }
 
 }  // namespace
@@ -75,17 +86,81 @@ def ds_point_to_cell({G}, src, out):
             out[c, m] = s / n
 )";
   const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_point_to_cell");
-  // Floats keep their dtype; an integer field's averages are f64.
-  const DType t =
-      is_float(src.dtype().scalar) ? src.dtype() : DType(ScalarType::f64, src.dtype().vector_n);
-  Shape shape = src.shape();
-  shape[0] = ds.n_cells();
-  Array out = empty(shape, t, ds.device());
+  Array out = averages_of(src, ds.n_cells(), ds.device());
   const Array rows = as_rows(src);
   const Array out_rows = as_rows(out);
   detail::launch(k, g, {rows, out_rows});
   DataSet r = ds;
   r.cell_data().set(name, out);
+  return r;
+}
+
+DataSet cell_to_point(const DataSet& ds, const std::string& name) {
+  const Array& src = ds.cell_data().at(name);
+  Array out = averages_of(src, ds.n_points(), ds.device());
+  const Array rows = as_rows(src), out_rows = as_rows(out);
+  if (ds.is_structured()) {
+    // The cells around a point follow from its (i, j, k): up to two along each axis with more
+    // than one point, in increasing cell id.
+    const Kernel& k = algorithms::cached_kernel(R"(
+def ds_cell_to_point_structured(g_nx, g_ny, g_nz, src, out):
+    for p in range(out.shape[0]):
+        i = p % g_nx
+        j = (p // g_nx) % g_ny
+        l = p // (g_nx * g_ny)
+        cx = max(g_nx - 1, 1)
+        cy = max(g_ny - 1, 1)
+        for m in range(out.shape[1]):
+            s = tack.f64(0.0)
+            count = 0
+            for a in range(2):
+                cl = l - 1 + a
+                if cl >= 0 and cl <= max(g_nz - 2, 0):
+                    for b in range(2):
+                        cj = j - 1 + b
+                        if cj >= 0 and cj <= max(g_ny - 2, 0):
+                            for d in range(2):
+                                ci = i - 1 + d
+                                if ci >= 0 and ci <= max(g_nx - 2, 0):
+                                    s += tack.f64(src[ci + cx * (cj + cy * cl), m])
+                                    count += 1
+            out[p, m] = s / count
+)",
+                                                "ds_cell_to_point_structured");
+    const Dims& d = ds.dims();
+    k(d[0], d[1], d[2], rows, out_rows);
+  } else {
+    // Each point's cells in increasing cell id: the (point, cell) pairs of the connectivity,
+    // sorted stably by point; a point's run of the sorted pairs is [starts[p], starts[p + 1]).
+    const Kernel& owners = algorithms::cached_kernel(R"(
+def ds_slot_cells(offsets, cell_of):
+    for c in range(len(offsets) - 1):
+        for k in range(offsets[c], offsets[c + 1]):
+            cell_of[k] = c
+)",
+                                                     "ds_slot_cells");
+    const Kernel& average = algorithms::cached_kernel(R"(
+def ds_cell_to_point_explicit(starts, cells, src, out):
+    for p in range(out.shape[0]):
+        n = starts[p + 1] - starts[p]
+        for m in range(out.shape[1]):
+            s = tack.f64(0.0)
+            for j in range(starts[p], starts[p + 1]):
+                s += tack.f64(src[cells[j], m])
+            out[p, m] = s / n if n > 0 else tack.f64(0.0)
+)",
+                                                      "ds_cell_to_point_explicit");
+    const Array& conn = ds.connectivity();
+    Array cell_of = empty(conn.shape(), conn.dtype(), ds.device());
+    owners(ds.offsets(), cell_of);
+    const auto [points, cells] = sort_by_key(conn, cell_of);
+    const Array ids = arange(Scalar::from(std::int64_t{0}), Scalar::from(ds.n_points() + 1),
+                             Scalar::from(std::int64_t{1}), conn.dtype(), ds.device());
+    const Array starts = searchsorted(points, ids, "left");
+    average(starts, cells, rows, out_rows);
+  }
+  DataSet r = ds;
+  r.point_data().set(name, out);
   return r;
 }
 

@@ -4,6 +4,7 @@ every dataset kind and cell type, on every device: counts equal, values within 1
 import numpy as np
 import pytest
 
+import tack
 import tack.dataset as td
 
 vtk = pytest.importorskip("vtkmodules.all")
@@ -80,3 +81,23 @@ def test_filters_name_a_missing_field():
     with pytest.raises(KeyError, match=r"no point field 'rho'; there are 'pressure', "
                                        r"'velocity', 'id'"):
         td.point_to_cell(ds, "rho")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cell_to_point_is_vtks(kind, device):
+    obj = MAKERS[kind]()
+    if obj.GetCellData().GetArray("pressure") is None:
+        pytest.skip("no cell fields")
+    want = run(vtk.vtkCellDataToPointData(), obj)
+    ds = td.from_vtk(obj)
+    for name in ("pressure", "velocity"):
+        got = td.cell_to_point(ds, name).point_data[name]
+        assert got.dtype == ds.cell_data[name].dtype and got.shape[0] == ds.n_points
+        close(got.numpy(), ns.vtk_to_numpy(want.GetPointData().GetArray(name)),
+              rtol=1e-6 if got.dtype == np.float64 else 1e-5)
+
+
+def test_cell_to_point_gives_zero_to_a_point_no_cell_uses(device):
+    ds = td.unstructured(np.eye(4, 3), [0, 3], [0, 1, 2], np.array([5]))  # point 3 unused
+    ds.cell_data["q"] = tack.array([2.0])
+    assert td.cell_to_point(ds, "q").point_data["q"].numpy().tolist() == [2.0, 2.0, 2.0, 0.0]

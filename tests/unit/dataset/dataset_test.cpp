@@ -112,5 +112,34 @@ TEST_P(DataSetOnDevice, WrongMeshesAreRefusedWithTheirValues) {
   expect_error<ValueError>([&] { ds.offsets(); }, {"of an image dataset"});
 }
 
+TEST_P(DataSetOnDevice, FiltersOnTwoTetrahedra) {
+  TwoTets m;
+  DataSet ds = DataSet::unstructured(arr(m.points, {5, 3}), arr(m.offsets), arr(m.connectivity),
+                                     arr(m.types));
+  ds.point_data().set("p", arr(std::vector<double>{0, 1, 2, 3, 4}));
+  ds.cell_data().set("c", arr(std::vector<float>{1, 3}));
+  EXPECT_EQ(point_to_cell(ds, "p").cell_data().at("p").to_vector<double>(),
+            (std::vector<double>{1.5, 2.5}));
+  // Point 0 is in cell 0 only, point 4 in cell 1 only, the shared face's points in both.
+  EXPECT_EQ(cell_to_point(ds, "c").point_data().at("c").to_vector<float>(),
+            (std::vector<float>{1, 2, 2, 2, 3}));
+  DataSet centers = cell_centers(ds);
+  EXPECT_EQ(centers.kind(), Kind::Poly);
+  EXPECT_EQ(centers.points().to_vector<double>(),
+            (std::vector<double>{0.25, 0.25, 0.25, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(centers.point_data().at("c").to_vector<float>(), (std::vector<float>{1, 3}));
+  DataSet e = elevation(ds, {0, 0, 0}, {0, 0, 2});
+  EXPECT_EQ(e.point_data().at("elevation").to_vector<float>(),
+            (std::vector<float>{0, 0, 0, 0.5f, 0.5f}));
+  expect_error<KeyError>([&] { cell_to_point(ds, "p"); }, {"no cell field 'p'; there are 'c'"});
+}
+
+TEST_P(DataSetOnDevice, CellToPointOnAnImageAveragesTheCellsAround) {
+  DataSet ds = DataSet::image({3, 3, 1}, {0, 0, 0}, {1, 1, 1}, dev_);  // 2 x 2 pixels
+  ds.cell_data().set("c", arr(std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(cell_to_point(ds, "c").point_data().at("c").to_vector<double>(),
+            (std::vector<double>{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}));
+}
+
 }  // namespace
 }  // namespace tack::dataset
