@@ -66,6 +66,7 @@ class FieldMap {
   const std::vector<std::pair<std::string, Array>>& items() const { return fields_; }
   std::int64_t count() const { return count_; }
   const char* association() const { return association_; }
+  const Device& device() const { return device_; }
 
  private:
   const char* association_;
@@ -76,10 +77,11 @@ class FieldMap {
 
 class DataSet {
  public:
-  // dims: points along x, y, z (each >= 1); the points are origin + (i, j, k) * spacing.
+  // dims: points along x, y, z (0 anywhere: an empty image); the points are origin + (i, j, k) *
+  // spacing.
   static DataSet image(const Dims& dims, const Vec3& origin = {0, 0, 0},
                        const Vec3& spacing = {1, 1, 1}, const Device& device = default_device());
-  // Three 1-D coordinate arrays of one float dtype (f32/f64), each increasing.
+  // Three 1-D coordinate arrays of one float dtype (f32/f64), as VTK's (not checked to increase).
   static DataSet rectilinear(const Array& x, const Array& y, const Array& z);
   // points: dims[0] * dims[1] * dims[2] of them, x fastest.
   static DataSet structured(const Dims& dims, const Array& points);

@@ -23,8 +23,16 @@ void init_field_map(nb::module_& m) {
                        "A dataset's point or cell fields: name -> tack.Array, in insertion "
                        "order; each array has one row per point (cell), on the dataset's "
                        "device.")
-      .def("__getitem__", &FieldMap::at, nb::rv_policy::copy)
-      .def("__setitem__", &FieldMap::set)
+      .def("__getitem__", [](const FieldMap& f, const std::string& name) { return f.at(name); })
+      .def("__setitem__",
+           [](FieldMap& f, const std::string& name, nb::handle values) {
+             Array* a = nullptr;
+             if (nb::try_cast<Array*>(values, a) && a != nullptr) return f.set(name, *a);
+             // Host data (a NumPy array, a list): copied to the dataset's device.
+             const nb::object copy =
+                 nb::module_::import_("tack").attr("array")(values, nb::arg("device") = f.device());
+             f.set(name, nb::cast<const Array&>(copy));
+           })
       .def("__delitem__", &FieldMap::erase)
       .def("__contains__", &FieldMap::contains)
       .def("__len__", &FieldMap::size)
@@ -82,11 +90,13 @@ void init_dataset(nb::module_& m) {
                      const auto& v = d.spacing();
                      return nb::make_tuple(v[0], v[1], v[2]);
                    })
-      .def("coordinates", &DataSet::coordinates, nb::arg("axis"))
+      .def(
+          "coordinates", [](const DataSet& d, int axis) { return d.coordinates(axis); },
+          nb::arg("axis"))
       .def_prop_ro("points", &DataSet::points)
-      .def_prop_ro("offsets", &DataSet::offsets)
-      .def_prop_ro("connectivity", &DataSet::connectivity)
-      .def_prop_ro("types", &DataSet::types)
+      .def_prop_ro("offsets", [](const DataSet& d) { return d.offsets(); })
+      .def_prop_ro("connectivity", [](const DataSet& d) { return d.connectivity(); })
+      .def_prop_ro("types", [](const DataSet& d) { return d.types(); })
       .def_prop_ro(
           "point_data", [](DataSet& d) -> FieldMap& { return d.point_data(); },
           nb::rv_policy::reference_internal)

@@ -24,19 +24,41 @@ CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangl
               "voxel": 11, "hexahedron": 12, "wedge": 13, "pyramid": 14}
 
 
-def _device(device):
-    if device is None:
-        return _tack.default_device()
-    return device if isinstance(device, _tack.Device) else _tack.device(device)
+def _device(device, *data):
+    """The device asked for; else the device of the first Tack array among `data`; else the
+    default device."""
+    if device is not None:
+        return device if isinstance(device, _tack.Device) else _tack.device(device)
+    for x in data:
+        if isinstance(x, _tack.Array):
+            return x.device
+    return _tack.default_device()
 
 
-def _array(x, device, dtype=None):
-    """x as a Tack array on `device`: a Tack array there is itself, other data is copied."""
-    if isinstance(x, _tack.Array) and x.device == device and (dtype is None or x.dtype == dtype):
-        return x
+def _array(x, device):
+    """x as a Tack array: a Tack array is itself (on another device than the dataset's, C++
+    refuses it naming both), host data (NumPy arrays, lists) is copied to `device`."""
     if isinstance(x, _tack.Array):
-        x = x.numpy()
-    return _tack.array(x, dtype=dtype, device=device)
+        return x
+    return _tack.array(x, device=device)
+
+
+def _cell_types(types, device):
+    """types as u8, refusing values that are not VTK type numbers rather than wrapping them."""
+    if isinstance(types, _tack.Array) and types.dtype == _tack.u8:
+        return types
+    host = (types.numpy() if isinstance(types, _tack.Array) else _np.asarray(types)).ravel()
+    if host.size and host.dtype.kind not in "iuf":
+        raise TypeError(f"tack.dataset: cell types are VTK's type numbers, got an array of "
+                        f"dtype {host.dtype}")
+    ok = (host >= 0) & (host <= 255)
+    if host.dtype.kind == "f":
+        ok &= host == _np.round(host)
+    if not ok.all():
+        raise ValueError(f"tack.dataset: cell types are VTK's type numbers (integers; 1 to 14 are "
+                         f"the cells Tack handles), got {host[~ok][0].item()!r} among them")
+    dev = types.device if isinstance(types, _tack.Array) else device
+    return _tack.array(host.astype(_np.uint8), device=dev)
 
 
 def image(dims, origin=(0.0, 0.0, 0.0), spacing=(1.0, 1.0, 1.0), *, device=None):
@@ -47,19 +69,20 @@ def image(dims, origin=(0.0, 0.0, 0.0), spacing=(1.0, 1.0, 1.0), *, device=None)
 
 def rectilinear(x, y, z, *, device=None):
     """A rectilinear grid: the points (x[i], y[j], z[k]), x fastest."""
-    dev = _device(device)
+    dev = _device(device, x, y, z)
     return DataSet.rectilinear(_array(x, dev), _array(y, dev), _array(z, dev))
 
 
 def structured(dims, points, *, device=None):
     """A structured (curvilinear) grid: dims[0] * dims[1] * dims[2] points, x fastest."""
-    return DataSet.structured(tuple(int(d) for d in dims), _array(points, _device(device)))
+    dev = _device(device, points)
+    return DataSet.structured(tuple(int(d) for d in dims), _array(points, dev))
 
 
 def _explicit(make, points, offsets, connectivity, types, device):
-    dev = _device(device)
+    dev = _device(device, points, offsets, connectivity, types)
     return make(_array(points, dev), _array(offsets, dev), _array(connectivity, dev),
-                _array(types, dev, _tack.u8))
+                _cell_types(types, dev))
 
 
 def unstructured(points, offsets, connectivity, types, *, device=None):
@@ -145,6 +168,13 @@ class _Reader:
             return _tack.from_dlpack(a, writable=self.writable)
         return _tack.array(_np.ascontiguousarray(a), device=self.device)
 
+    def points(self, obj):
+        """The dataset's points; a dataset without vtkPoints has none."""
+        p = obj.GetPoints()
+        if p is None or p.GetNumberOfPoints() == 0:
+            return self.wrap(_np.zeros((0, 3), _np.float32))
+        return self.array(p.GetData(), "the points")
+
     def fields(self, vtk_fields, target, what):
         for i in range(vtk_fields.GetNumberOfArrays()):
             arr = vtk_fields.GetAbstractArray(i)
@@ -210,23 +240,30 @@ def from_vtk(obj, *, device=None, writable=False):
                              "resample it, or convert it to a structured grid first")
         ext, origin, spacing = obj.GetExtent(), obj.GetOrigin(), obj.GetSpacing()
         start = [origin[a] + ext[2 * a] * spacing[a] for a in range(3)]
-        ds = DataSet.image(tuple(obj.GetDimensions()), tuple(start), tuple(spacing),
-                           reader.device)
+        dims = tuple(obj.GetDimensions()) if obj.GetNumberOfPoints() else (0, 0, 0)
+        ds = DataSet.image(dims, tuple(start), tuple(spacing), reader.device)
     elif obj.IsA("vtkRectilinearGrid"):
-        ds = DataSet.rectilinear(reader.array(obj.GetXCoordinates(), "the x coordinates"),
-                                 reader.array(obj.GetYCoordinates(), "the y coordinates"),
-                                 reader.array(obj.GetZCoordinates(), "the z coordinates"))
+        axes = [reader.host(c, f"the {a} coordinates") if c is not None else _np.zeros(0)
+                for a, c in zip("xyz", (obj.GetXCoordinates(), obj.GetYCoordinates(),
+                                        obj.GetZCoordinates()))]
+        if obj.GetNumberOfPoints() == 0:  # VTK's empty grid keeps one coordinate per axis
+            axes = [a[:0] for a in axes]
+        common = _np.result_type(*axes, _np.float32)  # VTK allows mixed float types
+        ds = DataSet.rectilinear(*(reader.wrap(a if a.dtype == common else a.astype(common))
+                                   for a in axes))
     elif obj.IsA("vtkStructuredGrid"):
         dims = [0, 0, 0]
         obj.GetDimensions(dims)  # VTK 9.4 and later take the array to fill
-        ds = DataSet.structured(tuple(dims),
-                                reader.array(obj.GetPoints().GetData(), "the points"))
+        if obj.GetNumberOfPoints() == 0:
+            dims = [0, 0, 0]
+        ds = DataSet.structured(tuple(dims), reader.points(obj))
     elif obj.IsA("vtkUnstructuredGrid"):
         try:
             vtk_types = obj.GetCellTypes()  # VTK 9.6 and later: the array
         except TypeError:
             vtk_types = obj.GetCellTypesArray()  # before 9.6
-        types = reader.host(vtk_types, "the cell types")
+        types = (reader.host(vtk_types, "the cell types") if vtk_types is not None
+                 else _np.zeros(0, _np.uint8))
         bad = _np.flatnonzero((types < 1) | (types > 14))
         if len(bad):
             raise ValueError(f"tack.dataset.from_vtk: cell {bad[0]} of this {name} has VTK cell "
@@ -234,15 +271,15 @@ def from_vtk(obj, *, device=None, writable=False):
                              "takes VTK's linear cells, types 1 to 14); tessellate the mesh "
                              "first (vtkDataSetTriangleFilter, vtkTessellatorFilter)")
         cells = obj.GetCells()
-        points = obj.GetPoints()
-        ds = DataSet.unstructured(
-            reader.array(points.GetData() if points else None, "the points"),
-            reader.array(cells.GetOffsetsArray(), "the offsets"),
-            reader.array(cells.GetConnectivityArray(), "the connectivity"), reader.wrap(types))
+        if cells is None or obj.GetNumberOfCells() == 0:
+            offsets, conn = reader.wrap(_np.zeros(1, _np.int64)), reader.wrap(
+                _np.zeros(0, _np.int64))
+        else:
+            offsets = reader.array(cells.GetOffsetsArray(), "the offsets")
+            conn = reader.array(cells.GetConnectivityArray(), "the connectivity")
+        ds = DataSet.unstructured(reader.points(obj), offsets, conn, reader.wrap(types))
     elif obj.IsA("vtkPolyData"):
-        points = obj.GetPoints()
-        ds = DataSet.poly(reader.array(points.GetData() if points else None, "the points"),
-                          *_poly_cells(reader, obj))
+        ds = DataSet.poly(reader.points(obj), *_poly_cells(reader, obj))
     else:
         raise TypeError(f"tack.dataset.from_vtk: a {name} is not one of the five dataset kinds "
                         "(image, rectilinear, structured, unstructured, poly)")
@@ -268,7 +305,6 @@ def to_vtk(ds):
         if x.ndim > 2:
             x = x.reshape(x.shape[0], -1)
         v = ns.numpy_to_vtk(x, deep=False)
-        v._tack_array = a  # keep the Tack memory alive with the VTK array
         if name is not None:
             v.SetName(name)
         return v
@@ -311,16 +347,15 @@ def to_vtk(ds):
             sel = _np.flatnonzero(_np.isin(types, members))
             if len(sel) == 0:
                 continue
-            if len(sel) == len(types):  # one kind of cell: the arrays as they are
-                o, c = ds.offsets, ds.connectivity
-                ca = vtk.vtkCellArray()
-                ca.SetData(varr(o), varr(c))
+            # The groups are contiguous and in VTK's order (DataSet.poly checks it): one slice
+            # of the cell arrays each, zero-copy when it is all of them.
+            lo, hi = sel[0], sel[-1] + 1
+            ca = vtk.vtkCellArray()
+            if lo == 0 and hi == len(types):
+                ca.SetData(varr(ds.offsets), varr(ds.connectivity))
             else:
-                counts = offsets[sel + 1] - offsets[sel]
-                o = _np.concatenate([[0], _np.cumsum(counts)]).astype(offsets.dtype)
-                c = _np.concatenate([conn[offsets[k]:offsets[k + 1]] for k in sel]).astype(
-                    conn.dtype)
-                ca = vtk.vtkCellArray()
+                o = (offsets[lo:hi + 1] - offsets[lo]).astype(offsets.dtype)
+                c = _np.ascontiguousarray(conn[offsets[lo]:offsets[hi]])
                 ca.SetData(ns.numpy_to_vtk(o, deep=True), ns.numpy_to_vtk(c, deep=True))
             setters[group](ca)
     for fields, target in ((ds.point_data, out.GetPointData()),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/kernel_text.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 #include "tack/kernel.hpp"
@@ -71,48 +72,52 @@ void check_device(const Device& want, const Array& a, const std::string& what) {
   }
 }
 
-// Offsets non-decreasing, point ids in range, every type supported and every cell's point count
-// what its type needs: the index of the first cell that breaks a rule, or n_cells.
+// The point ids each cell type needs, indexed by VTK's type number: n exactly, or -n for at
+// least n; 0 for a type Tack does not handle.
+constexpr int kNeeds[15] = {0, 1, -1, 2, -2, 3, -3, -3, 4, 4, 4, 8, 8, 6, 5};
+
+int needs(std::int64_t t) {
+  return t >= 1 && t <= 14 ? kNeeds[t] : 0;
+}
+
+// Offsets inside the connectivity and non-decreasing, point ids in range, every type supported
+// and every cell's point count what its type needs: the index of the first cell that breaks a
+// rule, or n_cells. The type rules are written into the kernel from kNeeds.
 const Kernel& first_bad_cell() {
-  static const Kernel k = kernel(R"(
+  static const Kernel k = [] {
+    std::string rules;
+    for (int t = 1; t <= 14; ++t) {
+      rules += std::string(t == 1 ? "            if" : "            elif") +
+               " t == " + std::to_string(t) +
+               ":\n                need = " + std::to_string(kNeeds[t]) + "\n";
+    }
+    return kernel(algorithms::subst(R"(
 def ds_first_bad_cell(offsets, connectivity, types, n_points):
     first = len(types)
     for c in range(len(types)):
-        t = types[c]
-        n = offsets[c + 1] - offsets[c]
-        bad = n < 0 or t < 1 or t > 14
+        a = tack.i64(offsets[c])
+        b = tack.i64(offsets[c + 1])
+        t = tack.i64(types[c])
+        bad = a < 0 or b < a or b > len(connectivity)
         if not bad:
+            n = b - a
             need = 0
-            if t == 1:
-                need = 1
-            elif t == 3:
-                need = 2
-            elif t == 5:
-                need = 3
-            elif t == 8 or t == 9 or t == 10:
-                need = 4
-            elif t == 11 or t == 12:
-                need = 8
-            elif t == 13:
-                need = 6
-            elif t == 14:
-                need = 5
-            if need > 0:
+{RULES}            if need > 0:
                 bad = n != need
-            elif t == 7 or t == 6:
-                bad = n < 3
-            elif t == 4:
-                bad = n < 2
+            elif need < 0:
+                bad = n < -need
             else:
-                bad = n < 1
+                bad = True
         if not bad:
-            for k in range(offsets[c], offsets[c + 1]):
+            for k in range(a, b):
                 if connectivity[k] < 0 or connectivity[k] >= n_points:
                     bad = True
         if bad:
             first = min(first, c)
     return first
-)");
+)",
+                                    "RULES", rules));
+  }();
   return k;
 }
 
@@ -158,29 +163,61 @@ void check_cells(const Array& points, const Array& offsets, const Array& connect
   if (c < n_cells) {
     const std::int64_t t = element(types, c);
     const std::int64_t a = element(offsets, c), b = element(offsets, c + 1);
+    const std::int64_t n_conn = connectivity.shape()[0];
+    std::string what = "cell " + std::to_string(c) + " of the " + kind + " dataset";
+    if (a < 0 || b < a || b > n_conn) {
+      throw ValueError("tack.dataset: " + what + " has offsets " + std::to_string(a) + " to " +
+                       std::to_string(b) + ", outside the connectivity (" + std::to_string(n_conn) +
+                       " ids) or decreasing; offsets must rise from 0 to the connectivity's "
+                       "length");
+    }
     std::string ids;
     for (std::int64_t k = a; k < b && k < a + 8; ++k)
       ids += (ids.empty() ? "" : ", ") + std::to_string(element(connectivity, k));
-    throw ValueError("tack.dataset: cell " + std::to_string(c) + " (a " +
-                     cell_type_name(static_cast<int>(t)) + " of " + std::to_string(b - a) +
-                     " point ids: " + ids + (b - a > 8 ? ", ..." : "") + ") is not a valid " +
-                     kind +
-                     " cell: a supported type (VTK's linear cells, 1 to 14) with the point count "
-                     "its type needs and ids in [0, " +
-                     std::to_string(n_points) + ")");
+    what += " (a " + cell_type_name(static_cast<int>(t)) + " of " + std::to_string(b - a) +
+            " point ids: " + ids + (b - a > 8 ? ", ..." : "") + ")";
+    const int need = needs(t);
+    if (need == 0) {
+      throw ValueError("tack.dataset: " + what +
+                       " has a type tack.dataset does not handle: it takes VTK's linear cells, "
+                       "types 1 to 14; tessellate other cells first");
+    }
+    if ((need > 0 && b - a != need) || (need < 0 && b - a < -need)) {
+      throw ValueError("tack.dataset: " + what + ": a " + cell_type_name(static_cast<int>(t)) +
+                       " needs " + (need > 0 ? "" : "at least ") +
+                       std::to_string(need > 0 ? need : -need) + " point ids");
+    }
+    throw ValueError("tack.dataset: " + what + " uses a point id outside [0, " +
+                     std::to_string(n_points) + "), the points there are");
   }
 }
 
+std::string dims_str(const Dims& d) {
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
+}
+
+// Dims of 0 make an empty dataset (VTK's empty image); a negative size, or more points than an
+// i64 counts, is refused.
 Dims checked_dims(const Dims& d) {
-  if (d[0] < 1 || d[1] < 1 || d[2] < 1) {
-    throw ValueError("tack.dataset: dims are the points along x, y and z, each at least 1, got (" +
-                     std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
-                     std::to_string(d[2]) + ")");
+  if (d[0] < 0 || d[1] < 0 || d[2] < 0) {
+    throw ValueError("tack.dataset: dims are the points along x, y and z (0 for none), got " +
+                     dims_str(d));
+  }
+  std::int64_t n = 0;
+  if (__builtin_mul_overflow(d[0], d[1], &n) || __builtin_mul_overflow(n, d[2], &n)) {
+    throw ValueError("tack.dataset: dims " + dims_str(d) +
+                     " make more points than a 64-bit count holds");
   }
   return d;
 }
 
+std::int64_t structured_points(const Dims& d) {
+  return d[0] * d[1] * d[2];
+}
+
 std::int64_t structured_cells(const Dims& d) {
+  if (structured_points(d) == 0) return 0;
   return std::max<std::int64_t>(d[0] - 1, 1) * std::max<std::int64_t>(d[1] - 1, 1) *
          std::max<std::int64_t>(d[2] - 1, 1);
 }
@@ -247,7 +284,7 @@ DataSet::DataSet(Kind kind, Device device, std::int64_t n_points, std::int64_t n
 DataSet DataSet::image(const Dims& dims, const Vec3& origin, const Vec3& spacing,
                        const Device& device) {
   const Dims d = checked_dims(dims);
-  DataSet ds(Kind::Image, device, d[0] * d[1] * d[2], structured_cells(d));
+  DataSet ds(Kind::Image, device, structured_points(d), structured_cells(d));
   ds.dims_ = d;
   ds.origin_ = origin;
   ds.spacing_ = spacing;
@@ -269,7 +306,7 @@ DataSet DataSet::rectilinear(const Array& x, const Array& y, const Array& z) {
     check_device(x.device(), a, std::string("the ") + "xyz"[k] + " coordinates");
   }
   const Dims d = checked_dims({x.shape()[0], y.shape()[0], z.shape()[0]});
-  DataSet ds(Kind::Rectilinear, x.device(), d[0] * d[1] * d[2], structured_cells(d));
+  DataSet ds(Kind::Rectilinear, x.device(), structured_points(d), structured_cells(d));
   ds.dims_ = d;
   ds.arrays_ = {x, y, z};
   return ds;
@@ -278,10 +315,10 @@ DataSet DataSet::rectilinear(const Array& x, const Array& y, const Array& z) {
 DataSet DataSet::structured(const Dims& dims, const Array& points) {
   check_points(points, "structured");
   const Dims d = checked_dims(dims);
-  if (points.shape()[0] != d[0] * d[1] * d[2]) {
-    throw ValueError("tack.dataset: dims (" + std::to_string(d[0]) + ", " + std::to_string(d[1]) +
-                     ", " + std::to_string(d[2]) + ") need " + std::to_string(d[0] * d[1] * d[2]) +
-                     " points, got " + std::to_string(points.shape()[0]));
+  if (points.shape()[0] != structured_points(d)) {
+    throw ValueError("tack.dataset: dims " + dims_str(d) + " need " +
+                     std::to_string(structured_points(d)) + " points, got " +
+                     std::to_string(points.shape()[0]));
   }
   DataSet ds(Kind::Structured, points.device(), points.shape()[0], structured_cells(d));
   ds.dims_ = d;
@@ -302,31 +339,46 @@ DataSet DataSet::poly(const Array& points, const Array& offsets, const Array& co
                       const Array& types) {
   check_points(points, "poly");
   check_cells(points, offsets, connectivity, types, "poly");
-  // VTK's groups, in its order: vertices (1, 2), lines (3, 4), polygons (5, 7, 9), strips (6).
+  // VTK's groups, in its order: vertices (1, 2), lines (3, 4), polygons (5, 7, 9), strips (6);
+  // and the types VTK infers from the point counts of poly data's cells (a polygon of 3 or 4
+  // points is a triangle or a quad there, a poly-vertex of 1 a vertex, a poly-line of 2 a line).
   static const Kernel first_unordered = kernel(R"(
-def ds_first_unordered_poly_cell(types):
+def ds_first_unordered_poly_cell(offsets, types):
     first = len(types)
     for c in range(len(types)):
         t = types[c]
+        n = offsets[c + 1] - offsets[c]
         g = 0 if t <= 2 else (1 if t <= 4 else (3 if t == 6 else (2 if t == 5 or t == 7 or t == 9 else -1)))
         p = 0
         if c > 0:
             u = types[c - 1]
             p = 0 if u <= 2 else (1 if u <= 4 else (3 if u == 6 else 2))
-        if g < p:
+        inferred = (t == 7 and n <= 4) or (t == 2 and n == 1) or (t == 4 and n == 2)
+        if g < p or inferred:
             first = min(first, c)
     return first
 )");
-  const auto bad = first_unordered(types);
+  const auto bad = first_unordered(offsets, types);
   const std::int64_t c = bad ? bad->value.i : types.shape()[0];
   if (c < types.shape()[0]) {
     const int t = static_cast<int>(element(types, c));
+    const std::int64_t n = element(offsets, c + 1) - element(offsets, c);
+    std::string why;
+    if (t == 8 || t >= 10) {
+      why =
+          ", which poly data does not hold (its cells are vertices, lines, polygons and "
+          "strips)";
+    } else if ((t == 7 && n <= 4) || (t == 2 && n == 1) || (t == 4 && n == 2)) {
+      const int as = t == 7 ? (n == 3 ? 5 : 9) : (t == 2 ? 1 : 3);
+      why = " of " + std::to_string(n) + " points, which VTK's poly data reads as a " +
+            cell_type_name(as) + ": give it type " + std::to_string(as);
+    } else {
+      why =
+          ", out of VTK's order (vertices, lines, polygons, strips); sort the cells by that "
+          "order first";
+    }
     throw ValueError("tack.dataset: cell " + std::to_string(c) + " of the poly data is a " +
-                     cell_type_name(t) +
-                     (t == 8 || t >= 10 ? ", which poly data does not hold (its cells are "
-                                          "vertices, lines, polygons and strips)"
-                                        : ", out of VTK's order (vertices, lines, polygons, "
-                                          "strips); sort the cells by that order first"));
+                     cell_type_name(t) + why);
   }
   DataSet ds(Kind::Poly, points.device(), points.shape()[0], types.shape()[0]);
   ds.arrays_ = {points, offsets, connectivity, types};

@@ -29,8 +29,16 @@ std::int64_t components(const Array& a) {
   return k;
 }
 
-// Reads a field's rows as (n, k) (a reshape of (n, a, b) fields; vec fields index components).
-Array as_rows(const Array& a) {
+// A field's rows as a kernel reads them, `src[row, m]` for m < components(a): (n,) becomes (n, 1),
+// (n, a, b) becomes (n, a * b), a 1-D vec(k) array is itself (its second index is the
+// component). Matrix fields and vec fields of more than one dimension are refused.
+Array as_rows(const Array& a, const std::string& field) {
+  if (a.dtype().is_matrix() || (a.dtype().is_vector() && a.ndim() != 1)) {
+    throw TypeError("tack.dataset: field '" + field + "' is a " + a.dtype().str() +
+                    " array of shape " + tack::detail::shape_str(a.shape()) +
+                    "; filters take scalars, (n, k) components or 1-D vec(k) arrays: reshape "
+                    "it, or store it as (n, k) scalars");
+  }
   if (a.dtype().is_vector() || a.ndim() == 2) return a;
   if (a.ndim() == 1) return a.reshape({a.shape()[0], 1});
   return a.reshape({a.shape()[0], components(a)});
@@ -73,13 +81,13 @@ def ds_elevation({G}, out, lx, ly, lz, dx, dy, dz, inv_len2, r0, r1):
 }
 
 DataSet point_to_cell(const DataSet& ds, const std::string& name) {
-  const Array& src = ds.point_data().at(name);
+  const Array src = ds.point_data().at(name);  // a copy: the map may change while this runs
   const Prelude g(ds);
   const std::string body = R"(
-def ds_point_to_cell({G}, src, out):
+def ds_point_to_cell({G}, src, out, nc):
     for c in range(out.shape[0]):
         n = ds_cell_size({G}, c)
-        for m in range(out.shape[1]):
+        for m in range(nc):
             s = tack.f64(0.0)
             for k in range(n):
                 s += tack.f64(src[ds_cell_point({G}, c, k), m])
@@ -87,30 +95,31 @@ def ds_point_to_cell({G}, src, out):
 )";
   const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_point_to_cell");
   Array out = averages_of(src, ds.n_cells(), ds.device());
-  const Array rows = as_rows(src);
-  const Array out_rows = as_rows(out);
-  detail::launch(k, g, {rows, out_rows});
+  const Array rows = as_rows(src, name);
+  const Array out_rows = as_rows(out, name);
+  detail::launch(k, g, {rows, out_rows, components(src)});
   DataSet r = ds;
   r.cell_data().set(name, out);
   return r;
 }
 
 DataSet cell_to_point(const DataSet& ds, const std::string& name) {
-  const Array& src = ds.cell_data().at(name);
+  const Array src = ds.cell_data().at(name);  // a copy: the map may change while this runs
   Array out = averages_of(src, ds.n_points(), ds.device());
-  const Array rows = as_rows(src), out_rows = as_rows(out);
+  const Array rows = as_rows(src, name), out_rows = as_rows(out, name);
+  const std::int64_t nc = components(src);
   if (ds.is_structured()) {
     // The cells around a point follow from its (i, j, k): up to two along each axis with more
     // than one point, in increasing cell id.
     const Kernel& k = algorithms::cached_kernel(R"(
-def ds_cell_to_point_structured(g_nx, g_ny, g_nz, src, out):
+def ds_cell_to_point_structured(g_nx, g_ny, g_nz, src, out, nc):
     for p in range(out.shape[0]):
         i = p % g_nx
         j = (p // g_nx) % g_ny
         l = p // (g_nx * g_ny)
         cx = max(g_nx - 1, 1)
         cy = max(g_ny - 1, 1)
-        for m in range(out.shape[1]):
+        for m in range(nc):
             s = tack.f64(0.0)
             count = 0
             for a in range(2):
@@ -128,7 +137,7 @@ def ds_cell_to_point_structured(g_nx, g_ny, g_nz, src, out):
 )",
                                                 "ds_cell_to_point_structured");
     const Dims& d = ds.dims();
-    k(d[0], d[1], d[2], rows, out_rows);
+    k(d[0], d[1], d[2], rows, out_rows, nc);
   } else {
     // Each point's cells in increasing cell id: the (point, cell) pairs of the connectivity,
     // sorted stably by point; a point's run of the sorted pairs is [starts[p], starts[p + 1]).
@@ -140,10 +149,10 @@ def ds_slot_cells(offsets, cell_of):
 )",
                                                      "ds_slot_cells");
     const Kernel& average = algorithms::cached_kernel(R"(
-def ds_cell_to_point_explicit(starts, cells, src, out):
+def ds_cell_to_point_explicit(starts, cells, src, out, nc):
     for p in range(out.shape[0]):
         n = starts[p + 1] - starts[p]
-        for m in range(out.shape[1]):
+        for m in range(nc):
             s = tack.f64(0.0)
             for j in range(starts[p], starts[p + 1]):
                 s += tack.f64(src[cells[j], m])
@@ -157,7 +166,7 @@ def ds_cell_to_point_explicit(starts, cells, src, out):
     const Array ids = arange(Scalar::from(std::int64_t{0}), Scalar::from(ds.n_points() + 1),
                              Scalar::from(std::int64_t{1}), conn.dtype(), ds.device());
     const Array starts = searchsorted(points, ids, "left");
-    average(starts, cells, rows, out_rows);
+    average(starts, cells, rows, out_rows, nc);
   }
   DataSet r = ds;
   r.point_data().set(name, out);

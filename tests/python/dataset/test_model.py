@@ -107,8 +107,45 @@ def vtk_triangles():
     return s.GetOutput()
 
 
+def vtk_image_plane():
+    """A 2-D image in the x-z plane (pixels)."""
+    im = vtk.vtkImageData()
+    im.SetDimensions(4, 1, 3)
+    im.SetSpacing(0.5, 1.0, 0.25)
+    return add_fields(im, im.GetNumberOfPoints(), im.GetNumberOfCells())
+
+
+def vtk_structured_plane():
+    """A 2-D structured grid in the y-z plane (quads), f32 points."""
+    g = vtk.vtkStructuredGrid()
+    g.SetDimensions(1, 3, 4)
+    pts = vtk.vtkPoints()
+    pts.SetDataTypeToFloat()
+    for k in range(4):
+        for j in range(3):
+            pts.InsertNextPoint(0.1 * j * k, j + 0.3 * k, k * k * 0.5)
+    g.SetPoints(pts)
+    return add_fields(g, g.GetNumberOfPoints(), g.GetNumberOfCells())
+
+
+def vtk_structured_line():
+    """A 1-D structured grid along z (lines)."""
+    g = vtk.vtkStructuredGrid()
+    g.SetDimensions(1, 1, 5)
+    pts = vtk.vtkPoints()
+    for k in range(5):
+        pts.InsertNextPoint(k, k * k, 0.5 * k)
+    g.SetPoints(pts)
+    return add_fields(g, g.GetNumberOfPoints(), g.GetNumberOfCells())
+
+
 MAKERS = {"image": vtk_image, "rectilinear": vtk_rectilinear, "structured": vtk_structured,
-          "unstructured": vtk_mixed_unstructured, "poly": vtk_poly, "triangles": vtk_triangles}
+          "unstructured": vtk_mixed_unstructured, "poly": vtk_poly, "triangles": vtk_triangles,
+          "image_plane": vtk_image_plane, "structured_plane": vtk_structured_plane,
+          "structured_line": vtk_structured_line}
+KIND_OF = {"vtkImageData": "image", "vtkRectilinearGrid": "rectilinear",
+           "vtkStructuredGrid": "structured", "vtkUnstructuredGrid": "unstructured",
+           "vtkPolyData": "poly"}
 
 
 def vtk_points(obj):
@@ -120,7 +157,7 @@ def test_from_vtk_reads_counts_points_and_fields(name, device):
     obj = MAKERS[name]()
     ds = td.from_vtk(obj)
     assert ds.device == device
-    assert ds.kind == ("poly" if name == "triangles" else name)
+    assert ds.kind == KIND_OF[obj.GetClassName()]
     assert (ds.n_points, ds.n_cells) == (obj.GetNumberOfPoints(), obj.GetNumberOfCells())
     np.testing.assert_allclose(ds.points.numpy(), vtk_points(obj), rtol=0, atol=1e-12)
     for vtk_data, fields in ((obj.GetPointData(), ds.point_data),
@@ -230,9 +267,11 @@ def test_building_datasets_from_arrays():
 
 def test_refusals_name_what_is_wrong():
     pts = np.array(HEX, np.float64)
-    with pytest.raises(ValueError, match=r"cell 1 \(a tetra of 3 point ids: 1, 2, 3\)"):
+    with pytest.raises(ValueError, match=r"cell 1 of the unstructured dataset \(a tetra of 3 "
+                                         r"point ids: 1, 2, 3\): a tetra needs 4"):
         td.unstructured(pts, [0, 4, 7], [0, 1, 3, 4, 1, 2, 3], np.array([10, 10]))
-    with pytest.raises(ValueError, match=r"cell 0 \(a tetra of 4 point ids: 0, 1, 3, 9\).*"
+    with pytest.raises(ValueError, match=r"cell 0 of the unstructured dataset \(a tetra of 4 "
+                                         r"point ids: 0, 1, 3, 9\) uses a point id outside "
                                          r"\[0, 8\)"):
         td.unstructured(pts, [0, 4], [0, 1, 3, 9], np.array([10]))
     with pytest.raises(ValueError, match=r"VTK cell type 24"):
@@ -255,7 +294,7 @@ def test_refusals_name_what_is_wrong():
     with pytest.raises(ValueError, match=r"cell field 'q' needs one value per cell \(1\)"):
         ug.cell_data["q"] = tack.zeros(8)
     with pytest.raises(ValueError, match=r"dims are the points along x, y and z"):
-        td.image((0, 2, 2))
+        td.image((-1, 2, 2))
     with pytest.raises(ValueError, match=r"offsets \(explicit cells\) of an image"):
         td.image((2, 2, 2)).offsets
 
@@ -279,3 +318,70 @@ def test_from_vtk_refuses_what_it_cannot_hold():
         td.from_vtk(p)
     with pytest.raises(TypeError, match=r"takes a VTK dataset, got int"):
         td.from_vtk(3)
+
+
+def test_bad_offsets_and_types_are_refused_not_read():
+    pts = np.array(HEX, np.float64)
+    conn = np.arange(8)
+    with pytest.raises(ValueError, match=r"cell 0 of the unstructured dataset has offsets 0 "
+                                         r"to -1000000000000"):
+        td.unstructured(pts, [0, -10**12, -10**12 + 4, 8], conn, [10, 10, 10])
+    with pytest.raises(ValueError, match=r"offsets 4 to 1000000000000, outside the connectivity "
+                                         r"\(8 ids\)"):
+        td.unstructured(pts, [0, 4, 10**12, 8], conn, [10, 12, 10])
+    with pytest.raises(ValueError, match=r"a tetra needs 4 point ids"):
+        td.unstructured(pts, [0, 4, 7, 8], conn, [10, 10, 1])
+    with pytest.raises(ValueError, match=r"VTK's type numbers.*got 261"):
+        td.unstructured(pts, [0, 4], conn[:4], [261])
+    with pytest.raises(ValueError, match=r"VTK's type numbers.*got 5.7"):
+        td.unstructured(pts, [0, 4], conn[:4], [5.7])
+    with pytest.raises(ValueError, match=r"dims \(4194304, 4194304, 4194304\) make more points"):
+        td.image((2**22,) * 3)
+
+
+def test_poly_cells_must_have_the_type_vtk_reads():
+    pts = np.array(HEX, np.float64)
+    with pytest.raises(ValueError, match=r"polygon of 3 points, which VTK's poly data reads as a "
+                                         r"triangle: give it type 5"):
+        td.poly(pts, [0, 3], [0, 1, 6], [7])
+    with pytest.raises(ValueError, match=r"poly-line of 2 points.*a line: give it type 3"):
+        td.poly(pts, [0, 2], [0, 1], [4])
+
+
+def test_fields_take_host_data_and_vec_arrays():
+    ds = td.unstructured(np.array(HEX, np.float64), [0, 4, 8], np.arange(8), [10, 10])
+    ds.point_data["t"] = np.arange(8.0)  # copied to the dataset's device
+    ds.cell_data["v"] = tack.array(np.arange(6.0).reshape(2, 3), dtype=tack.vec(3, tack.f64))
+    assert ds.point_data["t"].device == ds.device
+    c = td.point_to_cell(ds, "t").cell_data["t"]
+    assert c.numpy().tolist() == [1.5, 5.5]
+    v = td.cell_to_point(ds, "v").point_data["v"]
+    assert v.dtype == tack.vec(3, tack.f64)
+    np.testing.assert_array_equal(v.numpy()[:4], [[0, 1, 2]] * 4)
+    ds.point_data["w"] = tack.zeros(8, dtype=tack.vec(2, tack.f32))
+    assert td.point_to_cell(ds, "w").cell_data["w"].numpy().shape == (2, 2)
+    ds.point_data["m"] = tack.zeros(8, dtype=tack.mat(2, 2, tack.f32))
+    with pytest.raises(TypeError, match=r"field 'm' is a mat\(2, 2, f32\) array"):
+        td.point_to_cell(ds, "m")
+
+
+@pytest.mark.parametrize("cls", ["vtkImageData", "vtkRectilinearGrid", "vtkStructuredGrid",
+                                 "vtkUnstructuredGrid", "vtkPolyData"])
+def test_empty_vtk_datasets_are_empty(cls):
+    obj = getattr(vtk, cls)()
+    ds = td.from_vtk(obj)
+    assert (ds.n_points, ds.n_cells) == (obj.GetNumberOfPoints(), obj.GetNumberOfCells()) == (0, 0)
+    assert td.cell_centers(ds).n_points == 0
+    back = td.to_vtk(ds)
+    assert (back.GetNumberOfPoints(), back.GetNumberOfCells()) == (0, 0)
+
+
+def test_arrays_on_another_device_are_refused_not_copied():
+    devices = [d for d in tack.devices() if d.kind != "cpu"]
+    if not devices:
+        pytest.skip("no device other than the CPU")
+    pts = tack.array(np.array(HEX, np.float64), device=devices[0])
+    ds = td.structured((2, 2, 2), pts)  # the points' device
+    assert ds.device == devices[0]
+    with pytest.raises(ValueError, match=r"offsets is on device 'cpu' but the dataset is on"):
+        td.unstructured(pts, tack.array(np.array([0, 4]), device="cpu"), np.arange(4), [10])

@@ -79,8 +79,13 @@ TEST_P(DataSetOnDevice, WrongMeshesAreRefusedWithTheirValues) {
       [&] {
         make({0, 4, 7}, {0, 1, 2, 3, 1, 2, 3}, {10, 10});
       },
-      {"cell 1 (a tetra of 3 point ids: 1, 2, 3)"});
-  expect_error<ValueError>([&] { make({0, 4}, {0, 1, 2, 5}, {10}); }, {"ids in [0, 5)"});
+      {"cell 1 of the unstructured dataset (a tetra of 3 point ids: 1, 2, 3)",
+       "a tetra needs 4 point ids"});
+  expect_error<ValueError>(
+      [&] {
+        make({0, 4}, {0, 1, 2, 5}, {10});
+      },
+      {"uses a point id outside [0, 5)"});
   expect_error<ValueError>([&] { make({0, 4}, {0, 1, 2, 3}, {24}); }, {"VTK cell type 24"});
   expect_error<ValueError>(
       [&] {
@@ -102,9 +107,15 @@ TEST_P(DataSetOnDevice, WrongMeshesAreRefusedWithTheirValues) {
       {"(n, 3) f32/f64"});
   expect_error<ValueError>(
       [&] {
-        DataSet::image({2, 0, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
+        DataSet::image({2, -1, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
       },
-      {"(2, 0, 2)"});
+      {"(2, -1, 2)"});
+  expect_error<ValueError>(
+      [&] {
+        make({0, 4, -8, 8}, {0, 1, 2, 3, 1, 2, 3, 4}, {10, 10, 10});
+      },
+      {"cell 1 of the unstructured dataset has offsets 4 to -8", "decreasing"});
+  EXPECT_EQ(DataSet::image({2, 0, 2}, {0, 0, 0}, {1, 1, 1}, dev_).n_cells(), 0);  // empty
   DataSet ds = DataSet::image({2, 2, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
   expect_error<KeyError>([&] { ds.point_data().at("rho"); }, {"no point field 'rho'"});
   expect_error<ValueError>([&] { ds.cell_data().set("q", zeros({3}, f32, dev_)); },
