@@ -59,7 +59,17 @@ Array averages_of(const Array& src, std::int64_t n, const Device& device) {
 DataSet elevation(const DataSet& ds, const Vec3& low, const Vec3& high,
                   const std::array<double, 2>& range, const std::string& name) {
   const Prelude g(ds);
-  const std::string body = R"(
+  // Structured kinds loop over (l, j, i): no divisions to find a point's coordinates.
+  const std::string body = ds.is_structured() && ds.n_points() > 0 ? R"(
+def ds_elevation({G}, out, lx, ly, lz, dx, dy, dz, inv_len2, r0, r1):
+    for l, j, i in tack.ndrange(g_nz, g_ny, g_nx):
+        p = i + g_nx * (j + g_ny * l)
+        x, y, z = ds_point_ijk({G}, i, j, l, p)
+        s = ((x - lx) * dx + (y - ly) * dy + (z - lz) * dz) * inv_len2
+        s = min(max(s, 0.0), 1.0)
+        out[p] = r0 + s * (r1 - r0)
+)"
+                                                                   : R"(
 def ds_elevation({G}, out, lx, ly, lz, dx, dy, dz, inv_len2, r0, r1):
     for p in range(len(out)):
         x, y, z = ds_point({G}, p)
@@ -83,7 +93,19 @@ def ds_elevation({G}, out, lx, ly, lz, dx, dy, dz, inv_len2, r0, r1):
 DataSet point_to_cell(const DataSet& ds, const std::string& name) {
   const Array src = ds.point_data().at(name);  // a copy: the map may change while this runs
   const Prelude g(ds);
-  const std::string body = R"(
+  // Structured kinds loop over the cells' (l, j, i): no divisions to find their points.
+  const std::string body = ds.is_structured() && ds.n_cells() > 0 ? R"(
+def ds_point_to_cell({G}, src, out, nc):
+    for cl, cj, ci in tack.ndrange(max(g_nz - 1, 1), max(g_ny - 1, 1), max(g_nx - 1, 1)):
+        c = ci + max(g_nx - 1, 1) * (cj + max(g_ny - 1, 1) * cl)
+        n = ds_cell_size({G}, c)
+        for m in range(nc):
+            s = tack.f64(0.0)
+            for k in range(n):
+                s += tack.f64(src[ds_cell_point_ijk({G}, ci, cj, cl, k), m])
+            out[c, m] = s / n
+)"
+                                                                  : R"(
 def ds_point_to_cell({G}, src, out, nc):
     for c in range(out.shape[0]):
         n = ds_cell_size({G}, c)
@@ -274,7 +296,29 @@ def ds_cell_centers({G}, out):
         out[c, 1] = y
         out[c, 2] = z
 )";
-  const Kernel& k = algorithms::cached_kernel(g.source(body), "ds_cell_centers");
+  // Structured kinds' cells (voxels, pixels, hexahedra, quads, lines, vertices) are centred at
+  // their points' average; their loop runs over (l, j, i), without divisions.
+  const std::string structured_body = R"(
+def ds_cell_centers({G}, out):
+    for cl, cj, ci in tack.ndrange(max(g_nz - 1, 1), max(g_ny - 1, 1), max(g_nx - 1, 1)):
+        c = ci + max(g_nx - 1, 1) * (cj + max(g_ny - 1, 1) * cl)
+        n = ds_cell_size({G}, c)
+        x = tack.f64(0.0)
+        y = tack.f64(0.0)
+        z = tack.f64(0.0)
+        for k in range(n):
+            pi, pj, pl = ds_cell_corner({G}, ci, cj, cl, k)
+            px, py, pz = ds_point_ijk({G}, pi, pj, pl, pi + g_nx * (pj + g_ny * pl))
+            x += px
+            y += py
+            z += pz
+        out[c, 0] = x / n
+        out[c, 1] = y / n
+        out[c, 2] = z / n
+)";
+  const bool grid = ds.is_structured() && ds.n_cells() > 0;
+  const Kernel& k =
+      algorithms::cached_kernel(g.source(grid ? structured_body : body), "ds_cell_centers");
   const ScalarType pt = ds.kind() == Kind::Image         ? ScalarType::f64
                         : ds.kind() == Kind::Rectilinear ? ds.coordinates(0).dtype().scalar
                                                          : ds.points().dtype().scalar;

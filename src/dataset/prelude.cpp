@@ -13,11 +13,29 @@ const char* const kImagePoint = R"(
 def ds_point({G}, p):
     return (g_ox + (p % g_nx) * g_sx, g_oy + ((p // g_nx) % g_ny) * g_sy,
             g_oz + (p // (g_nx * g_ny)) * g_sz)
+
+@tack.func
+def ds_point_ijk({G}, i, j, l, p):
+    return (g_ox + i * g_sx, g_oy + j * g_sy, g_oz + l * g_sz)
 )";
 const char* const kRectilinearPoint = R"(
 @tack.func
 def ds_point({G}, p):
     return (g_x[p % g_nx], g_y[(p // g_nx) % g_ny], g_z[p // (g_nx * g_ny)])
+
+@tack.func
+def ds_point_ijk({G}, i, j, l, p):
+    return (g_x[i], g_y[j], g_z[l])
+)";
+// A structured grid's points are loaded; ds_point_ijk takes the point's id too.
+const char* const kStructuredPoint = R"(
+@tack.func
+def ds_point({G}, p):
+    return (g_pts[p, 0], g_pts[p, 1], g_pts[p, 2])
+
+@tack.func
+def ds_point_ijk({G}, i, j, l, p):
+    return (g_pts[p, 0], g_pts[p, 1], g_pts[p, 2])
 )";
 const char* const kLoadedPoint = R"(
 @tack.func
@@ -47,12 +65,7 @@ def ds_cell_type({G}, c):
     return t
 
 @tack.func
-def ds_cell_point({G}, c, k):
-    cx = max(g_nx - 1, 1)
-    cy = max(g_ny - 1, 1)
-    i = c % cx
-    j = (c // cx) % cy
-    l = c // (cx * cy)
+def ds_cell_corner({G}, i, j, l, k):
     b0 = k & 1
     b1 = (k >> 1) & 1
     b2 = (k >> 2) & 1
@@ -69,7 +82,18 @@ def ds_cell_point({G}, c, k):
         b0 = b1
     if g_nz > 1:
         dl = b0
-    return (i + di) + g_nx * ((j + dj) + g_ny * (l + dl))
+    return (i + di, j + dj, l + dl)
+
+@tack.func
+def ds_cell_point_ijk({G}, i, j, l, k):
+    pi, pj, pl = ds_cell_corner({G}, i, j, l, k)
+    return pi + g_nx * (pj + g_ny * pl)
+
+@tack.func
+def ds_cell_point({G}, c, k):
+    cx = max(g_nx - 1, 1)
+    cy = max(g_ny - 1, 1)
+    return ds_cell_point_ijk({G}, c % cx, (c // cx) % cy, c // (cx * cy), k)
 )";
 
 const char* const kExplicitCells = R"(
@@ -115,7 +139,7 @@ Prelude::Prelude(const DataSet& ds) {
       } else {
         params_ += ", g_pts";
         arrays_ = {ds.points()};
-        functions_ = kLoadedPoint;
+        functions_ = kStructuredPoint;
       }
       cells = kImplicitCells;
       cells = algorithms::subst(cells, "TYPE2", loaded ? "9" : "8");
