@@ -50,6 +50,20 @@ def tetrahedra(m):
     return tri.GetOutput()
 
 
+def gradient_filter():
+    f = vtk.vtkGradientFilter()
+    f.SetInputArrayToProcess(0, 0, 0, 0, "p")
+    return f
+
+
+def threshold_filter():
+    f = vtk.vtkThreshold()
+    f.SetInputArrayToProcess(0, 0, 0, 0, "p")
+    f.SetLowerThreshold(0.0)
+    f.SetUpperThreshold(1.0)
+    return f
+
+
 def vtk_time(algorithm, obj, **settings):
     algorithm.SetInputData(obj)
     for k, v in settings.items():
@@ -89,6 +103,14 @@ def main():
              lambda: td.cell_to_point(ds, "c")),
             ("cell_centers", lambda: vtk_time(vtk.vtkCellCenters(), obj, VertexCells=True),
              lambda: td.cell_centers(ds)),
+            ("gradient", lambda: vtk_time(gradient_filter(), obj),
+             lambda: td.gradient(ds, "p")),
+            ("threshold", lambda: vtk_time(threshold_filter(), obj),
+             lambda: td.threshold(ds, "p", 0.0, 1.0, association="point")),
+            ("external_faces", lambda: vtk_time(vtk.vtkDataSetSurfaceFilter(), obj),
+             lambda: td.external_faces(ds)),
+            ("integrate", lambda: vtk_time(vtk.vtkIntegrateAttributes(), obj),
+             lambda: td.integrate(ds)),
         ]
         for name, run_vtk, run_tack in cases:
             t_vtk = run_vtk()

@@ -150,5 +150,42 @@ DataSet cell_to_point(const DataSet& ds, const std::string& field);
 // Poly data of one vertex per cell at VTK's parametric center of the cell (vtkCellCenters
 // with vertex cells), carrying the cell fields as point fields.
 DataSet cell_centers(const DataSet& ds);
+// The point gradients of the point field `field`, as vtkGradientFilter: a point field `name` of
+// 3 * k components per point for a field of k (d(component)/dx, /dy, /dz, component by
+// component), f64 for fields of 8-byte elements, f32 otherwise. Grids: finite differences in
+// index space as VTK's; explicit kinds: the average over the point's cells of the highest
+// dimension of each cell's derivative at the point, exact for a linear field on every cell type.
+// A cell field is a ValueError (make it a point field with cell_to_point first).
+DataSet gradient(const DataSet& ds, const std::string& field, const std::string& name = "gradient");
+// The cells whose value of `field` lies in [lower, upper] (NaN never does), as vtkThreshold: a
+// cell field's own value, or a point field's values at all the cell's points (any of them with
+// all_points false); `component` of a field with several. association "point", "cell" or ""
+// (whichever has the field; ValueError when both do). An unstructured grid of the kept cells in
+// the input's order over the points they use (in the input's order), carrying every field.
+DataSet threshold(const DataSet& ds, const std::string& field, double lower, double upper,
+                  const std::string& association = "", std::int64_t component = 0,
+                  bool all_points = true);
+// The boundary of the dataset as poly data, as vtkDataSetSurfaceFilter: each 3-D cell's faces no
+// other 3-D cell has (VTK's face order and orientation), strips as their triangles, other 2-D
+// cells themselves (a pixel as a quad), lines and vertices themselves; in poly data's order
+// (vertices, lines, polygons), each in the input's cell order; over the points they use (in the
+// input's order), carrying the fields (a face its cell's). Poly data is its own surface.
+DataSet external_faces(const DataSet& ds);
+
+// What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of
+// that dimension (the other two measures 0), and each field's integral over them, a value per
+// component, in the fields' order.
+struct Integrals {
+  int dimension = 0;
+  double length = 0.0, area = 0.0, volume = 0.0;
+  std::vector<std::pair<std::string, std::vector<double>>> point_fields, cell_fields;
+};
+// The integrals of vtkIntegrateAttributes: only cells of the dataset's highest dimension count
+// (vertices never); lines by segments, polygons by their fan from point 0, quads by the
+// triangles (0, 1, 2) and (0, 3, 2), strips by their triangles, pixels and voxels whole,
+// hexahedra, wedges and pyramids by VTK's tetrahedra (signed volumes, as VTK's); a point field
+// integrates as each piece's measure times the mean of its points' values, a cell field as its
+// value times the cell's measure. Sums in tack::sum's fixed order.
+Integrals integrate(const DataSet& ds);
 
 }  // namespace tack::dataset

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -133,6 +134,55 @@ void init_dataset(nb::module_& m) {
       [](const DataSet& ds) {
         GilRelease release;
         return dataset::cell_centers(ds);
+      },
+      nb::arg("ds"));
+  m.def(
+      "dataset_threshold",
+      [](const DataSet& ds, const std::string& field, double lower, double upper,
+         const std::string& association, std::int64_t component, bool all_points) {
+        GilRelease release;
+        return dataset::threshold(ds, field, lower, upper, association, component, all_points);
+      },
+      nb::arg("ds"), nb::arg("field"), nb::arg("lower"), nb::arg("upper"), nb::arg("association"),
+      nb::arg("component"), nb::arg("all_points"));
+  // (dimension, length, area, volume, [(name, values)] of point fields, of cell fields);
+  // tack.dataset.integrate makes its dict.
+  m.def(
+      "dataset_integrate",
+      [](const DataSet& ds) {
+        dataset::Integrals r;
+        {
+          GilRelease release;
+          r = dataset::integrate(ds);
+        }
+        // Each field's integral as a float, or a NumPy-shaped list of its row's shape.
+        auto fields = [](const FieldMap& map, const auto& sums) {
+          nb::list l;
+          for (const auto& [name, values] : sums) {
+            const Shape shape = map.at(name).numpy_shape();
+            nb::list row_shape;
+            for (std::size_t d = 1; d < shape.size(); ++d) row_shape.append(shape[d]);
+            l.append(nb::make_tuple(name, values, nb::tuple(row_shape)));
+          }
+          return l;
+        };
+        return nb::make_tuple(r.dimension, r.length, r.area, r.volume,
+                              fields(ds.point_data(), r.point_fields),
+                              fields(ds.cell_data(), r.cell_fields));
+      },
+      nb::arg("ds"));
+  m.def(
+      "dataset_gradient",
+      [](const DataSet& ds, const std::string& field, const std::string& name) {
+        GilRelease release;
+        return dataset::gradient(ds, field, name);
+      },
+      nb::arg("ds"), nb::arg("field"), nb::arg("name"));
+  m.def(
+      "dataset_external_faces",
+      [](const DataSet& ds) {
+        GilRelease release;
+        return dataset::external_faces(ds);
       },
       nb::arg("ds"));
 }

@@ -16,7 +16,8 @@ FieldMap = _core.FieldMap
 
 __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
-           "cell_to_point", "cell_centers"]
+           "cell_to_point", "cell_centers", "threshold", "external_faces",
+           "integrate", "gradient"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -124,6 +125,50 @@ def cell_centers(ds):
     """Poly data of one vertex per cell at the cell's parametric center (vtkCellCenters with
     vertex cells), the cell fields as its point fields."""
     return _core.dataset_cell_centers(ds)
+
+
+def gradient(ds, field, *, name="gradient"):
+    """ds with the point gradients of the point field `field` (vtkGradientFilter) as a point
+    field `name` of shape (n_points, 3 * k) for a field of k components (d/dx, d/dy, d/dz of
+    each component in turn); f64 for fields of 8-byte elements, f32 otherwise. Grids use VTK's
+    finite differences; other kinds average each point's cells' derivatives (cells of the
+    highest dimension around the point), exact for a linear field on every cell type."""
+    return _core.dataset_gradient(ds, field, name)
+
+
+def threshold(ds, field, lower, upper, *, association=None, component=0, all_points=True):
+    """An unstructured grid of the cells whose value of `field` lies in [lower, upper]
+    (vtkThreshold, "between"): a cell field's value, or a point field's values at all of the
+    cell's points (at any of them with all_points=False); `component` of a field with several.
+    association "point" or "cell" picks the field when both kinds have one of that name. Cells
+    and points keep the input's order; every field is carried."""
+    return _core.dataset_threshold(ds, field, float(lower), float(upper), association or "",
+                                   int(component), bool(all_points))
+
+
+def external_faces(ds):
+    """The boundary as poly data (vtkDataSetSurfaceFilter): the faces of 3-D cells that no other
+    3-D cell has, 2-D cells themselves (pixels as quads), lines and vertices themselves, in poly
+    data's order (vertices, lines, polygons, strips) and the input's cell order; a face carries
+    its cell's fields, the points keep theirs."""
+    return _core.dataset_external_faces(ds)
+
+
+def integrate(ds):
+    """The integrals of vtkIntegrateAttributes, as a dict: 'length', 'area' and 'volume' (the
+    measure of the cells of the dataset's highest dimension, the other two 0.0; vertices never
+    count), then each point field and each cell field by name (a cell field that shares a point
+    field's name as 'NAME (cell)'): a float, or a NumPy array of the field's row shape."""
+    _, length, area, volume, points, cells = _core.dataset_integrate(ds)
+    out = {"length": length, "area": area, "volume": volume}
+
+    def value(values, shape):
+        return float(values[0]) if not shape else _np.array(values).reshape(shape)
+    for name, values, shape in points:
+        out[name] = value(values, shape)
+    for name, values, shape in cells:
+        out[name + " (cell)" if name in ds.point_data else name] = value(values, shape)
+    return out
 
 
 # VTK in and out ------------------------------------------------------------------------------

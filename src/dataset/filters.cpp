@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/kernel_text.hpp"
+#include "dataset/cells.hpp"
 #include "dataset/prelude.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/dataset.hpp"
@@ -15,33 +16,12 @@
 namespace tack::dataset {
 namespace {
 
+using detail::as_rows;
+using detail::components;
 using detail::Prelude;
 
 KernelArg f64(double v) {
   return KernelArg(Scalar::from(v), ScalarType::f64);
-}
-
-// The components of a field's rows: 1 for (n,), k for (n, k) or vec(k).
-std::int64_t components(const Array& a) {
-  if (a.dtype().is_vector()) return a.dtype().components();
-  std::int64_t k = 1;
-  for (std::size_t d = 1; d < a.shape().size(); ++d) k *= a.shape()[d];
-  return k;
-}
-
-// A field's rows as a kernel reads them, `src[row, m]` for m < components(a): (n,) becomes (n, 1),
-// (n, a, b) becomes (n, a * b), a 1-D vec(k) array is itself (its second index is the
-// component). Matrix fields and vec fields of more than one dimension are refused.
-Array as_rows(const Array& a, const std::string& field) {
-  if (a.dtype().is_matrix() || (a.dtype().is_vector() && a.ndim() != 1)) {
-    throw TypeError("tack.dataset: field '" + field + "' is a " + a.dtype().str() +
-                    " array of shape " + tack::detail::shape_str(a.shape()) +
-                    "; filters take scalars, (n, k) components or 1-D vec(k) arrays: reshape "
-                    "it, or store it as (n, k) scalars");
-  }
-  if (a.dtype().is_vector() || a.ndim() == 2) return a;
-  if (a.ndim() == 1) return a.reshape({a.shape()[0], 1});
-  return a.reshape({a.shape()[0], components(a)});
 }
 
 // The array of `n` averages of `src`'s rows: floats keep their dtype, integers give f64.
@@ -161,15 +141,7 @@ def ds_cell_to_point_structured(g_nx, g_ny, g_nz, src, out, nc):
     const Dims& d = ds.dims();
     k(d[0], d[1], d[2], rows, out_rows, nc);
   } else {
-    // Each point's cells in increasing cell id: the (point, cell) pairs of the connectivity,
-    // sorted stably by point; a point's run of the sorted pairs is [starts[p], starts[p + 1]).
-    const Kernel& owners = algorithms::cached_kernel(R"(
-def ds_slot_cells(offsets, cell_of):
-    for c in range(len(offsets) - 1):
-        for k in range(offsets[c], offsets[c + 1]):
-            cell_of[k] = c
-)",
-                                                     "ds_slot_cells");
+    // Each point's cells in increasing cell id (dataset/cells.hpp).
     const Kernel& average = algorithms::cached_kernel(R"(
 def ds_cell_to_point_explicit(starts, cells, src, out, nc):
     for p in range(out.shape[0]):
@@ -181,14 +153,8 @@ def ds_cell_to_point_explicit(starts, cells, src, out, nc):
             out[p, m] = s / n if n > 0 else tack.f64(0.0)
 )",
                                                       "ds_cell_to_point_explicit");
-    const Array& conn = ds.connectivity();
-    Array cell_of = empty(conn.shape(), conn.dtype(), ds.device());
-    owners(ds.offsets(), cell_of);
-    const auto [points, cells] = sort_by_key(conn, cell_of);
-    const Array ids = arange(Scalar::from(std::int64_t{0}), Scalar::from(ds.n_points() + 1),
-                             Scalar::from(std::int64_t{1}), conn.dtype(), ds.device());
-    const Array starts = searchsorted(points, ids, "left");
-    average(starts, cells, rows, out_rows, nc);
+    const detail::CellLinks links = detail::cell_links(ds);
+    average(links.starts, links.cells, rows, out_rows, nc);
   }
   DataSet r = ds;
   r.point_data().set(name, out);

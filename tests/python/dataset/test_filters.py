@@ -25,7 +25,8 @@ def run(algorithm, obj, **settings):
 
 
 def close(got, want, rtol=1e-6):
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * max(1.0, np.abs(want).max()))
+    scale = np.abs(want).max() if np.size(want) else 1.0
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * max(1.0, scale))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -101,3 +102,257 @@ def test_cell_to_point_gives_zero_to_a_point_no_cell_uses(device):
     ds = td.unstructured(np.eye(4, 3), [0, 3], [0, 1, 2], np.array([5]))  # point 3 unused
     ds.cell_data["q"] = tack.array([2.0])
     assert td.cell_to_point(ds, "q").point_data["q"].numpy().tolist() == [2.0, 2.0, 2.0, 0.0]
+
+
+def cells_of(offsets, connectivity):
+    return [connectivity[offsets[i]:offsets[i + 1]].tolist() for i in range(len(offsets) - 1)]
+
+
+def vtk_cells(obj):
+    return [[obj.GetCell(c).GetPointId(k) for k in range(obj.GetCell(c).GetNumberOfPoints())]
+            for c in range(obj.GetNumberOfCells())]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("association", ["cell", "point"])
+def test_threshold_is_vtks(kind, association, device):
+    obj = MAKERS[kind]()
+    data = obj.GetCellData() if association == "cell" else obj.GetPointData()
+    if data.GetArray("pressure") is None:
+        pytest.skip("no fields")
+    # a point field's cells need all their points in range: a wider one
+    lower, upper = (-0.6, 1.1) if association == "cell" else (-2.2, 2.2)
+    t = vtk.vtkThreshold()
+    t.SetInputArrayToProcess(0, 0, 0, 1 if association == "cell" else 0, "pressure")
+    want = run(t, obj, LowerThreshold=lower, UpperThreshold=upper)
+    ds = td.from_vtk(obj)
+    out = td.threshold(ds, "pressure", lower, upper, association=association)
+    assert out.kind == "unstructured" and out.device == device
+    assert (out.n_cells, out.n_points) == (want.GetNumberOfCells(), want.GetNumberOfPoints())
+    assert out.n_cells < ds.n_cells and (out.n_cells > 0 or association == "point")
+    # VTK keeps the cells and the points they use in the input's order, as Tack does.
+    close(out.points.numpy(), ns.vtk_to_numpy(want.GetPoints().GetData()), 1e-6)
+    assert cells_of(out.offsets.numpy(), out.connectivity.numpy()) == vtk_cells(want)
+    assert out.types.numpy().tolist() == [want.GetCellType(c) for c in range(want.GetNumberOfCells())]
+    for mine, theirs in ((out.point_data, want.GetPointData()), (out.cell_data, want.GetCellData())):
+        for name in ("pressure", "velocity", "id"):
+            np.testing.assert_array_equal(mine[name].numpy(),
+                                          ns.vtk_to_numpy(theirs.GetArray(name)))
+
+
+def test_threshold_components_any_point_and_nan(device):
+    pts = np.array([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)], np.float64)
+    ds = td.unstructured(pts, [0, 3, 6], [0, 1, 2, 1, 3, 2], np.array([5, 5]))
+    ds.point_data["v"] = np.array([(0.0, 5.0), (0.0, 1.0), (0.0, 1.0), (np.nan, 1.0)])
+    assert td.threshold(ds, "v", 0.5, 2.0, component=1).n_cells == 1  # point 0's 5.0 drops cell 0
+    assert td.threshold(ds, "v", -1, 1).n_cells == 1  # NaN is in no range
+    assert td.threshold(ds, "v", 4.0, 6.0, component=1, all_points=False).n_cells == 1
+    none = td.threshold(ds, "v", 7.0, 8.0, component=1)
+    assert (none.n_cells, none.n_points, none.offsets.numpy().tolist()) == (0, 0, [0])
+    with pytest.raises(ValueError, match=r"component 2 of field 'v', which has 2 component"):
+        td.threshold(ds, "v", 0, 1, component=2)
+    ds.cell_data["v"] = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"'v' is both a point and a cell field; pass "
+                                         r"association='point' or 'cell'"):
+        td.threshold(ds, "v", 0, 1)
+    assert td.threshold(ds, "v", 1.5, 2.5, association="cell").cell_data["v"].numpy().tolist() \
+        == [2.0]
+    with pytest.raises(KeyError, match=r"no field 'w'; there are 'v', 'v'"):
+        td.threshold(ds, "w", 0, 1)
+
+
+def polygons(obj_points, cells):
+    """Each cell as its points' coordinates, turned to start at its least point (keeping the
+    way it goes round), the list sorted: two outputs in different orders compare equal."""
+    out = []
+    for ids in cells:
+        pts = [tuple(np.round(obj_points[i], 9)) for i in ids]
+        k = pts.index(min(pts))
+        out.append(tuple(pts[k:] + pts[:k]))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_external_faces_are_vtks(kind, device):
+    obj = MAKERS[kind]()
+    want = run(vtk.vtkDataSetSurfaceFilter(), obj)
+    ds = td.from_vtk(obj)
+    out = td.external_faces(ds)
+    assert out.kind == "poly" and out.device == device
+    assert out.n_cells == want.GetNumberOfCells()
+    # VTK gives each side of a grid its own points; Tack's faces share them
+    theirs_points = ns.vtk_to_numpy(want.GetPoints().GetData())
+    assert out.n_points == (len(theirs_points) if kind == "poly"  # poly data is its own surface
+                            else len(np.unique(theirs_points, axis=0)))
+    mine = polygons(out.points.numpy(), cells_of(out.offsets.numpy(), out.connectivity.numpy()))
+    theirs = polygons(ns.vtk_to_numpy(want.GetPoints().GetData()), vtk_cells(want))
+    assert mine == theirs
+    # each face carries its cell's fields, each point its own
+    if ds.cell_data:
+        source = out.cell_data["id"].numpy()
+        # vertices, lines, then polygons, each in the input's cell order
+        category = np.searchsorted([2, 4], out.types.numpy(), side="left")
+        order = sorted(range(out.n_cells), key=lambda i: (category[i], source[i]))
+        assert order == list(range(out.n_cells))
+        np.testing.assert_array_equal(out.cell_data["pressure"].numpy(),
+                                      ds.cell_data["pressure"].numpy()[source])
+        kept = out.point_data["id"].numpy()  # the input's point ids, increasing
+        assert np.all(np.diff(kept) > 0)
+        close(out.points.numpy(), ds.points.numpy()[kept], 1e-12)
+
+
+def test_external_faces_of_a_tetrahedral_block_are_its_box(device):
+    obj = vtk.vtkImageData()
+    obj.SetDimensions(4, 3, 5)
+    tri = vtk.vtkDataSetTriangleFilter()
+    tri.SetInputData(obj)
+    tri.Update()
+    ds = td.from_vtk(tri.GetOutput())
+    out = td.external_faces(ds)
+    # 2 triangles per boundary square: 2 * (3*2 + 3*4 + 2*4) * 2 sides
+    assert out.n_cells == 2 * 2 * (3 * 2 + 3 * 4 + 2 * 4)
+    assert out.n_points == 4 * 3 * 5 - 2 * 1 * 3  # every point but the interior ones
+    assert out.types.numpy().tolist() == [5] * out.n_cells
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_integrate_is_vtks(kind, device):
+    obj = MAKERS[kind]()
+    want = run(vtk.vtkIntegrateAttributes(), obj)
+    got = td.integrate(td.from_vtk(obj))
+    for key, name in (("length", "Length"), ("area", "Area"), ("volume", "Volume")):
+        array = want.GetCellData().GetArray(name)
+        assert got[key] == pytest.approx(array.GetValue(0) if array else 0.0, rel=1e-6, abs=1e-12)
+    for data, suffix in ((want.GetPointData(), ""), (want.GetCellData(), " (cell)")):
+        for name in ("pressure", "velocity", "id"):
+            if data.GetArray(name) is not None:
+                np.testing.assert_allclose(got[name + suffix],
+                                           ns.vtk_to_numpy(data.GetArray(name))[0],
+                                           rtol=1e-6, atol=1e-9)
+
+
+def test_integrate_names_and_shapes():
+    ds = td.image((3, 3, 1), spacing=(0.5, 2.0, 1.0))  # 2 x 2 pixels of area 1
+    ds.point_data["v"] = np.ones((9, 3))
+    ds.cell_data["v"] = np.full(4, 2.0)
+    r = td.integrate(ds)
+    assert (r["length"], r["area"], r["volume"]) == (0.0, 4.0, 0.0)
+    assert r["v"].shape == (3,) and r["v"].tolist() == [4.0, 4.0, 4.0]
+    assert r["v (cell)"] == 8.0
+    empty = td.integrate(td.image((0, 0, 0)))
+    assert (empty["length"], empty["area"], empty["volume"]) == (0.0, 0.0, 0.0)
+
+
+GRID_KINDS = ["image", "rectilinear", "structured", "image_plane", "structured_plane",
+              "structured_line"]
+
+
+def vtk_gradient(obj, name):
+    f = vtk.vtkGradientFilter()
+    f.SetInputArrayToProcess(0, 0, 0, 0, name)
+    return ns.vtk_to_numpy(run(f, obj).GetPointData().GetArray("Gradients"))
+
+
+@pytest.mark.parametrize("kind", GRID_KINDS)
+def test_gradient_on_grids_is_vtks(kind, device):
+    obj = MAKERS[kind]()
+    ds = td.from_vtk(obj)
+    for name in ("pressure", "velocity", "id"):
+        got = td.gradient(ds, name).point_data["gradient"]
+        want = vtk_gradient(obj, name)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        close(got.numpy(), want, 1e-6 if want.dtype == np.float64 else 1e-5)
+
+
+def vtk_cells_of_dimension(make, dimension):
+    """The cells of one dimension of a mesh, the rest dropped (VTK's gradient counts cells of
+    every dimension around a point; Tack's those of the highest)."""
+    obj = make()
+    out = vtk.vtkUnstructuredGrid()
+    out.SetPoints(obj.GetPoints())
+    keep = [c for c in range(obj.GetNumberOfCells())
+            if obj.GetCell(c).GetCellDimension() == dimension
+            and obj.GetCellType(c) != vtk.VTK_POLYGON]  # VTK's polygon rule is not exact
+    for c in keep:
+        cell = obj.GetCell(c)
+        out.InsertNextCell(obj.GetCellType(c), cell.GetPointIds())
+    out.GetPointData().ShallowCopy(obj.GetPointData())
+    return out
+
+
+@pytest.mark.parametrize("dimension", [3, 2])
+def test_gradient_on_cells_is_vtks(dimension, device):
+    obj = vtk_cells_of_dimension(MAKERS["unstructured"], dimension)
+    ds = td.from_vtk(obj)
+    for name in ("pressure", "velocity"):
+        got = td.gradient(ds, name).point_data["gradient"].numpy()
+        want = vtk_gradient(obj, name)
+        used = np.unique(ds.connectivity.numpy())
+        close(got[used], want[used], 1e-5)
+
+
+def test_gradient_on_triangles_is_vtks(device):
+    obj = MAKERS["triangles"]()
+    ds = td.from_vtk(obj)
+    ds.point_data["u"] = np.sin(3 * ds.points.numpy()).sum(axis=1)
+    obj.GetPointData().AddArray(td.to_vtk(ds).GetPointData().GetArray("u"))
+    close(td.gradient(ds, "u").point_data["gradient"].numpy(), vtk_gradient(obj, "u"), 1e-6)
+
+
+LINEAR = np.array([2.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("cell", ["tetra", "hexahedron", "voxel", "wedge", "pyramid", "triangle",
+                                  "quad", "pixel", "polygon4", "polygon", "triangle_strip",
+                                  "line", "poly_line"])
+def test_gradient_of_a_linear_field_is_exact(cell, device):
+    """On every cell type and at every point: the field's gradient on 3-D cells, its part in
+    the cell's plane on 2-D cells, along the line on lines."""
+    skew = np.array([[1.0, 0.2, 0.1], [0.1, 0.9, 0.3], [0.2, -0.1, 1.1]])
+    shapes = {
+        "tetra": (10, [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]),
+        "hexahedron": (12, [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1),
+                            (1, 1, 1), (0, 1, 1)]),
+        "voxel": (11, [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1),
+                       (0, 1, 1), (1, 1, 1)]),
+        "wedge": (13, [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1)]),
+        "pyramid": (14, [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0.5, 0.5, 1)]),
+        "triangle": (5, [(0, 0, 0), (1, 0, 0.5), (0, 1, 0)]),
+        "quad": (9, [(0, 0, 0), (1, 0, 0), (1.2, 1, 0), (0, 1, 0)]),
+        "pixel": (8, [(0, 0, 0), (2, 0, 0), (0, 1, 0), (2, 1, 0)]),
+        "polygon4": (7, [(0, 0, 0), (1, 0, 0), (1.3, 1, 0), (0, 1.1, 0)]),
+        "polygon": (7, [(0, 0, 0), (1, 0, 0), (1.5, 0.8, 0), (0.5, 1.5, 0), (-0.3, 0.7, 0)]),
+        "triangle_strip": (6, [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 2, 0)]),
+        "line": (3, [(0, 0, 0), (1, 1, 0)]),
+        "poly_line": (4, [(0, 0, 0), (1, 1, 0), (2, 1, 1)]),
+    }
+    vtk_type, pts = shapes[cell]
+    pts = np.array(pts, np.float64)
+    if vtk_type not in (8, 11):  # pixels and voxels stay axis-aligned
+        pts = pts @ skew.T
+    n = len(pts)
+    ds = td.unstructured(pts, [0, n], np.arange(n), np.array([vtk_type], np.uint8))
+    ds.point_data["u"] = pts @ LINEAR + 1.0
+    got = td.gradient(ds, "u").point_data["gradient"].numpy()
+    for k in range(n):
+        if vtk_type >= 10:
+            want = LINEAR
+        elif vtk_type in (3, 4):
+            e = max(k - 1, 0) if vtk_type == 4 else 0
+            d = pts[e + 1] - pts[e]
+            want = d * (LINEAR @ d) / (d @ d)
+        else:
+            normal = np.cross(pts[1] - pts[0], pts[2] - pts[0])
+            normal /= np.linalg.norm(normal)
+            want = LINEAR - normal * (LINEAR @ normal)
+        np.testing.assert_allclose(got[k], want, rtol=1e-9, atol=1e-9, err_msg=f"point {k}")
+
+
+def test_gradient_refuses_cell_fields_and_names_the_way():
+    ds = td.from_vtk(MAKERS["poly"]())
+    del ds.point_data["pressure"]
+    with pytest.raises(ValueError, match=r"'pressure' is a cell field; make it a point field "
+                                         r"first with cell_to_point\(ds, 'pressure'\)"):
+        td.gradient(ds, "pressure")
+    with pytest.raises(KeyError, match=r"no point field 'rho'"):
+        td.gradient(ds, "rho")

@@ -152,5 +152,38 @@ TEST_P(DataSetOnDevice, CellToPointOnAnImageAveragesTheCellsAround) {
             (std::vector<double>{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}));
 }
 
+TEST_P(DataSetOnDevice, ThresholdExternalFacesGradientAndIntegralsOnTwoTetrahedra) {
+  TwoTets m;
+  DataSet ds = DataSet::unstructured(arr(m.points, {5, 3}), arr(m.offsets), arr(m.connectivity),
+                                     arr(m.types));
+  ds.point_data().set("p", arr(std::vector<double>{0, 1, 2, 3, 6}));  // x + 2y + 3z
+  ds.cell_data().set("c", arr(std::vector<float>{1, 3}));
+  // Cell 1 alone, over its points 1 to 4 renumbered 0 to 3, with its fields.
+  DataSet kept = threshold(ds, "c", 2, 4);
+  EXPECT_EQ(kept.kind(), Kind::Unstructured);
+  EXPECT_EQ(kept.connectivity().to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(kept.point_data().at("p").to_vector<double>(), (std::vector<double>{1, 2, 3, 6}));
+  EXPECT_EQ(kept.cell_data().at("c").to_vector<float>(), (std::vector<float>{3}));
+  EXPECT_EQ(threshold(ds, "p", 0, 3).n_cells(), 1);                     // all points of cell 0 only
+  EXPECT_EQ(threshold(ds, "p", 0, 3, "point", 0, false).n_cells(), 2);  // any point
+  // The shared face (1, 2, 3) is neither cell's external face; VTK's face order in each cell.
+  DataSet surface = external_faces(ds);
+  EXPECT_EQ(surface.kind(), Kind::Poly);
+  EXPECT_EQ(surface.connectivity().to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 1, 3, 2, 0, 3, 0, 2, 1, 1, 2, 4, 2, 3, 4, 3, 1, 4}));
+  EXPECT_EQ(surface.cell_data().at("c").to_vector<float>(), (std::vector<float>{1, 1, 1, 3, 3, 3}));
+  // Exact for a linear field at every point.
+  const std::vector<double> g = gradient(ds, "p").point_data().at("gradient").to_vector<double>();
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], 1.0 + i % 3, 1e-12) << i;
+  expect_error<ValueError>([&] { gradient(ds, "c"); }, {"'c' is a cell field", "cell_to_point"});
+  const Integrals r = integrate(ds);
+  EXPECT_EQ(r.dimension, 3);
+  EXPECT_NEAR(r.volume, 0.5, 1e-15);
+  ASSERT_EQ(r.cell_fields.size(), 1u);
+  EXPECT_NEAR(r.cell_fields[0].second[0], 1.0 / 6 + 3.0 / 3, 1e-15);
+  // The tetrahedra's integral of x + 2y + 3z: each volume times its points' mean.
+  EXPECT_NEAR(r.point_fields[0].second[0], (1.0 / 6) * 1.5 + (1.0 / 3) * 3.0, 1e-15);
+}
+
 }  // namespace
 }  // namespace tack::dataset

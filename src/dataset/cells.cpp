@@ -1,0 +1,152 @@
+// Cell links and the assembly of extracted cells (dataset/cells.hpp, docs/design/dataset.md).
+#include "dataset/cells.hpp"
+
+#include <string>
+#include <utility>
+
+#include "algorithms/kernel_text.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+
+namespace tack::dataset::detail {
+namespace {
+
+// A point's run of cells is put in cell order by an insertion sort while every run is at most
+// this long (it is tens of cells on real meshes); a longer one sorts all the links at once.
+constexpr std::int64_t kShortRun = 128;
+
+const DType kI64(ScalarType::i64);
+
+}  // namespace
+
+CellLinks cell_links(const DataSet& ds) {
+  const Array& conn = ds.connectivity();
+  const Device& device = ds.device();
+  // counts[p]: the cells naming p; an exclusive scan makes them the runs' starts in place.
+  Array starts = zeros({ds.n_points() + 1}, kI64, device);
+  const Kernel& count = algorithms::cached_kernel(R"(
+def ds_link_count(conn, counts):
+    for k in range(len(conn)):
+        tack.atomic_add(counts, conn[k], 1)
+)",
+                                                  "ds_link_count");
+  count(conn, starts);
+  const std::int64_t longest = static_cast<std::int64_t>(max(starts).as_double());
+  exclusive_scan(starts, starts, "add");
+  Array cells = empty(conn.shape(), conn.dtype(), device);
+  if (longest <= kShortRun) {
+    // Each cell takes a slot in its points' runs (in any order), then each run is sorted.
+    const Kernel& fill = algorithms::cached_kernel(R"(
+def ds_link_fill(offsets, conn, starts, cursor, cells):
+    for c in range(len(offsets) - 1):
+        for k in range(offsets[c], offsets[c + 1]):
+            p = conn[k]
+            cells[starts[p] + tack.atomic_add(cursor, p, 1)] = c
+)",
+                                                   "ds_link_fill");
+    const Kernel& sort = algorithms::cached_kernel(
+        R"(
+def ds_link_sort(starts, cells):
+    for p in range(len(starts) - 1):
+        b = starts[p]
+        for i in range(b + 1, starts[p + 1]):
+            v = cells[i]
+            j = i
+            while j > b and cells[j - 1] > v:
+                cells[j] = cells[j - 1]
+                j -= 1
+            cells[j] = v
+)",
+        "ds_link_sort");
+    Array cursor = zeros({ds.n_points()}, kI64, device);
+    fill(ds.offsets(), conn, starts, cursor, cells);
+    sort(starts, cells);
+  } else {
+    // The (point, cell) pairs of the connectivity, sorted stably by point.
+    const Kernel& owners = algorithms::cached_kernel(R"(
+def ds_link_owners(offsets, cell_of):
+    for c in range(len(offsets) - 1):
+        for k in range(offsets[c], offsets[c + 1]):
+            cell_of[k] = c
+)",
+                                                     "ds_link_owners");
+    owners(ds.offsets(), cells);
+    cells = sort_by_key(conn, cells).second;
+  }
+  return {starts, cells};
+}
+
+std::pair<Array, std::string> find_field(const DataSet& ds, const std::string& field,
+                                         const std::string& association) {
+  if (association == "point") return {ds.point_data().at(field), "point"};
+  if (association == "cell") return {ds.cell_data().at(field), "cell"};
+  if (!association.empty()) {
+    throw ValueError("tack.dataset: association '" + association +
+                     "' is not one of 'point', 'cell' (or None: whichever has the field)");
+  }
+  const bool point = ds.point_data().contains(field), cell = ds.cell_data().contains(field);
+  if (point && cell) {
+    throw ValueError("tack.dataset: '" + field +
+                     "' is both a point and a cell field; pass association='point' or 'cell'");
+  }
+  if (cell) return {ds.cell_data().at(field), "cell"};
+  if (!point) {
+    std::string names;
+    for (const FieldMap* m : {&ds.point_data(), &ds.cell_data()})
+      for (const std::string& n : m->names()) names += (names.empty() ? "'" : ", '") + n + "'";
+    throw KeyError("tack.dataset: the dataset has no field '" + field + "'; " +
+                   (names.empty() ? std::string("it has no fields") : "there are " + names));
+  }
+  return {ds.point_data().at(field), "point"};
+}
+
+DataSet assemble(const DataSet& ds, Kind kind, const Array& offsets, const Array& connectivity,
+                 const Array& types, const Array& source) {
+  const Device& device = ds.device();
+  // used[p] = 1 for the points the cells name; its exclusive scan numbers them in ds's order.
+  Array used = zeros({ds.n_points()}, DType(ScalarType::u8), device);
+  const Kernel& mark = algorithms::cached_kernel(R"(
+def ds_mark_used(conn, used):
+    for k in range(len(conn)):
+        used[conn[k]] = 1
+)",
+                                                 "ds_mark_used");
+  const Kernel& renumber = algorithms::cached_kernel(R"(
+def ds_renumber(conn, number, out):
+    for k in range(len(conn)):
+        out[k] = number[conn[k]]
+)",
+                                                     "ds_renumber");
+  mark(connectivity, used);
+  const Array number = exclusive_scan(used, "add", kI64);
+  Array conn = empty(connectivity.shape(), connectivity.dtype(), device);
+  renumber(connectivity, number, conn);
+  const Array points = compress(used, ds.points(), 0);
+  DataSet r = kind == Kind::Poly ? DataSet::poly(points, offsets, conn, types)
+                                 : DataSet::unstructured(points, offsets, conn, types);
+  for (const auto& [name, a] : ds.point_data().items())
+    r.point_data().set(name, compress(used, a, 0));
+  for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
+  return r;
+}
+
+std::int64_t components(const Array& a) {
+  if (a.dtype().is_vector()) return a.dtype().components();
+  std::int64_t k = 1;
+  for (std::size_t d = 1; d < a.shape().size(); ++d) k *= a.shape()[d];
+  return k;
+}
+
+Array as_rows(const Array& a, const std::string& field) {
+  if (a.dtype().is_matrix() || (a.dtype().is_vector() && a.ndim() != 1)) {
+    throw TypeError("tack.dataset: field '" + field + "' is a " + a.dtype().str() +
+                    " array of shape " + tack::detail::shape_str(a.shape()) +
+                    "; filters take scalars, (n, k) components or 1-D vec(k) arrays: reshape "
+                    "it, or store it as (n, k) scalars");
+  }
+  if (a.dtype().is_vector() || a.ndim() == 2) return a;
+  if (a.ndim() == 1) return a.reshape({a.shape()[0], 1});
+  return a.reshape({a.shape()[0], components(a)});
+}
+
+}  // namespace tack::dataset::detail

@@ -1,0 +1,40 @@
+// What the filters share about explicit cells (docs/design/dataset.md, "Links" and "Extracting
+// cells"): the cells around each point, in cell order, and the assembly of an output dataset
+// from cells that name the input's points.
+#pragma once
+
+#include <string>
+
+#include "tack/dataset.hpp"
+
+namespace tack::dataset::detail {
+
+// The cells that use each point of an explicit dataset, in increasing cell id (a cell that
+// names a point twice is listed twice): point p's are cells[starts[p] : starts[p + 1]]. starts
+// has n_points + 1 entries (i64), cells one per connectivity entry (the connectivity's dtype).
+struct CellLinks {
+  Array starts, cells;
+};
+CellLinks cell_links(const DataSet& ds);
+
+// The dataset of `kind` (Unstructured or Poly) whose cells are given by `offsets`, `connectivity`
+// (ids of ds's points) and `types`, each output cell made from ds's cell `source[i]`: its points
+// are the ds points the connectivity uses, in ds's order, with their point fields; each cell
+// carries its source cell's fields.
+DataSet assemble(const DataSet& ds, Kind kind, const Array& offsets, const Array& connectivity,
+                 const Array& types, const Array& source);
+
+// A field of ds named `field`, of `association` ("point", "cell" or "" for whichever has it; a
+// ValueError when both do), with that association's name.
+std::pair<Array, std::string> find_field(const DataSet& ds, const std::string& field,
+                                         const std::string& association);
+
+// The components of a field's rows: 1 for (n,), k for (n, k) or vec(k), a * b for (n, a, b).
+std::int64_t components(const Array& a);
+// A field's rows as a kernel reads them, `src[row, m]` for m < components(a): (n,) becomes
+// (n, 1), (n, a, b) becomes (n, a * b), a 1-D vec(k) array is itself (its second index is the
+// component). Matrix fields and vec fields of more than one dimension are a TypeError naming
+// `field`.
+Array as_rows(const Array& a, const std::string& field);
+
+}  // namespace tack::dataset::detail

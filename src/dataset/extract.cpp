@@ -1,0 +1,332 @@
+// The filters that extract cells (docs/design/dataset.md, "Extracting cells"): threshold and
+// external_faces. Each marks and counts per input cell, numbers the output by exclusive scans
+// (so the output keeps the input's cell order on every device and thread count), writes the
+// cells naming the input's points, and assembles the result over the points it uses.
+#include <string>
+#include <vector>
+
+#include "algorithms/kernel_text.hpp"
+#include "dataset/cells.hpp"
+#include "dataset/prelude.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/dataset.hpp"
+#include "tack/error.hpp"
+
+namespace tack::dataset {
+namespace {
+
+using detail::Prelude;
+
+const DType kI64(ScalarType::i64);
+const DType kU8(ScalarType::u8);
+
+std::int64_t total_of(const Array& a) {
+  return static_cast<std::int64_t>(sum(a).as_double());
+}
+
+KernelArg f64(double v) {
+  return KernelArg(Scalar::from(v), ScalarType::f64);
+}
+
+// The dtype of an output's offsets and connectivity: the input's for explicit kinds, else i64.
+DType id_dtype(const DataSet& ds) {
+  return ds.is_structured() ? kI64 : ds.connectivity().dtype();
+}
+
+// A field's rows as (n, k) for reading component `component` of row i as src[i, component].
+Array component_rows(const Array& a, const std::string& field, std::int64_t component) {
+  if (a.dtype().is_matrix() || (a.dtype().is_vector() && a.ndim() != 1) || a.ndim() > 2) {
+    throw TypeError("tack.dataset: field '" + field + "' is a " + a.dtype().str() +
+                    " array of shape " + tack::detail::shape_str(a.shape()) +
+                    "; threshold takes scalars, (n, k) components or 1-D vec(k) arrays");
+  }
+  const std::int64_t k = a.dtype().is_vector() ? a.dtype().components()
+                         : a.ndim() == 2       ? a.shape()[1]
+                                               : 1;
+  if (component < 0 || component >= k) {
+    throw ValueError("tack.dataset: component " + std::to_string(component) + " of field '" +
+                     field + "', which has " + std::to_string(k) +
+                     " component(s); pass a component in [0, " + std::to_string(k) + ")");
+  }
+  return a.ndim() == 1 && !a.dtype().is_vector() ? a.reshape({a.shape()[0], 1}) : a;
+}
+
+// An empty dataset of `kind` with ds's fields (no points, no cells).
+DataSet empty_like_dataset(const DataSet& ds, Kind kind) {
+  const Device& d = ds.device();
+  const DType id = id_dtype(ds);
+  const Array none = empty({0}, id, d);
+  return detail::assemble(ds, kind, zeros({1}, id, d), none, empty({0}, kU8, d), none);
+}
+
+// VTK's faces of its 3-D cells, each (points, local ids...): kFaces[type][face]. A face's points
+// go around it counter-clockwise seen from outside, as vtkCell::GetFaceArray.
+std::vector<std::int32_t> face_table() {
+  std::vector<std::int32_t> t(15 * 6 * 5, 0);
+  auto set = [&](int type, std::initializer_list<std::initializer_list<int>> faces) {
+    int f = 0;
+    for (const auto& face : faces) {
+      const std::size_t at = (static_cast<std::size_t>(type) * 6 + f) * 5;
+      t[at] = static_cast<std::int32_t>(face.size());
+      int k = 1;
+      for (int id : face) t[at + k++] = id;
+      ++f;
+    }
+  };
+  set(10, {{0, 1, 3}, {1, 2, 3}, {2, 0, 3}, {0, 2, 1}});
+  set(11, {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}});
+  set(12, {{0, 4, 7, 3}, {1, 2, 6, 5}, {0, 1, 5, 4}, {3, 7, 6, 2}, {0, 3, 2, 1}, {4, 5, 6, 7}});
+  set(13, {{0, 1, 2}, {3, 5, 4}, {0, 3, 4, 1}, {1, 4, 5, 2}, {2, 5, 3, 0}});
+  set(14, {{0, 3, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}});
+  return t;
+}
+
+}  // namespace
+
+DataSet threshold(const DataSet& ds, const std::string& field, double lower, double upper,
+                  const std::string& association, std::int64_t component, bool all_points) {
+  const auto [values, where] = detail::find_field(ds, field, association);
+  const Array src = component_rows(values, field, component);
+  if (ds.n_cells() == 0) return empty_like_dataset(ds, Kind::Unstructured);
+  const Prelude g(ds);
+  const Device& device = ds.device();
+  const std::int64_t n = ds.n_cells();
+  // keep[c] (0 or 1) and size[c] (the points it adds): their exclusive scans number the kept
+  // cells and place their points. NaN is never in range.
+  const std::string test = where == "cell" ? R"(
+        v = src[c, comp]
+        ok = v >= lo and v <= hi
+)"
+                                           : R"(
+        ok = every != 0
+        for k in range(ds_cell_size({G}, c)):
+            v = src[ds_cell_point({G}, c, k), comp]
+            inside = v >= lo and v <= hi
+            if every != 0:
+                ok = ok and inside
+            elif inside:
+                ok = True
+)";
+  const Kernel& mark = algorithms::cached_kernel(g.source(R"(
+def ds_threshold_mark({G}, src, comp, lo, hi, every, keep, size):
+    for c in range(len(keep)):)" + test + R"(
+        keep[c] = 1 if ok else 0
+        size[c] = ds_cell_size({G}, c) if ok else 0
+)"),
+                                                 "ds_threshold_mark");
+  const Kernel& write = algorithms::cached_kernel(g.source(R"(
+def ds_threshold_write({G}, keep, number, at, offsets, conn, types, source, n_out, total):
+    for c in range(len(keep)):
+        if c == 0:
+            offsets[n_out] = total
+        if keep[c] != 0:
+            i = number[c]
+            offsets[i] = at[c]
+            types[i] = ds_cell_type({G}, c)
+            source[i] = c
+            for k in range(ds_cell_size({G}, c)):
+                conn[at[c] + k] = ds_cell_point({G}, c, k)
+)"),
+                                                  "ds_threshold_write");
+  Array keep = empty({n}, kI64, device), size = empty({n}, kI64, device);
+  detail::launch(
+      mark, g,
+      {src, component, f64(lower), f64(upper), std::int64_t{all_points ? 1 : 0}, keep, size});
+  const Array number = exclusive_scan(keep, "add");
+  const Array at = exclusive_scan(size, "add");
+  const std::int64_t n_out = number.item<std::int64_t>({n - 1}) + keep.item<std::int64_t>({n - 1});
+  const std::int64_t total = at.item<std::int64_t>({n - 1}) + size.item<std::int64_t>({n - 1});
+  const DType id = id_dtype(ds);
+  Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
+  Array types = empty({n_out}, kU8, device), source = empty({n_out}, kI64, device);
+  detail::launch(write, g, {keep, number, at, offsets, conn, types, source, n_out, total});
+  return detail::assemble(ds, Kind::Unstructured, offsets, conn, types, source);
+}
+
+DataSet external_faces(const DataSet& ds) {
+  if (ds.kind() == Kind::Poly) return ds;  // its own surface, as VTK's (a copy sharing arrays)
+  if (ds.n_cells() == 0) return empty_like_dataset(ds, Kind::Poly);
+  const Prelude g(ds);
+  const Device& device = ds.device();
+  const std::int64_t n = ds.n_cells();
+  const Array faces = array(face_table(), {15, 6, 5}, device);
+  // Whether face f of 3-D cell c (type t) is another 3-D cell's face too: on a grid, unless it
+  // lies on the grid's boundary; on explicit kinds, when a cell around the face's point of the
+  // fewest cells has all the face's points and a face of as many points.
+  const bool grid = ds.is_structured();
+  const std::string shared = grid ? R"(
+@tack.func
+def ds_face_shared({G}, starts, links, faces, c, t, f):
+    cx = g_nx - 1
+    cy = g_ny - 1
+    axis = f // 2
+    i = c % cx
+    if axis == 1:
+        i = (c // cx) % cy
+    elif axis == 2:
+        i = c // (cx * cy)
+    last = cx - 1
+    if axis == 1:
+        last = cy - 1
+    elif axis == 2:
+        last = g_nz - 2
+    return i > 0 if f % 2 == 0 else i < last
+)"
+                                  : R"(
+@tack.func
+def ds_face_shared({G}, starts, links, faces, c, t, f):
+    n = faces[t, f, 0]
+    best = ds_cell_point({G}, c, faces[t, f, 1])
+    for k in range(1, n):
+        q = ds_cell_point({G}, c, faces[t, f, 1 + k])
+        if starts[q + 1] - starts[q] < starts[best + 1] - starts[best]:
+            best = q
+    shared = False
+    for j in range(starts[best], starts[best + 1]):
+        d = links[j]
+        td = ds_cell_type({G}, d)
+        if d != c and td >= 10 and not shared:
+            nd = ds_cell_size({G}, d)
+            has_all = True
+            for k in range(n):
+                q = ds_cell_point({G}, c, faces[t, f, 1 + k])
+                found = False
+                for h in range(nd):
+                    if ds_cell_point({G}, d, h) == q:
+                        found = True
+                        break
+                if not found:
+                    has_all = False
+                    break
+            if has_all:
+                for e in range(6):
+                    if faces[td, e, 0] == n:
+                        same = True
+                        for h in range(n):
+                            q = ds_cell_point({G}, d, faces[td, e, 1 + h])
+                            found = False
+                            for k in range(n):
+                                if ds_cell_point({G}, c, faces[t, f, 1 + k]) == q:
+                                    found = True
+                            same = same and found
+                        shared = shared or same
+    return shared
+)";
+  // Categories of poly data, in its order: 0 vertices, 1 lines, 2 polygons. A 3-D cell gives
+  // its external faces (mask: bit f), a strip its triangles, another 2-D cell itself (a pixel as
+  // a quad), the rest themselves.
+  const std::string body = shared + R"(
+@tack.func
+def ds_category(t):
+    cat = 2
+    if t <= 2:
+        cat = 0
+    elif t <= 4:
+        cat = 1
+    return cat
+
+def ds_surface_classify({G}, starts, links, faces, mask, cells, points):
+    for c in range(len(mask)):
+        t = ds_cell_type({G}, c)
+        m = 0
+        npt = ds_cell_size({G}, c)
+        nc = npt - npt + 1
+        if t >= 10:
+            nc = 0
+            npt = 0
+            for f in range(6):
+                if faces[t, f, 0] > 0:
+                    if not ds_face_shared({G}, starts, links, faces, c, t, f):
+                        m |= 1 << f
+                        nc += 1
+                        npt += faces[t, f, 0]
+        elif t == 6:
+            nc = npt - 2
+            npt = 3 * nc
+        mask[c] = m
+        cells[c] = nc
+        points[c] = npt
+
+def ds_surface_select({G}, cat, cells, points, sel_cells, sel_points):
+    for c in range(len(cells)):
+        mine = ds_category(ds_cell_type({G}, c)) == cat
+        sel_cells[c] = cells[c] if mine else 0
+        sel_points[c] = points[c] if mine else 0
+
+def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, point_base, offsets, conn, types, source, n_out, total):
+    for c in range(len(mask)):
+        if c == 0:
+            offsets[n_out] = total
+        t = ds_cell_type({G}, c)
+        if ds_category(t) == cat:
+            i = cell_base + cell_at[c]
+            at = point_base + point_at[c]
+            if t >= 10:
+                for f in range(6):
+                    if (mask[c] >> f) & 1 != 0:
+                        nf = faces[t, f, 0]
+                        offsets[i] = at
+                        types[i] = 5 if nf == 3 else 9
+                        source[i] = c
+                        for k in range(nf):
+                            conn[at + k] = ds_cell_point({G}, c, faces[t, f, 1 + k])
+                        i += 1
+                        at += nf
+            elif t == 6:
+                # a strip's triangles, every other one turned to keep the strip's side
+                for e in range(ds_cell_size({G}, c) - 2):
+                    offsets[i] = at
+                    types[i] = 5
+                    source[i] = c
+                    conn[at] = ds_cell_point({G}, c, e + (e & 1))
+                    conn[at + 1] = ds_cell_point({G}, c, e + 1 - (e & 1))
+                    conn[at + 2] = ds_cell_point({G}, c, e + 2)
+                    i += 1
+                    at += 3
+            else:
+                offsets[i] = at
+                types[i] = 9 if t == 8 else t
+                source[i] = c
+                n = ds_cell_size({G}, c)
+                for k in range(n):
+                    # VTK's grids in the x-z plane face +y: their cells go round the other way
+                    q = (n - k) % n if flip != 0 else k
+                    # a pixel's points go around it as a quad's: 0, 1, 3, 2
+                    kk = q ^ (q >> 1) if t == 8 else q
+                    conn[at + k] = ds_cell_point({G}, c, kk)
+)";
+  const std::string text = g.source(body);
+  const Kernel& classify = algorithms::cached_kernel(text, "ds_surface_classify");
+  const Kernel& select = algorithms::cached_kernel(text, "ds_surface_select");
+  const Kernel& write = algorithms::cached_kernel(text, "ds_surface_write");
+  // Grids need no links: their faces' neighbours follow from (i, j, k).
+  detail::CellLinks links{zeros({1}, kI64, device), zeros({1}, kI64, device)};
+  if (!grid) links = detail::cell_links(ds);
+  Array mask = empty({n}, kU8, device), cells = empty({n}, kI64, device),
+        points = empty({n}, kI64, device);
+  detail::launch(classify, g, {links.starts, links.cells, faces, mask, cells, points});
+  const std::int64_t n_out = total_of(cells), total = total_of(points);
+  const DType id = id_dtype(ds);
+  Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
+  Array types = empty({n_out}, kU8, device), source = empty({n_out}, kI64, device);
+  std::int64_t cell_base = 0, point_base = 0;
+  Array sel_cells = empty({n}, kI64, device), sel_points = empty({n}, kI64, device);
+  const std::int64_t flip =
+      grid && ds.dims()[1] == 1 && ds.dims()[0] > 1 && ds.dims()[2] > 1 ? 1 : 0;
+  for (std::int64_t cat = 0; cat < 3; ++cat) {
+    detail::launch(select, g, {cat, cells, points, sel_cells, sel_points});
+    const std::int64_t cat_cells = total_of(sel_cells);
+    if (cat_cells == 0) continue;
+    const std::int64_t cat_points = total_of(sel_points);
+    exclusive_scan(sel_cells, sel_cells, "add");
+    exclusive_scan(sel_points, sel_points, "add");
+    detail::launch(write, g,
+                   {faces, cat, flip, mask, sel_cells, sel_points, cell_base, point_base, offsets,
+                    conn, types, source, n_out, total});
+    cell_base += cat_cells;
+    point_base += cat_points;
+  }
+  return detail::assemble(ds, Kind::Poly, offsets, conn, types, source);
+}
+
+}  // namespace tack::dataset
