@@ -168,8 +168,9 @@ DataSet threshold(const DataSet& ds, const std::string& field, double lower, dou
 // The boundary of the dataset as poly data, as vtkDataSetSurfaceFilter: each 3-D cell's faces no
 // other 3-D cell has (VTK's face order and orientation), strips as their triangles, other 2-D
 // cells themselves (a pixel as a quad), lines and vertices themselves; in poly data's order
-// (vertices, lines, polygons), each in the input's cell order; over the points they use (in the
-// input's order), carrying the fields (a face its cell's). Poly data is its own surface.
+// (vertices, lines, polygons), each in the input's cell order (a grid of 3-D cells: its sides in
+// turn, x-min, x-max, y-min, y-max, z-min, z-max, each in cell order); over the points they use
+// (in the input's order), carrying the fields (a face its cell's). Poly data is its own surface.
 DataSet external_faces(const DataSet& ds);
 
 // What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of

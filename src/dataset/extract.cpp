@@ -81,6 +81,61 @@ std::vector<std::int32_t> face_table() {
   return t;
 }
 
+// The six sides of a grid of 3-D cells (x-min, x-max, y-min, y-max, z-min, z-max), each side's
+// faces in its cells' order: no cell but the boundary's is visited, no scan is needed.
+DataSet grid_faces(const DataSet& ds, const Prelude& g, const Array& faces) {
+  const Kernel& write = algorithms::cached_kernel(g.source(R"(
+def ds_grid_faces({G}, faces, t, offsets, conn, source):
+    for q in range(len(source)):
+        cx = g_nx - 1
+        cy = g_ny - 1
+        cz = g_nz - 1
+        f = 0
+        r = q
+        for side in range(5):
+            size = cy * cz
+            if f >= 4:
+                size = cx * cy
+            elif f >= 2:
+                size = cx * cz
+            if f == side and r >= size:
+                r -= size
+                f += 1
+        axis = f // 2
+        end = f % 2
+        ci = r % cx
+        cj = r // cx
+        cl = r - r
+        if axis == 0:
+            ci = end * (cx - 1)
+            cj = r % cy
+            cl = r // cy
+        elif axis == 1:
+            cj = end * (cy - 1)
+            cl = r // cx
+        else:
+            cl = end * (cz - 1)
+        c = ci + cx * (cj + cy * cl)
+        if q == 0:
+            offsets[len(source)] = 4 * len(source)
+        offsets[q] = 4 * q
+        source[q] = c
+        for k in range(4):
+            conn[4 * q + k] = ds_cell_point_ijk({G}, ci, cj, cl, faces[t, f, 1 + k])
+)"),
+                                                  "ds_grid_faces");
+  const Dims& d = ds.dims();
+  const std::int64_t cx = d[0] - 1, cy = d[1] - 1, cz = d[2] - 1;
+  const std::int64_t n = 2 * (cy * cz + cx * cz + cx * cy);
+  const Device& device = ds.device();
+  Array offsets = empty({n + 1}, kI64, device), conn = empty({4 * n}, kI64, device);
+  Array source = empty({n}, kI64, device);
+  const std::int64_t type = ds.kind() == Kind::Structured ? 12 : 11;
+  detail::launch(write, g, {faces, type, offsets, conn, source});
+  return detail::assemble(ds, Kind::Poly, offsets, conn,
+                          full({n}, Scalar::from(std::int64_t{9}), kU8, device), source);
+}
+
 }  // namespace
 
 DataSet threshold(const DataSet& ds, const std::string& field, double lower, double upper,
@@ -150,27 +205,16 @@ DataSet external_faces(const DataSet& ds) {
   const Device& device = ds.device();
   const std::int64_t n = ds.n_cells();
   const Array faces = array(face_table(), {15, 6, 5}, device);
-  // Whether face f of 3-D cell c (type t) is another 3-D cell's face too: on a grid, unless it
-  // lies on the grid's boundary; on explicit kinds, when a cell around the face's point of the
-  // fewest cells has all the face's points and a face of as many points.
   const bool grid = ds.is_structured();
+  if (grid && ds.dims()[0] > 1 && ds.dims()[1] > 1 && ds.dims()[2] > 1)
+    return grid_faces(ds, g, faces);
+  // Whether face f of 3-D cell c (type t) is another 3-D cell's face too: when a cell around the
+  // face's point of the fewest cells has all the face's points and a face of as many points.
+  // (Only explicit kinds reach it: a grid with 3-D cells has its own path above.)
   const std::string shared = grid ? R"(
 @tack.func
 def ds_face_shared({G}, starts, links, faces, c, t, f):
-    cx = g_nx - 1
-    cy = g_ny - 1
-    axis = f // 2
-    i = c % cx
-    if axis == 1:
-        i = (c // cx) % cy
-    elif axis == 2:
-        i = c // (cx * cy)
-    last = cx - 1
-    if axis == 1:
-        last = cy - 1
-    elif axis == 2:
-        last = g_nz - 2
-    return i > 0 if f % 2 == 0 else i < last
+    return False
 )"
                                   : R"(
 @tack.func
