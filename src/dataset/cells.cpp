@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "algorithms/kernel_text.hpp"
+#include "dataset/prelude.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 
@@ -100,6 +101,26 @@ std::pair<Array, std::string> find_field(const DataSet& ds, const std::string& f
   return {ds.point_data().at(field), "point"};
 }
 
+Array points_of(const DataSet& ds, const Array& ids) {
+  if (ds.kind() != Kind::Image && ds.kind() != Kind::Rectilinear) return gather(ds.points(), ids);
+  // Computed points: only those asked for (a 256^3 image's would be 400 MB).
+  const Prelude g(ds);
+  const Kernel& k = algorithms::cached_kernel(g.source(R"(
+def ds_points_of({G}, ids, out):
+    for i in range(len(ids)):
+        x, y, z = ds_point({G}, ids[i])
+        out[i, 0] = x
+        out[i, 1] = y
+        out[i, 2] = z
+)"),
+                                              "ds_points_of");
+  const ScalarType t =
+      ds.kind() == Kind::Image ? ScalarType::f64 : ds.coordinates(0).dtype().scalar;
+  Array out = empty({ids.shape()[0], 3}, DType(t), ds.device());
+  launch(k, g, {ids, out});
+  return out;
+}
+
 DataSet assemble(const DataSet& ds, Kind kind, const Array& offsets, const Array& connectivity,
                  const Array& types, const Array& source) {
   const Device& device = ds.device();
@@ -117,15 +138,26 @@ def ds_renumber(conn, number, out):
         out[k] = number[conn[k]]
 )",
                                                      "ds_renumber");
+  const Kernel& list = algorithms::cached_kernel(R"(
+def ds_list_used(used, number, ids):
+    for p in range(len(used)):
+        if used[p] != 0:
+            ids[number[p]] = p
+)",
+                                                 "ds_list_used");
   mark(connectivity, used);
   const Array number = exclusive_scan(used, "add", kI64);
+  const std::int64_t n = ds.n_points();
+  const std::int64_t n_used =
+      n == 0 ? 0 : number.item<std::int64_t>({n - 1}) + used.item<std::uint8_t>({n - 1});
+  Array ids = empty({n_used}, kI64, device);
+  list(used, number, ids);
   Array conn = empty(connectivity.shape(), connectivity.dtype(), device);
   renumber(connectivity, number, conn);
-  const Array points = compress(used, ds.points(), 0);
+  const Array points = points_of(ds, ids);
   DataSet r = kind == Kind::Poly ? DataSet::poly(points, offsets, conn, types)
                                  : DataSet::unstructured(points, offsets, conn, types);
-  for (const auto& [name, a] : ds.point_data().items())
-    r.point_data().set(name, compress(used, a, 0));
+  for (const auto& [name, a] : ds.point_data().items()) r.point_data().set(name, gather(a, ids));
   for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
   return r;
 }

@@ -24,6 +24,10 @@ CellLinks cell_links(const DataSet& ds);
 DataSet assemble(const DataSet& ds, Kind kind, const Array& offsets, const Array& connectivity,
                  const Array& types, const Array& source);
 
+// The points `ids` (i64) of ds as an (n, 3) array of its points' dtype: gathered where ds stores
+// points, computed for images and rectilinear grids.
+Array points_of(const DataSet& ds, const Array& ids);
+
 // A field of ds named `field`, of `association` ("point", "cell" or "" for whichever has it; a
 // ValueError when both do), with that association's name.
 std::pair<Array, std::string> find_field(const DataSet& ds, const std::string& field,
