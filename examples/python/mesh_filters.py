@@ -1,7 +1,9 @@
 """tack.dataset's filters on a mesh built in Tack: an unstructured grid of tetrahedra filling a
 cylinder gets an elevation field (elevation), cell averages of it (point_to_cell), back to the
-points (cell_to_point) and the cell centers (cell_centers); the centers are then drawn from
-above, coloured by the cell averages, by a Tack kernel, and written out as mesh_filters.png."""
+points (cell_to_point), its gradient (gradient), the cells of one range (threshold), the
+boundary (external_faces), the volume (integrate) and the cell centers (cell_centers); the
+centers are then drawn from above, coloured by the cell averages, by a Tack kernel, and written
+out as mesh_filters.png."""
 import numpy as np
 
 import tack
@@ -23,7 +25,8 @@ def cylinder_tets():
     def pid(i, j, k):
         return (i * SLICES + j % SLICES) * (LAYERS + 1) + k
 
-    six = [(0, 1, 3, 7), (0, 1, 7, 5), (0, 5, 7, 4), (1, 2, 3, 7), (1, 7, 2, 6), (1, 6, 7, 5)]
+    # six tetrahedra of positive volume (VTK orients a tetrahedron by its first three points)
+    six = [(0, 1, 3, 7), (0, 1, 7, 5), (0, 5, 7, 4), (1, 2, 3, 7), (1, 2, 7, 6), (1, 6, 7, 5)]
     tets = []
     for i in range(RINGS):
         for j in range(SLICES):
@@ -63,6 +66,14 @@ def main():
     draw(pts, val, image, 0.0, 1.0)
     write_png("mesh_filters.png", image.numpy())
     diff = np.abs(smooth.point_data["elevation"].numpy() - ds.point_data["elevation"].numpy())
+    # elevation is linear in x and y: its gradient is the same everywhere
+    g = td.gradient(ds, "elevation").point_data["gradient"].numpy()
+    half = td.threshold(ds, "elevation", 0.5, 1.0, association="point")
+    skin = td.external_faces(ds)
+    volume = td.integrate(ds)["volume"]
+    print(f"gradient {g.mean(axis=0).round(3)} (spread {np.ptp(g, axis=0).max():.1e}); "
+          f"threshold keeps {half.n_cells} cells; {skin.n_cells} boundary triangles; "
+          f"volume {volume:.3f} (a round tube's: {2 * np.pi * (1 - 0.15 ** 2):.3f})")
     print(f"{ds.n_cells} tetrahedra, {ds.n_points} points on {ds.device}: elevation in "
           f"[{tack.min(ds.point_data['elevation']):.2f}, {tack.max(ds.point_data['elevation']):.2f}]"
           f", point -> cell -> point differs by at most {diff.max():.3f}; wrote mesh_filters.png")
