@@ -2,6 +2,7 @@
 // external_faces. Each marks and counts per input cell, numbers the output by exclusive scans
 // (so the output keeps the input's cell order on every device and thread count), writes the
 // cells naming the input's points, and assembles the result over the points it uses.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -208,58 +209,72 @@ DataSet external_faces(const DataSet& ds) {
   const bool grid = ds.is_structured();
   if (grid && ds.dims()[0] > 1 && ds.dims()[1] > 1 && ds.dims()[2] > 1)
     return grid_faces(ds, g, faces);
-  // Whether face f of 3-D cell c (type t) is another 3-D cell's face too: when a cell around the
-  // face's point of the fewest cells has all the face's points and a face of as many points.
-  // (Only explicit kinds reach it: a grid with 3-D cells has its own path above.)
-  const std::string shared = grid ? R"(
+  // Which faces of 3-D cells no other 3-D cell has: every such face gets a key from its sorted
+  // points, the keys are sorted (stably, with the faces' ids), and a face is shared when another
+  // of its run of equal keys has the same points (a key is a hash: a run may hold faces that
+  // only collide). external[first[c] + f] is 1 for face f of cell c when it is no other's.
+  const std::string matching = R"(
 @tack.func
-def ds_face_shared({G}, starts, links, faces, c, t, f):
-    return False
-)"
-                                  : R"(
+def ds_face_count(t):
+    nf = 0
+    if t == 10:
+        nf = 4
+    elif t == 11 or t == 12:
+        nf = 6
+    elif t == 13 or t == 14:
+        nf = 5
+    return nf
+
+# Face f of cell c (type t): its size and its points in increasing order (-1 first on a triangle).
 @tack.func
-def ds_face_shared({G}, starts, links, faces, c, t, f):
+def ds_face_points({G}, faces, c, t, f):
     n = faces[t, f, 0]
-    best = ds_cell_point({G}, c, faces[t, f, 1])
-    for k in range(1, n):
-        q = ds_cell_point({G}, c, faces[t, f, 1 + k])
-        if starts[q + 1] - starts[q] < starts[best + 1] - starts[best]:
-            best = q
-    shared = False
-    for j in range(starts[best], starts[best + 1]):
-        d = links[j]
-        td = ds_cell_type({G}, d)
-        if d != c and td >= 10 and not shared:
-            nd = ds_cell_size({G}, d)
-            has_all = True
-            for k in range(n):
-                q = ds_cell_point({G}, c, faces[t, f, 1 + k])
-                found = False
-                for h in range(nd):
-                    if ds_cell_point({G}, d, h) == q:
-                        found = True
-                        break
-                if not found:
-                    has_all = False
-                    break
-            if has_all:
-                for e in range(6):
-                    if faces[td, e, 0] == n:
-                        same = True
-                        for h in range(n):
-                            q = ds_cell_point({G}, d, faces[td, e, 1 + h])
-                            found = False
-                            for k in range(n):
-                                if ds_cell_point({G}, c, faces[t, f, 1 + k]) == q:
-                                    found = True
-                            same = same and found
-                        shared = shared or same
-    return shared
+    a = ds_cell_point({G}, c, faces[t, f, 1])
+    b = ds_cell_point({G}, c, faces[t, f, 2])
+    d = ds_cell_point({G}, c, faces[t, f, 3])
+    e = a - a - 1
+    if n == 4:
+        e = ds_cell_point({G}, c, faces[t, f, 4])
+    if a > b:
+        a, b = b, a
+    if d > e:
+        d, e = e, d
+    if a > d:
+        a, d = d, a
+    if b > e:
+        b, e = e, b
+    if b > d:
+        b, d = d, b
+    return (n, a, b, d, e)
+
+def ds_face_keys({G}, faces, first, keys, ids):
+    for c in range(len(first)):
+        t = ds_cell_type({G}, c)
+        for f in range(ds_face_count(t)):
+            n, a, b, d, e = ds_face_points({G}, faces, c, t, f)
+            keys[first[c] + f] = (((tack.i64(a) * 1000003 + b) * 1000003 + d) * 1000003 + e) * 31 + n
+            ids[first[c] + f] = tack.i64(c) * 8 + f
+
+def ds_face_match({G}, faces, first, keys, ids, external):
+    for i in range(len(keys)):
+        c = ids[i] // 8
+        f = ids[i] % 8
+        n, a, b, d, e = ds_face_points({G}, faces, c, ds_cell_type({G}, c), f)
+        shared = False
+        for step in range(2):
+            j = i - 1 if step == 0 else i + 1
+            while j >= 0 and j < len(keys) and keys[j] == keys[i] and not shared:
+                oc = ids[j] // 8
+                on, oa, ob, od, oe = ds_face_points({G}, faces, oc, ds_cell_type({G}, oc), ids[j] % 8)
+                shared = on == n and oa == a and ob == b and od == d and oe == e
+                j = j - 1 if step == 0 else j + 1
+        external[first[c] + f] = 0 if shared else 1
 )";
-  // Categories of poly data, in its order: 0 vertices, 1 lines, 2 polygons. A 3-D cell gives
-  // its external faces (mask: bit f), a strip its triangles, another 2-D cell itself (a pixel as
-  // a quad), the rest themselves.
-  const std::string body = shared + R"(
+  // Categories of poly data, in its order: 0 vertices, 1 lines, 2 polygons.  // Categories of poly
+  // data, in its order: 0 vertices, 1 lines, 2 polygons. A 3-D cell gives its external faces (mask:
+  // bit f), a strip its triangles, another 2-D cell itself (a pixel as a quad), the rest
+  // themselves.
+  const std::string body = matching + R"(
 @tack.func
 def ds_category(t):
     cat = 2
@@ -269,7 +284,7 @@ def ds_category(t):
         cat = 1
     return cat
 
-def ds_surface_classify({G}, starts, links, faces, mask, cells, points):
+def ds_surface_classify({G}, faces, first, external, mask, cells, points):
     for c in range(len(mask)):
         t = ds_cell_type({G}, c)
         m = 0
@@ -280,7 +295,7 @@ def ds_surface_classify({G}, starts, links, faces, mask, cells, points):
             npt = 0
             for f in range(6):
                 if faces[t, f, 0] > 0:
-                    if not ds_face_shared({G}, starts, links, faces, c, t, f):
+                    if external[first[c] + f] != 0:
                         m |= 1 << f
                         nc += 1
                         npt += faces[t, f, 0]
@@ -290,6 +305,10 @@ def ds_surface_classify({G}, starts, links, faces, mask, cells, points):
         mask[c] = m
         cells[c] = nc
         points[c] = npt
+
+def ds_count_faces({G}, first):
+    for c in range(len(first)):
+        first[c] = ds_face_count(ds_cell_type({G}, c))
 
 def ds_surface_select({G}, cat, cells, points, sel_cells, sel_points):
     for c in range(len(cells)):
@@ -343,12 +362,24 @@ def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, 
   const Kernel& classify = algorithms::cached_kernel(text, "ds_surface_classify");
   const Kernel& select = algorithms::cached_kernel(text, "ds_surface_select");
   const Kernel& write = algorithms::cached_kernel(text, "ds_surface_write");
-  // Grids need no links: their faces' neighbours follow from (i, j, k).
-  detail::CellLinks links{zeros({1}, kI64, device), zeros({1}, kI64, device)};
-  if (!grid) links = detail::cell_links(ds);
+  // first[c]: cell c's first face among the 3-D cells' faces (none on a grid here).
+  const Kernel& count = algorithms::cached_kernel(text, "ds_count_faces");
+  const Kernel& keys_of = algorithms::cached_kernel(text, "ds_face_keys");
+  const Kernel& match = algorithms::cached_kernel(text, "ds_face_match");
+  Array first = empty({n}, kI64, device);
+  detail::launch(count, g, {first});
+  const std::int64_t n_faces = total_of(first);
+  exclusive_scan(first, first, "add");
+  Array external = empty({std::max<std::int64_t>(n_faces, 1)}, kU8, device);
+  if (n_faces > 0) {
+    Array keys = empty({n_faces}, kI64, device), ids = empty({n_faces}, kI64, device);
+    detail::launch(keys_of, g, {faces, first, keys, ids});
+    const auto [sorted_keys, sorted_ids] = sort_by_key(keys, ids);
+    detail::launch(match, g, {faces, first, sorted_keys, sorted_ids, external});
+  }
   Array mask = empty({n}, kU8, device), cells = empty({n}, kI64, device),
         points = empty({n}, kI64, device);
-  detail::launch(classify, g, {links.starts, links.cells, faces, mask, cells, points});
+  detail::launch(classify, g, {faces, first, external, mask, cells, points});
   const std::int64_t n_out = total_of(cells), total = total_of(points);
   const DType id = id_dtype(ds);
   Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
