@@ -57,6 +57,9 @@ class FieldMap {
   // Adds the field, or replaces the one of that name (keeping its place). ValueError naming the
   // field for a first dimension other than the count or another device.
   void set(const std::string& name, const Array& values);
+  // A structure of arrays (1-D scalar components, one value per point or cell each): stored as
+  // an (n, k) array of the components' common type (a copy), which the filters read as rows.
+  void set(const std::string& name, const SoaArray& values);
   // KeyError naming the field and the names there are.
   const Array& at(const std::string& name) const;
   bool contains(const std::string& name) const;
@@ -91,6 +94,9 @@ class DataSet {
   // As unstructured, cells in VTK's poly data order: vertices, lines, polygons, strips.
   static DataSet poly(const Array& points, const Array& offsets, const Array& connectivity,
                       const Array& types);
+
+  // A copy on `device`: every array and field copied there (on the same device too).
+  DataSet to(const Device& device) const;
 
   Kind kind() const { return kind_; }
   bool is_structured() const { return kind_ <= Kind::Structured; }

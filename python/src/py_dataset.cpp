@@ -29,6 +29,8 @@ void init_field_map(nb::module_& m) {
            [](FieldMap& f, const std::string& name, nb::handle values) {
              Array* a = nullptr;
              if (nb::try_cast<Array*>(values, a) && a != nullptr) return f.set(name, *a);
+             SoaArray* soa = nullptr;
+             if (nb::try_cast<SoaArray*>(values, soa) && soa != nullptr) return f.set(name, *soa);
              // Host data (a NumPy array, a list): copied to the dataset's device.
              const nb::object copy =
                  nb::module_::import_("tack").attr("array")(values, nb::arg("device") = f.device());
@@ -71,6 +73,14 @@ void init_dataset(nb::module_& m) {
                   nb::arg("connectivity"), nb::arg("types"))
       .def_static("poly", &DataSet::poly, nb::arg("points"), nb::arg("offsets"),
                   nb::arg("connectivity"), nb::arg("types"))
+      .def(
+          "to",
+          [](const DataSet& d, const DeviceArg& device) {
+            const Device target = to_device(device);
+            GilRelease release;
+            return d.to(target);
+          },
+          nb::arg("device"), "a copy of the dataset, every array and field, on `device`")
       .def_prop_ro("kind",
                    [](const DataSet& d) { return std::string(dataset::to_string(d.kind())); })
       .def_prop_ro("device", &DataSet::device)

@@ -244,6 +244,35 @@ void FieldMap::set(const std::string& name, const Array& values) {
   fields_.emplace_back(name, values);
 }
 
+void FieldMap::set(const std::string& name, const SoaArray& values) {
+  const std::vector<Array>& parts = values.components();
+  const std::string what = std::string(association_) + " field '" + name + "'";
+  DType common = parts.front().dtype();
+  for (const Array& a : parts) {
+    if (a.ndim() != 1 || a.dtype().is_vector()) {
+      throw TypeError("tack.dataset: the " + what +
+                      " from a structure of arrays needs 1-D scalar components, got a " +
+                      describe(a) + "; give its components as 1-D arrays");
+    }
+    check_device(device_, a, what);
+    common = DType(algorithms::promote(common.scalar, a.dtype().scalar));
+  }
+  // Stored as (n, k) components of the components' common type: filters read rows.
+  std::string params, body;
+  for (std::size_t m = 0; m < parts.size(); ++m) {
+    params += "c" + std::to_string(m) + ", ";
+    body += "        out[i, " + std::to_string(m) + "] = c" + std::to_string(m) + "[i]\n";
+  }
+  const Kernel& stack = algorithms::cached_kernel(
+      "def ds_stack(" + params + "out):\n    for i in range(out.shape[0]):\n" + body, "ds_stack");
+  const std::int64_t n = parts.front().shape()[0];
+  Array out = empty({n, static_cast<std::int64_t>(parts.size())}, common, device_);
+  std::vector<KernelArg> args(parts.begin(), parts.end());
+  args.emplace_back(out);
+  if (n == count_) stack.call(args);
+  set(name, out);  // the count's check and message
+}
+
 const Array& FieldMap::at(const std::string& name) const {
   for (const auto& f : fields_)
     if (f.first == name) return f.second;
@@ -333,6 +362,18 @@ DataSet DataSet::unstructured(const Array& points, const Array& offsets, const A
   DataSet ds(Kind::Unstructured, points.device(), points.shape()[0], types.shape()[0]);
   ds.arrays_ = {points, offsets, connectivity, types};
   return ds;
+}
+
+DataSet DataSet::to(const Device& device) const {
+  auto move = [&](const Array& a) { return tack::to(a, device); };
+  DataSet r = *this;
+  r.device_ = device;
+  for (Array& a : r.arrays_) a = move(a);
+  r.point_data_ = FieldMap(point_data_.association(), n_points_, device);
+  r.cell_data_ = FieldMap(cell_data_.association(), n_cells_, device);
+  for (const auto& [name, a] : point_data_.items()) r.point_data_.set(name, move(a));
+  for (const auto& [name, a] : cell_data_.items()) r.cell_data_.set(name, move(a));
+  return r;
 }
 
 DataSet DataSet::poly(const Array& points, const Array& offsets, const Array& connectivity,

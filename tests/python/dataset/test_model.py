@@ -385,3 +385,35 @@ def test_arrays_on_another_device_are_refused_not_copied():
     assert ds.device == devices[0]
     with pytest.raises(ValueError, match=r"offsets is on device 'cpu' but the dataset is on"):
         td.unstructured(pts, tack.array(np.array([0, 4]), device="cpu"), np.arange(4), [10])
+
+
+def test_soa_fields_are_stored_as_components(device):
+    ds = td.image((3, 2, 1))
+    x = tack.array(np.arange(6.0))
+    y = tack.array(np.arange(6, dtype=np.float32) * 2)
+    ds.point_data["v"] = tack.soa([x, y])
+    v = ds.point_data["v"]
+    assert v.shape == (6, 2) and v.dtype == np.float64 and v.device == device
+    np.testing.assert_array_equal(v.numpy(), np.c_[np.arange(6.0), np.arange(6.0) * 2])
+    # the filters read it as any (n, k) field
+    assert td.point_to_cell(ds, "v").cell_data["v"].numpy().tolist() == [[2.0, 4.0], [3.0, 6.0]]
+    with pytest.raises(ValueError, match=r"point field 'w' needs one value per point \(6\)"):
+        ds.point_data["w"] = tack.soa([tack.array(np.arange(5.0))])
+    with pytest.raises(TypeError, match=r"needs 1-D scalar components"):
+        ds.point_data["w"] = tack.soa([tack.array(np.ones((6, 2)))])
+
+
+def test_to_copies_every_array_to_the_device(device):
+    ds = td.from_vtk(MAKERS["unstructured"]())
+    out = ds.to(device)
+    assert out.device == device and out.points.device == device
+    assert out.connectivity.device == device and out.cell_data["id"].device == device
+    np.testing.assert_array_equal(out.points.numpy(), ds.points.numpy())
+    tack.copyto(out.points, np.zeros((ds.n_points, 3)))  # a copy even on the same device
+    assert ds.points.numpy().any() and not out.points.numpy().any()
+    np.testing.assert_array_equal(out.point_data["velocity"].numpy(),
+                                  ds.point_data["velocity"].numpy())
+    img = td.image((3, 4, 5), origin=(1, 2, 3), spacing=(0.5, 1, 2)).to(device)
+    assert (img.dims, img.origin, img.spacing, img.device) == ((3, 4, 5), (1, 2, 3),
+                                                              (0.5, 1, 2), device)
+    assert td.from_vtk(MAKERS["poly"]()).to(str(device.name)).device == device
