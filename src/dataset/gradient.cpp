@@ -98,16 +98,6 @@ def ds_gradient_grid({G}, src, out, nc):
 )";
 
 const char* const kExplicit = R"(
-@tack.func
-def ds_dimension(t):
-    d = 3
-    if t <= 2:
-        d = 0
-    elif t <= 4:
-        d = 1
-    elif t <= 9:
-        d = 2
-    return d
 
 # The parametric corner (r, s, u) of point k of a 3-D cell of type t, as VTK's tables.
 @tack.func
@@ -240,9 +230,7 @@ def ds_derivative2({G}, src, m, c, t, first, n, k):
     bx = x2 - x0
     by = y2 - y0
     bz = z2 - z0
-    nx = ay * bz - az * by
-    ny = az * bx - ax * bz
-    nz = ax * by - ay * bx
+    nx, ny, nz = ds_cross(ax, ay, az, bx, by, bz)
     la = math.sqrt(ax * ax + ay * ay + az * az)
     ln = math.sqrt(nx * nx + ny * ny + nz * nz)
     gx = tack.f64(0.0)
@@ -400,9 +388,7 @@ def ds_fan_derivative({G}, src, m, c, e):
     bx = x2 - x0
     by = y2 - y0
     bz = z2 - z0
-    nx = ay * bz - az * by
-    ny = az * bx - ax * bz
-    nz = ax * by - ay * bx
+    nx, ny, nz = ds_cross(ax, ay, az, bx, by, bz)
     # the plane gradient g with g . a = u1 - u0, g . b = u2 - u0, g . n = 0
     return ds_solve3(ax, ay, az, bx, by, bz, nx, ny, nz, u1 - u0, u2 - u0, tack.f64(0.0))
 )";

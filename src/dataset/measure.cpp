@@ -41,16 +41,6 @@ std::vector<std::int32_t> tetra_table() {
 }
 
 const char* const kIntegrate = R"(
-@tack.func
-def ds_dimension(t):
-    d = 3
-    if t <= 2:
-        d = 0
-    elif t <= 4:
-        d = 1
-    elif t <= 9:
-        d = 2
-    return d
 
 def ds_highest_dimension({G}, n):
     d = 0
@@ -75,9 +65,7 @@ def ds_area({G}, a, b, c):
     vx = cx - ax
     vy = cy - ay
     vz = cz - az
-    nx = uy * vz - uz * vy
-    ny = uz * vx - ux * vz
-    nz = ux * vy - uy * vx
+    nx, ny, nz = ds_cross(ux, uy, uz, vx, vy, vz)
     return 0.5 * math.sqrt(nx * nx + ny * ny + nz * nz)
 
 @tack.func
@@ -92,8 +80,8 @@ def ds_volume({G}, a, b, c, d):
     vx = cx - ax
     vy = cy - ay
     vz = cz - az
-    return ((uy * vz - uz * vy) * (dx - ax) + (uz * vx - ux * vz) * (dy - ay) +
-            (ux * vy - uy * vx) * (dz - az)) / 6.0
+    nx, ny, nz = ds_cross(ux, uy, uz, vx, vy, vz)
+    return (nx * (dx - ax) + ny * (dy - ay) + nz * (dz - az)) / 6.0
 
 # out[c, 0]: the measure of cell c when its dimension is `dim` (else 0); out[c, 1 + m]: the
 # integral of component m of the point field src over it.

@@ -110,6 +110,24 @@ def ds_cell_point({G}, c, k):
     return g_conn[g_off[c] + k]
 )";
 
+// What every kind's filters share: a cell type's dimension, the cross product.
+const char* const kCommon = R"(
+@tack.func
+def ds_dimension(t):
+    d = 3
+    if t <= 2:
+        d = 0
+    elif t <= 4:
+        d = 1
+    elif t <= 9:
+        d = 2
+    return d
+
+@tack.func
+def ds_cross(ax, ay, az, bx, by, bz):
+    return (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
+)";
+
 KernelArg f64(double v) {
   return KernelArg(Scalar::from(v), ScalarType::f64);
 }
@@ -156,7 +174,7 @@ Prelude::Prelude(const DataSet& ds) {
       break;
   }
   for (const Array& a : arrays_) args_.emplace_back(a);
-  functions_ = algorithms::subst(functions_ + cells, "G", params_);
+  functions_ = algorithms::subst(functions_ + cells + kCommon, "G", params_);
   key_ = to_string(ds.kind());
 }
 

@@ -5,6 +5,8 @@
 //   ds_cell_size({G}, c)      -> the number of points of cell c
 //   ds_cell_point({G}, c, k)  -> the id of cell c's k-th point, in VTK's order for its type
 //   ds_cell_type({G}, c)      -> cell c's VTK type
+//   ds_dimension(t)           -> the dimension (0 to 3) of VTK cell type t
+//   ds_cross(a..., b...)      -> the cross product of two vectors (three numbers each)
 // and for the structured kinds, whose points and cells are (i, j, l) grids, x fastest (a filter
 // loops over them with tack.ndrange, without divisions):
 //   ds_point_ijk({G}, i, j, l, p)         -> ds_point of point p = (i, j, l)
