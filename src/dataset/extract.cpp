@@ -16,6 +16,7 @@
 namespace tack::dataset {
 namespace {
 
+using detail::f64;
 using detail::Prelude;
 
 const DType kI64(ScalarType::i64);
@@ -25,10 +26,6 @@ std::int64_t total_of(const Array& a) {
   return static_cast<std::int64_t>(sum(a).as_double());
 }
 
-KernelArg f64(double v) {
-  return KernelArg(Scalar::from(v), ScalarType::f64);
-}
-
 // The dtype of an output's offsets and connectivity: the input's for explicit kinds, else i64.
 DType id_dtype(const DataSet& ds) {
   return ds.is_structured() ? kI64 : ds.connectivity().dtype();
@@ -36,20 +33,14 @@ DType id_dtype(const DataSet& ds) {
 
 // A field's rows as (n, k) for reading component `component` of row i as src[i, component].
 Array component_rows(const Array& a, const std::string& field, std::int64_t component) {
-  if (a.dtype().is_matrix() || (a.dtype().is_vector() && a.ndim() != 1) || a.ndim() > 2) {
-    throw TypeError("tack.dataset: field '" + field + "' is a " + a.dtype().str() +
-                    " array of shape " + tack::detail::shape_str(a.shape()) +
-                    "; threshold takes scalars, (n, k) components or 1-D vec(k) arrays");
-  }
-  const std::int64_t k = a.dtype().is_vector() ? a.dtype().components()
-                         : a.ndim() == 2       ? a.shape()[1]
-                                               : 1;
+  const Array rows = detail::as_rows(a, field);
+  const std::int64_t k = detail::components(a);
   if (component < 0 || component >= k) {
     throw ValueError("tack.dataset: component " + std::to_string(component) + " of field '" +
                      field + "', which has " + std::to_string(k) +
                      " component(s); pass a component in [0, " + std::to_string(k) + ")");
   }
-  return a.ndim() == 1 && !a.dtype().is_vector() ? a.reshape({a.shape()[0], 1}) : a;
+  return rows;
 }
 
 // An empty dataset of `kind` with ds's fields (no points, no cells).
@@ -275,15 +266,6 @@ def ds_face_match({G}, faces, first, keys, ids, external):
   // bit f), a strip its triangles, another 2-D cell itself (a pixel as a quad), the rest
   // themselves.
   const std::string body = matching + R"(
-@tack.func
-def ds_category(t):
-    cat = 2
-    if t <= 2:
-        cat = 0
-    elif t <= 4:
-        cat = 1
-    return cat
-
 def ds_surface_classify({G}, faces, first, external, mask, cells, points):
     for c in range(len(mask)):
         t = ds_cell_type({G}, c)
@@ -312,7 +294,7 @@ def ds_count_faces({G}, first):
 
 def ds_surface_select({G}, cat, cells, points, sel_cells, sel_points):
     for c in range(len(cells)):
-        mine = ds_category(ds_cell_type({G}, c)) == cat
+        mine = min(ds_dimension(ds_cell_type({G}, c)), 2) == cat
         sel_cells[c] = cells[c] if mine else 0
         sel_points[c] = points[c] if mine else 0
 
@@ -321,7 +303,7 @@ def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, 
         if c == 0:
             offsets[n_out] = total
         t = ds_cell_type({G}, c)
-        if ds_category(t) == cat:
+        if min(ds_dimension(t), 2) == cat:
             i = cell_base + cell_at[c]
             at = point_base + point_at[c]
             if t >= 10:

@@ -18,11 +18,8 @@ namespace {
 
 using detail::as_rows;
 using detail::components;
+using detail::f64;
 using detail::Prelude;
-
-KernelArg f64(double v) {
-  return KernelArg(Scalar::from(v), ScalarType::f64);
-}
 
 // The array of `n` averages of `src`'s rows: floats keep their dtype, integers give f64.
 Array averages_of(const Array& src, std::int64_t n, const Device& device) {

@@ -54,33 +54,24 @@ def ds_length({G}, a, b):
     bx, by, bz = ds_point({G}, b)
     return math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az))
 
+# (b - a) x (c - a) of points a, b, c
 @tack.func
-def ds_area({G}, a, b, c):
+def ds_normal({G}, a, b, c):
     ax, ay, az = ds_point({G}, a)
     bx, by, bz = ds_point({G}, b)
     cx, cy, cz = ds_point({G}, c)
-    ux = bx - ax
-    uy = by - ay
-    uz = bz - az
-    vx = cx - ax
-    vy = cy - ay
-    vz = cz - az
-    nx, ny, nz = ds_cross(ux, uy, uz, vx, vy, vz)
+    return ds_cross(bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az)
+
+@tack.func
+def ds_area({G}, a, b, c):
+    nx, ny, nz = ds_normal({G}, a, b, c)
     return 0.5 * math.sqrt(nx * nx + ny * ny + nz * nz)
 
 @tack.func
 def ds_volume({G}, a, b, c, d):
     ax, ay, az = ds_point({G}, a)
-    bx, by, bz = ds_point({G}, b)
-    cx, cy, cz = ds_point({G}, c)
     dx, dy, dz = ds_point({G}, d)
-    ux = bx - ax
-    uy = by - ay
-    uz = bz - az
-    vx = cx - ax
-    vy = cy - ay
-    vz = cz - az
-    nx, ny, nz = ds_cross(ux, uy, uz, vx, vy, vz)
+    nx, ny, nz = ds_normal({G}, a, b, c)
     return (nx * (dx - ax) + ny * (dy - ay) + nz * (dz - az)) / 6.0
 
 # out[c, 0]: the measure of cell c when its dimension is `dim` (else 0); out[c, 1 + m]: the

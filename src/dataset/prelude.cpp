@@ -128,10 +128,6 @@ def ds_cross(ax, ay, az, bx, by, bz):
     return (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
 )";
 
-KernelArg f64(double v) {
-  return KernelArg(Scalar::from(v), ScalarType::f64);
-}
-
 }  // namespace
 
 Prelude::Prelude(const DataSet& ds) {

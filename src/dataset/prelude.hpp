@@ -42,6 +42,11 @@ class Prelude {
   std::string params_, functions_, key_;
 };
 
+// A number as an f64 kernel argument.
+inline KernelArg f64(double v) {
+  return KernelArg(Scalar::from(v), ScalarType::f64);
+}
+
 // Launches `k` with the geometry's arguments first, then `rest`.
 std::optional<KernelValue> launch(const Kernel& k, const Prelude& g,
                                   const std::vector<KernelArg>& rest);

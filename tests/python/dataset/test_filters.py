@@ -362,3 +362,27 @@ def test_gradient_refuses_cell_fields_and_names_the_way():
         td.gradient(ds, "pressure")
     with pytest.raises(KeyError, match=r"no point field 'rho'"):
         td.gradient(ds, "rho")
+
+
+@pytest.mark.parametrize("fan", [8, 200])
+def test_links_of_a_fan_give_vtks_averages(fan, device):
+    """A fan of triangles round point 0: 200 puts more cells on one point than the links'
+    insertion sort takes (128), so they are built by the stable sort instead; the same
+    averages and gradients either way, and VTK's."""
+    angle = np.linspace(0, 2 * np.pi, fan, endpoint=False)
+    pts = np.r_[[(0.0, 0.0, 0.0)], np.c_[np.cos(angle), np.sin(angle), np.zeros(fan)]]
+    conn = np.c_[np.zeros(fan, np.int64), np.arange(1, fan + 1), np.r_[np.arange(2, fan + 1), 1]]
+    ds = td.unstructured(pts, np.arange(0, 3 * fan + 1, 3), conn.ravel(), np.full(fan, 5, np.uint8))
+    ds.cell_data["c"] = np.arange(fan, dtype=np.float64) ** 2
+    ds.point_data["u"] = pts @ np.array([2.0, -1.0, 0.0]) + np.sin(5 * pts[:, 0])
+    obj = td.to_vtk(td.from_vtk(td.to_vtk(ds)).to("cpu"))
+    want = run(vtk.vtkCellDataToPointData(), obj)
+    close(td.cell_to_point(ds, "c").point_data["c"].numpy(),
+          ns.vtk_to_numpy(want.GetPointData().GetArray("c")), 1e-12)
+    close(td.gradient(ds, "u").point_data["gradient"].numpy(), vtk_gradient(obj, "u"), 1e-9)
+
+
+def test_threshold_refuses_an_unknown_association():
+    ds = td.from_vtk(MAKERS["unstructured"]())
+    with pytest.raises(ValueError, match=r"association 'points' is not one of 'point', 'cell'"):
+        td.threshold(ds, "pressure", 0, 1, association="points")
