@@ -1,11 +1,13 @@
 // Cell links and the assembly of extracted cells (dataset/cells.hpp, docs/design/dataset.md).
 #include "dataset/cells.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "algorithms/kernel_text.hpp"
 #include "dataset/prelude.hpp"
+#include "runtime/parallel.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 
@@ -23,28 +25,81 @@ const DType kI64(ScalarType::i64);
 CellLinks cell_links(const DataSet& ds) {
   const Array& conn = ds.connectivity();
   const Device& device = ds.device();
-  // counts[p]: the cells naming p; an exclusive scan makes them the runs' starts in place.
-  Array starts = zeros({ds.n_points() + 1}, kI64, device);
+  const std::int64_t n_points = ds.n_points(), n_cells = ds.n_cells();
+  // Cell ids fit an i32 on any mesh below 2^31 cells: half the bytes to scatter and to read.
+  const DType cell_type(n_cells < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64);
+  Array cells = empty(conn.shape(), cell_type, device);
+  if (device.kind() == "cpu") {
+    // A counting sort in T chunks of cells, one row of counts per chunk: no atomics, and each
+    // point's run comes out in cell order (chunks in order, cells in order within a chunk).
+    const std::int64_t chunks =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(2 * tack::detail::num_threads(), n_cells));
+    const std::int64_t chunk = (n_cells + chunks - 1) / chunks;
+    const DType count_type(conn.size() < (std::int64_t{1} << 31) ? ScalarType::i32
+                                                                 : ScalarType::i64);
+    Array counts = zeros({chunks, n_points}, count_type, device);
+    const Kernel& count = algorithms::cached_kernel(R"(
+def ds_link_count(offsets, conn, counts, chunk):
+    for t in range(counts.shape[0]):
+        c0 = min(t * chunk, len(offsets) - 1)
+        c1 = min(c0 + chunk, len(offsets) - 1)
+        for k in range(offsets[c0], offsets[c1]):
+            counts[t, conn[k]] += 1
+)",
+                                                    "ds_link_count");
+    // Each point's counts become its chunks' offsets within its run; total[p] the run's length.
+    const Kernel& columns = algorithms::cached_kernel(R"(
+def ds_link_columns(counts, total):
+    for p in range(counts.shape[1]):
+        s = total[p] - total[p]
+        for t in range(counts.shape[0]):
+            v = counts[t, p]
+            counts[t, p] = s
+            s += v
+        total[p] = s
+)",
+                                                      "ds_link_columns");
+    const Kernel& fill = algorithms::cached_kernel(R"(
+def ds_link_fill(offsets, conn, starts, counts, chunk, cells):
+    for t in range(counts.shape[0]):
+        c0 = min(t * chunk, len(offsets) - 1)
+        c1 = min(c0 + chunk, len(offsets) - 1)
+        for c in range(c0, c1):
+            for k in range(offsets[c], offsets[c + 1]):
+                p = conn[k]
+                cells[starts[p] + counts[t, p]] = c
+                counts[t, p] += 1
+)",
+                                                   "ds_link_fill");
+    Array starts = zeros({n_points + 1}, kI64, device);
+    count(ds.offsets(), conn, counts, chunk);
+    columns(counts, starts);
+    exclusive_scan(starts, starts, "add");
+    fill(ds.offsets(), conn, starts, counts, chunk, cells);
+    return {starts, cells};
+  }
+  // Devices: counts[p], the cells naming p, by atomics; an exclusive scan makes them the runs'
+  // starts in place.
+  Array starts = zeros({n_points + 1}, kI64, device);
   const Kernel& count = algorithms::cached_kernel(R"(
-def ds_link_count(conn, counts):
+def ds_link_count_atomic(conn, counts):
     for k in range(len(conn)):
         tack.atomic_add(counts, conn[k], 1)
 )",
-                                                  "ds_link_count");
+                                                  "ds_link_count_atomic");
   count(conn, starts);
   const std::int64_t longest = static_cast<std::int64_t>(max(starts).as_double());
   exclusive_scan(starts, starts, "add");
-  Array cells = empty(conn.shape(), conn.dtype(), device);
   if (longest <= kShortRun) {
     // Each cell takes a slot in its points' runs (in any order), then each run is sorted.
     const Kernel& fill = algorithms::cached_kernel(R"(
-def ds_link_fill(offsets, conn, starts, cursor, cells):
+def ds_link_fill_atomic(offsets, conn, starts, cursor, cells):
     for c in range(len(offsets) - 1):
         for k in range(offsets[c], offsets[c + 1]):
             p = conn[k]
             cells[starts[p] + tack.atomic_add(cursor, p, 1)] = c
 )",
-                                                   "ds_link_fill");
+                                                   "ds_link_fill_atomic");
     const Kernel& sort = algorithms::cached_kernel(
         R"(
 def ds_link_sort(starts, cells):
@@ -59,7 +114,7 @@ def ds_link_sort(starts, cells):
             cells[j] = v
 )",
         "ds_link_sort");
-    Array cursor = zeros({ds.n_points()}, kI64, device);
+    Array cursor = zeros({n_points}, kI64, device);
     fill(ds.offsets(), conn, starts, cursor, cells);
     sort(starts, cells);
   } else {

@@ -11,7 +11,8 @@ namespace tack::dataset::detail {
 
 // The cells that use each point of an explicit dataset, in increasing cell id (a cell that
 // names a point twice is listed twice): point p's are cells[starts[p] : starts[p + 1]]. starts
-// has n_points + 1 entries (i64), cells one per connectivity entry (the connectivity's dtype).
+// has n_points + 1 entries (i64), cells one per connectivity entry (i32 below 2^31 cells, else
+// i64). On the CPU a counting sort in a few chunks of cells; on devices atomics and a sort.
 struct CellLinks {
   Array starts, cells;
 };

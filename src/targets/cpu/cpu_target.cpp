@@ -46,7 +46,11 @@ struct CompiledCode {
 // exceeds this (an OpenMP fan-out and join costs a few microseconds; see
 // docs/design/threading.md).
 constexpr double kFanOutNs = 20000.0;
+// The probe that times an unknown code runs this many iterations inline, but at most one
+// in kProbeShare of a launch: a loop of a few long iterations (a chunked counting sort) must
+// not run its first launch on one thread.
 constexpr std::int64_t kProbeIterations = 512;
+constexpr std::int64_t kProbeShare = 8;
 // A quick code's launch on one thread runs in pieces of this many nanoseconds (measured), so
 // that the optimized code can take over between them.
 constexpr double kQuickPieceNs = 1e6;
@@ -371,7 +375,8 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   double nspi = codes_->ns_per_iteration.load(std::memory_order_relaxed);
   if (nspi < 0) {
     // Unknown cost: run a first probe inline and time it.
-    const std::int64_t probe = std::min(total, kProbeIterations);
+    const std::int64_t probe =
+        std::min(kProbeIterations, std::max<std::int64_t>(1, total / kProbeShare));
     const auto t0 = clock::now();
     code.chunk(slots, 0, probe, &status);
     const auto t1 = clock::now();

@@ -386,3 +386,27 @@ def test_threshold_refuses_an_unknown_association():
     ds = td.from_vtk(MAKERS["unstructured"]())
     with pytest.raises(ValueError, match=r"association 'points' is not one of 'point', 'cell'"):
         td.threshold(ds, "pressure", 0, 1, association="points")
+
+
+def test_cell_to_point_sums_each_points_cells_in_cell_order(device):
+    """The links list a point's cells in increasing cell id on every device and thread count
+    (on the CPU a counting sort in chunks of cells, on devices atomics and a sort): the average
+    is the left-to-right sum in cell order, bit for bit, even where the order changes the sum
+    (values of very different sizes) and where a cell names a point twice."""
+    rng = np.random.default_rng(7)
+    n_points, n_cells = 40, 3000
+    conn = rng.integers(0, n_points, size=3 * n_cells)
+    conn[3] = conn[4]  # cell 1 names a point twice
+    ds = td.unstructured(rng.random((n_points, 3)), np.arange(0, 3 * n_cells + 1, 3), conn,
+                         np.full(n_cells, 5, np.uint8))
+    values = rng.choice([1e16, -1e16, 1.0, 3.5, -2.25], size=n_cells)
+    ds.cell_data["c"] = values
+    want = np.zeros(n_points)
+    count = np.zeros(n_points)
+    for c in range(n_cells):
+        for p in conn[3 * c:3 * c + 3]:
+            want[p] = want[p] + values[c]  # the left fold, one cell at a time
+            count[p] += 1
+    want = np.where(count > 0, want / np.maximum(count, 1), 0.0)
+    got = td.cell_to_point(ds, "c").point_data["c"].numpy()
+    np.testing.assert_array_equal(got, want)
