@@ -78,6 +78,15 @@ class FieldMap {
   std::vector<std::pair<std::string, Array>> fields_;
 };
 
+class DataSet;
+namespace detail {
+// A filter's output of `kind` (Unstructured or Poly) made from arrays Tack's own kernels wrote:
+// not validated again (it is in debug mode, tack::set_debug), so an output costs no pass over
+// its cells. Not for user data: DataSet::unstructured and DataSet::poly check theirs.
+DataSet trusted_explicit(Kind kind, const Array& points, const Array& offsets,
+                         const Array& connectivity, const Array& types);
+}  // namespace detail
+
 class DataSet {
  public:
   // dims: points along x, y, z (0 anywhere: an empty image); the points are origin + (i, j, k) *
@@ -125,6 +134,8 @@ class DataSet {
   const FieldMap& cell_data() const { return cell_data_; }
 
  private:
+  friend DataSet detail::trusted_explicit(Kind, const Array&, const Array&, const Array&,
+                                          const Array&);
   DataSet(Kind kind, Device device, std::int64_t n_points, std::int64_t n_cells);
   void need(bool ok, const char* what) const;
 

@@ -210,8 +210,7 @@ def ds_list_used(used, number, ids):
   Array conn = empty(connectivity.shape(), connectivity.dtype(), device);
   renumber(connectivity, number, conn);
   const Array points = points_of(ds, ids);
-  DataSet r = kind == Kind::Poly ? DataSet::poly(points, offsets, conn, types)
-                                 : DataSet::unstructured(points, offsets, conn, types);
+  DataSet r = trusted_explicit(kind, points, offsets, conn, types);
   for (const auto& [name, a] : ds.point_data().items()) r.point_data().set(name, gather(a, ids));
   for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
   return r;

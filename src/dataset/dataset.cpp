@@ -44,7 +44,7 @@ std::string cell_type_name(int t) {
 namespace {
 
 std::string describe(const Array& a) {
-  return a.dtype().str() + " array of shape " + detail::shape_str(a.shape());
+  return a.dtype().str() + " array of shape " + tack::detail::shape_str(a.shape());
 }
 
 bool is_float_points(const Array& p) {
@@ -422,6 +422,17 @@ def ds_first_unordered_poly_cell(offsets, types):
                      cell_type_name(t) + why);
   }
   DataSet ds(Kind::Poly, points.device(), points.shape()[0], types.shape()[0]);
+  ds.arrays_ = {points, offsets, connectivity, types};
+  return ds;
+}
+
+DataSet detail::trusted_explicit(Kind kind, const Array& points, const Array& offsets,
+                                 const Array& connectivity, const Array& types) {
+  if (debug()) {
+    return kind == Kind::Poly ? DataSet::poly(points, offsets, connectivity, types)
+                              : DataSet::unstructured(points, offsets, connectivity, types);
+  }
+  DataSet ds(kind, points.device(), points.shape()[0], types.shape()[0]);
   ds.arrays_ = {points, offsets, connectivity, types};
   return ds;
 }

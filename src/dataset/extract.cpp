@@ -73,59 +73,72 @@ std::vector<std::int32_t> face_table() {
   return t;
 }
 
-// The six sides of a grid of 3-D cells (x-min, x-max, y-min, y-max, z-min, z-max), each side's
-// faces in its cells' order: no cell but the boundary's is visited, no scan is needed.
-DataSet grid_faces(const DataSet& ds, const Prelude& g, const Array& faces) {
-  const Kernel& write = algorithms::cached_kernel(g.source(R"(
-def ds_grid_faces({G}, faces, t, offsets, conn, source):
-    for q in range(len(source)):
-        cx = g_nx - 1
-        cy = g_ny - 1
-        cz = g_nz - 1
+// The six sides of a grid of 3-D cells as VTK's vtkDataSetSurfaceFilter writes them: x-min,
+// x-max, y-min, y-max, z-min, z-max, each side with its own points (a side's edge points repeat
+// on its neighbours) and its quads in its (b, c) axes' order, b fastest. No cell or point but
+// the boundary's is visited, no scan is needed, and the arrays are VTK's. Row f of `t`
+// describes side f: its first point and first quad in the output, its points along b, the
+// input's point strides along b and c and the id of its first point, the same three for cells.
+const char* const kGridSides = R"(
+def ds_grid_side_points(t, ids):
+    for q in range(len(ids)):
         f = 0
-        r = q
-        for side in range(5):
-            size = cy * cz
-            if f >= 4:
-                size = cx * cy
-            elif f >= 2:
-                size = cx * cz
-            if f == side and r >= size:
-                r -= size
-                f += 1
-        axis = f // 2
-        end = f % 2
-        ci = r % cx
-        cj = r // cx
-        cl = r - r
-        if axis == 0:
-            ci = end * (cx - 1)
-            cj = r % cy
-            cl = r // cy
-        elif axis == 1:
-            cj = end * (cy - 1)
-            cl = r // cx
-        else:
-            cl = end * (cz - 1)
-        c = ci + cx * (cj + cy * cl)
+        for s in range(1, 6):
+            if q >= t[s, 0]:
+                f = s
+        r = q - t[f, 0]
+        ids[q] = t[f, 5] + (r % t[f, 2]) * t[f, 3] + (r // t[f, 2]) * t[f, 4]
+
+def ds_grid_side_quads(t, offsets, conn, source):
+    for q in range(len(source)):
+        f = 0
+        for s in range(1, 6):
+            if q >= t[s, 1]:
+                f = s
+        r = q - t[f, 1]
+        nb = t[f, 2]
+        ib = r % (nb - 1)
+        ic = r // (nb - 1)
+        o = t[f, 0] + ib + ic * nb
         if q == 0:
             offsets[len(source)] = 4 * len(source)
         offsets[q] = 4 * q
-        source[q] = c
-        for k in range(4):
-            conn[4 * q + k] = ds_cell_point_ijk({G}, ci, cj, cl, faces[t, f, 1 + k])
-)"),
-                                                  "ds_grid_faces");
+        conn[4 * q] = o
+        conn[4 * q + 1] = o + nb
+        conn[4 * q + 2] = o + nb + 1
+        conn[4 * q + 3] = o + 1
+        source[q] = t[f, 8] + ib * t[f, 6] + ic * t[f, 7]
+)";
+
+DataSet grid_faces(const DataSet& ds) {
   const Dims& d = ds.dims();
-  const std::int64_t cx = d[0] - 1, cy = d[1] - 1, cz = d[2] - 1;
-  const std::int64_t n = 2 * (cy * cz + cx * cz + cx * cy);
+  const std::int64_t point_stride[3] = {1, d[0], d[0] * d[1]};
+  const std::int64_t cell_stride[3] = {1, d[0] - 1, (d[0] - 1) * (d[1] - 1)};
+  // VTK's sides: (a, b, c) axes, at the first layer of a or (odd f) its last.
+  const int axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}};
+  std::vector<std::int64_t> table;
+  std::int64_t n_points = 0, n = 0;
+  for (int f = 0; f < 6; ++f) {
+    const int a = axes[f][0], b = axes[f][1], c = axes[f][2];
+    const std::int64_t last = f % 2;
+    table.insert(table.end(), {n_points, n, d[b], point_stride[b], point_stride[c],
+                               last * (d[a] - 1) * point_stride[a], cell_stride[b], cell_stride[c],
+                               last * (d[a] - 2) * cell_stride[a]});
+    n_points += d[b] * d[c];
+    n += (d[b] - 1) * (d[c] - 1);
+  }
   const Device& device = ds.device();
+  const Array t = array(table, {6, 9}, device);
+  Array ids = empty({n_points}, kI64, device);
   Array offsets = empty({n + 1}, kI64, device), conn = empty({4 * n}, kI64, device);
   Array source = empty({n}, kI64, device);
-  const std::int64_t type = ds.kind() == Kind::Structured ? 12 : 11;
-  detail::launch(write, g, {faces, type, offsets, conn, source});
-  return detail::assemble(ds, Kind::Poly, offsets, conn,
-                          full({n}, Scalar::from(std::int64_t{9}), kU8, device), source);
+  algorithms::cached_kernel(kGridSides, "ds_grid_side_points")(t, ids);
+  algorithms::cached_kernel(kGridSides, "ds_grid_side_quads")(t, offsets, conn, source);
+  DataSet r = detail::trusted_explicit(Kind::Poly, detail::points_of(ds, ids), offsets, conn,
+                                       full({n}, Scalar::from(std::int64_t{9}), kU8, device));
+  for (const auto& [name, a] : ds.point_data().items()) r.point_data().set(name, gather(a, ids));
+  for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
+  return r;
 }
 
 }  // namespace
@@ -196,10 +209,9 @@ DataSet external_faces(const DataSet& ds) {
   const Prelude g(ds);
   const Device& device = ds.device();
   const std::int64_t n = ds.n_cells();
-  const Array faces = array(face_table(), {15, 6, 5}, device);
   const bool grid = ds.is_structured();
-  if (grid && ds.dims()[0] > 1 && ds.dims()[1] > 1 && ds.dims()[2] > 1)
-    return grid_faces(ds, g, faces);
+  if (grid && ds.dims()[0] > 1 && ds.dims()[1] > 1 && ds.dims()[2] > 1) return grid_faces(ds);
+  const Array faces = array(face_table(), {15, 6, 5}, device);
   // Which faces of 3-D cells no other 3-D cell has: every such face gets a key from its sorted
   // points, the keys are sorted (stably, with the faces' ids), and a face is shared when another
   // of its run of equal keys has the same points (a key is a hash: a run may hold faces that

@@ -294,7 +294,7 @@ def ds_cell_centers({G}, out):
   Array connectivity = arange(Scalar::from(std::int64_t{0}), Scalar::from(n),
                               Scalar::from(std::int64_t{1}), id, ds.device());
   Array types = full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), ds.device());
-  DataSet r = DataSet::poly(centers, offsets, connectivity, types);
+  DataSet r = detail::trusted_explicit(Kind::Poly, centers, offsets, connectivity, types);
   for (const auto& [name, a] : ds.cell_data().items()) r.point_data().set(name, a);
   return r;
 }

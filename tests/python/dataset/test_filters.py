@@ -180,31 +180,64 @@ def test_external_faces_are_vtks(kind, device):
     out = td.external_faces(ds)
     assert out.kind == "poly" and out.device == device
     assert out.n_cells == want.GetNumberOfCells()
-    # VTK gives each side of a grid its own points; Tack's faces share them
     theirs_points = ns.vtk_to_numpy(want.GetPoints().GetData())
+    if kind in ("image", "rectilinear", "structured"):
+        # a grid's six sides in VTK's order, each with its own points: VTK's arrays exactly
+        assert out.points.dtype == theirs_points.dtype
+        np.testing.assert_array_equal(out.points.numpy(), theirs_points)
+        np.testing.assert_array_equal(out.offsets.numpy(),
+                                      ns.vtk_to_numpy(want.GetPolys().GetOffsetsArray()))
+        np.testing.assert_array_equal(out.connectivity.numpy(),
+                                      ns.vtk_to_numpy(want.GetPolys().GetConnectivityArray()))
+        assert out.types.numpy().tolist() == [9] * out.n_cells
+        for mine, theirs in ((out.point_data, want.GetPointData()),
+                             (out.cell_data, want.GetCellData())):
+            assert sorted(mine) == sorted(theirs.GetArrayName(i)
+                                          for i in range(theirs.GetNumberOfArrays()))
+            for name in mine:
+                np.testing.assert_array_equal(mine[name].numpy(),
+                                              ns.vtk_to_numpy(theirs.GetArray(name)))
+        return
     assert out.n_points == (len(theirs_points) if kind == "poly"  # poly data is its own surface
                             else len(np.unique(theirs_points, axis=0)))
     mine = polygons(out.points.numpy(), cells_of(out.offsets.numpy(), out.connectivity.numpy()))
-    theirs = polygons(ns.vtk_to_numpy(want.GetPoints().GetData()), vtk_cells(want))
+    theirs = polygons(theirs_points, vtk_cells(want))
     assert mine == theirs
     # each face carries its cell's fields, each point its own
     if ds.cell_data:
         source = out.cell_data["id"].numpy()
-        if kind in ("image", "rectilinear", "structured"):
-            # a grid's six sides in turn, each in cell order
-            cx, cy, cz = (n - 1 for n in ds.dims)
-            sides = np.cumsum([cy * cz] * 2 + [cx * cz] * 2 + [cx * cy] * 2)[:-1]
-            assert all(np.all(np.diff(side) > 0) for side in np.split(source, sides))
-        else:
-            # vertices, lines, then polygons, each in the input's cell order
-            category = np.searchsorted([2, 4], out.types.numpy(), side="left")
-            order = sorted(range(out.n_cells), key=lambda i: (category[i], source[i]))
-            assert order == list(range(out.n_cells))
+        # vertices, lines, then polygons, each in the input's cell order
+        category = np.searchsorted([2, 4], out.types.numpy(), side="left")
+        order = sorted(range(out.n_cells), key=lambda i: (category[i], source[i]))
+        assert order == list(range(out.n_cells))
         np.testing.assert_array_equal(out.cell_data["pressure"].numpy(),
                                       ds.cell_data["pressure"].numpy()[source])
         kept = out.point_data["id"].numpy()  # the input's point ids, increasing
         assert np.all(np.diff(kept) > 0)
         close(out.points.numpy(), ds.points.numpy()[kept], 1e-12)
+
+
+@pytest.mark.parametrize("dims", [(5, 4, 3), (2, 6, 4), (3, 3, 7)])
+def test_external_faces_of_a_grid_are_vtks_arrays(dims, device):
+    """A grid's sides, each with its own points, in VTK's order: its arrays bit for bit."""
+    obj = vtk.vtkImageData()
+    obj.SetDimensions(*dims)
+    obj.SetOrigin(-1.0, 0.5, 2.0)
+    obj.SetSpacing(0.5, 0.25, 3.0)
+    for data, n, name in ((obj.GetPointData(), obj.GetNumberOfPoints(), "u"),
+                          (obj.GetCellData(), obj.GetNumberOfCells(), "c")):
+        a = ns.numpy_to_vtk(np.arange(n, dtype=np.float64) * 1.5, deep=True)
+        a.SetName(name)
+        data.AddArray(a)
+    want = run(vtk.vtkDataSetSurfaceFilter(), obj)
+    out = td.external_faces(td.from_vtk(obj))
+    np.testing.assert_array_equal(out.points.numpy(), ns.vtk_to_numpy(want.GetPoints().GetData()))
+    np.testing.assert_array_equal(out.connectivity.numpy(),
+                                  ns.vtk_to_numpy(want.GetPolys().GetConnectivityArray()))
+    np.testing.assert_array_equal(out.point_data["u"].numpy(),
+                                  ns.vtk_to_numpy(want.GetPointData().GetArray("u")))
+    np.testing.assert_array_equal(out.cell_data["c"].numpy(),
+                                  ns.vtk_to_numpy(want.GetCellData().GetArray("c")))
 
 
 def test_external_faces_of_a_tetrahedral_block_are_its_box(device):
@@ -410,3 +443,19 @@ def test_cell_to_point_sums_each_points_cells_in_cell_order(device):
     want = np.where(count > 0, want / np.maximum(count, 1), 0.0)
     got = td.cell_to_point(ds, "c").point_data["c"].numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("kind", ["image", "unstructured"])
+def test_filter_outputs_pass_the_constructors_checks_in_debug_mode(kind, device):
+    """Outputs skip re-validation (Tack's kernels wrote them) except in debug mode, where they
+    are checked as user data is: every extracting filter's output passes."""
+    ds = td.from_vtk(MAKERS[kind]())
+    tack.set_debug(True)
+    try:
+        outputs = [td.external_faces(ds), td.cell_centers(ds)]
+        if "pressure" in ds.point_data:
+            outputs.append(td.threshold(ds, "pressure", -1e9, 1e9, association="point"))
+    finally:
+        tack.set_debug(False)
+    for out in outputs:
+        assert out.n_cells == len(out.types)

@@ -185,5 +185,26 @@ TEST_P(DataSetOnDevice, ThresholdExternalFacesGradientAndIntegralsOnTwoTetrahedr
   EXPECT_NEAR(r.point_fields[0].second[0], (1.0 / 6) * 1.5 + (1.0 / 3) * 3.0, 1e-15);
 }
 
+TEST_P(DataSetOnDevice, ExternalFacesOfAnImageAreItsSidesInVtksOrder) {
+  // 3 x 3 x 2 points, 2 x 2 x 1 cells: x-min (b = y, c = z) has 3 x 2 points of its own and two
+  // quads, then x-max (b = z, c = y), y-min, y-max, z-min (b = x, c = y), z-max (b = y, c = x).
+  DataSet ds = DataSet::image({3, 3, 2}, {0, 0, 0}, {1, 1, 1}, dev_);
+  ds.cell_data().set("c", arr(std::vector<double>{10, 11, 12, 13}));
+  DataSet surface = external_faces(ds);
+  EXPECT_EQ(surface.kind(), Kind::Poly);
+  EXPECT_EQ(surface.n_points(), 2 * (3 * 2 + 3 * 2 + 3 * 3));
+  EXPECT_EQ(surface.n_cells(), 2 * (2 + 2 + 4));
+  const std::vector<std::int64_t> conn = surface.connectivity().to_vector<std::int64_t>();
+  // x-min's first quad over its points 0 (0,0,0), 3 (0,0,1), 4 (0,1,1), 1 (0,1,0).
+  EXPECT_EQ((std::vector<std::int64_t>(conn.begin(), conn.begin() + 4)),
+            (std::vector<std::int64_t>{0, 3, 4, 1}));
+  const std::vector<double> p = surface.points().to_vector<double>();
+  EXPECT_EQ((std::vector<double>(p.begin() + 9, p.begin() + 12)), (std::vector<double>{0, 0, 1}));
+  // x-min's cells 0, 2; x-max's 1, 3; y-min's 0, 1; y-max's 2, 3; z-min 0, 1, 2, 3; z-max
+  // (b = y first) 0, 2, 1, 3.
+  EXPECT_EQ(surface.cell_data().at("c").to_vector<double>(),
+            (std::vector<double>{10, 12, 11, 13, 10, 11, 12, 13, 10, 11, 12, 13, 10, 12, 11, 13}));
+}
+
 }  // namespace
 }  // namespace tack::dataset
