@@ -22,6 +22,40 @@ const DType kI64(ScalarType::i64);
 
 }  // namespace
 
+std::int64_t chunk_size(std::int64_t n_items) {
+  const std::int64_t chunks =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(2 * tack::detail::num_threads(), n_items));
+  return std::max<std::int64_t>(1, (n_items + chunks - 1) / chunks);
+}
+
+Array chunk_counts(std::int64_t n_items, std::int64_t n_buckets, std::int64_t n_entries,
+                   const Device& device) {
+  const std::int64_t chunk = chunk_size(n_items);
+  const std::int64_t chunks = std::max<std::int64_t>(1, (n_items + chunk - 1) / chunk);
+  const DType type(n_entries < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64);
+  return zeros({chunks, n_buckets}, type, device);
+}
+
+Array chunk_starts(const Array& counts) {
+  // Each bucket's counts become its chunks' offsets within its run; total[p] the run's length,
+  // and its exclusive scan the runs' starts.
+  const Kernel& columns = algorithms::cached_kernel(R"(
+def ds_chunk_columns(counts, total):
+    for p in range(counts.shape[1]):
+        s = total[p] - total[p]
+        for t in range(counts.shape[0]):
+            v = counts[t, p]
+            counts[t, p] = s
+            s += v
+        total[p] = s
+)",
+                                                    "ds_chunk_columns");
+  Array starts = zeros({counts.shape()[1] + 1}, kI64, counts.device());
+  columns(counts, starts);
+  exclusive_scan(starts, starts, "add");
+  return starts;
+}
+
 CellLinks cell_links(const DataSet& ds) {
   const Array& conn = ds.connectivity();
   const Device& device = ds.device();
@@ -32,12 +66,8 @@ CellLinks cell_links(const DataSet& ds) {
   if (device.kind() == "cpu") {
     // A counting sort in T chunks of cells, one row of counts per chunk: no atomics, and each
     // point's run comes out in cell order (chunks in order, cells in order within a chunk).
-    const std::int64_t chunks =
-        std::max<std::int64_t>(1, std::min<std::int64_t>(2 * tack::detail::num_threads(), n_cells));
-    const std::int64_t chunk = (n_cells + chunks - 1) / chunks;
-    const DType count_type(conn.size() < (std::int64_t{1} << 31) ? ScalarType::i32
-                                                                 : ScalarType::i64);
-    Array counts = zeros({chunks, n_points}, count_type, device);
+    const std::int64_t chunk = chunk_size(n_cells);
+    Array counts = chunk_counts(n_cells, n_points, conn.size(), device);
     const Kernel& count = algorithms::cached_kernel(R"(
 def ds_link_count(offsets, conn, counts, chunk):
     for t in range(counts.shape[0]):
@@ -47,18 +77,6 @@ def ds_link_count(offsets, conn, counts, chunk):
             counts[t, conn[k]] += 1
 )",
                                                     "ds_link_count");
-    // Each point's counts become its chunks' offsets within its run; total[p] the run's length.
-    const Kernel& columns = algorithms::cached_kernel(R"(
-def ds_link_columns(counts, total):
-    for p in range(counts.shape[1]):
-        s = total[p] - total[p]
-        for t in range(counts.shape[0]):
-            v = counts[t, p]
-            counts[t, p] = s
-            s += v
-        total[p] = s
-)",
-                                                      "ds_link_columns");
     const Kernel& fill = algorithms::cached_kernel(R"(
 def ds_link_fill(offsets, conn, starts, counts, chunk, cells):
     for t in range(counts.shape[0]):
@@ -71,10 +89,8 @@ def ds_link_fill(offsets, conn, starts, counts, chunk, cells):
                 counts[t, p] += 1
 )",
                                                    "ds_link_fill");
-    Array starts = zeros({n_points + 1}, kI64, device);
     count(ds.offsets(), conn, counts, chunk);
-    columns(counts, starts);
-    exclusive_scan(starts, starts, "add");
+    const Array starts = chunk_starts(counts);
     fill(ds.offsets(), conn, starts, counts, chunk, cells);
     return {starts, cells};
   }

@@ -18,6 +18,19 @@ struct CellLinks {
 };
 CellLinks cell_links(const DataSet& ds);
 
+// The CPU's counting sort of items into buckets, in chunks (docs/design/dataset.md, "Links"):
+// items [0, n_items) are split into chunks of chunk_size(n_items) (a few per thread); a kernel
+// counts each chunk's items per bucket into row t of chunk_counts(...) (plain adds: a chunk
+// writes only its row); chunk_starts turns the counts into each chunk's offset within each
+// bucket's run and returns the runs' starts (n_buckets + 1, i64); a second kernel walks each
+// chunk's items in order and puts item i at starts[b] + counts[t, b], adding 1. Buckets come out
+// holding their items in item order, with no atomics. n_entries (the items' total entries)
+// picks i32 counts below 2^31.
+std::int64_t chunk_size(std::int64_t n_items);
+Array chunk_counts(std::int64_t n_items, std::int64_t n_buckets, std::int64_t n_entries,
+                   const Device& device);
+Array chunk_starts(const Array& counts);
+
 // The dataset of `kind` (Unstructured or Poly) whose cells are given by `offsets`, `connectivity`
 // (ids of ds's points) and `types`, each output cell made from ds's cell `source[i]`: its points
 // are the ds points the connectivity uses, in ds's order, with their point fields; each cell

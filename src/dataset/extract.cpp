@@ -3,6 +3,7 @@
 // (so the output keeps the input's cell order on every device and thread count), writes the
 // cells naming the input's points, and assembles the result over the points it uses.
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ std::int64_t total_of(const Array& a) {
   return static_cast<std::int64_t>(sum(a).as_double());
 }
 
+// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
+std::int64_t scan_total(Array& a) {
+  const std::int64_t n = a.shape()[0], last = a.item<std::int64_t>({n - 1});
+  exclusive_scan(a, a, "add");
+  return a.item<std::int64_t>({n - 1}) + last;
+}
+
 // The dtype of an output's offsets and connectivity: the input's for explicit kinds, else i64.
 DType id_dtype(const DataSet& ds) {
   return ds.is_structured() ? kI64 : ds.connectivity().dtype();
@@ -41,6 +49,28 @@ Array component_rows(const Array& a, const std::string& field, std::int64_t comp
                      " component(s); pass a component in [0, " + std::to_string(k) + ")");
   }
   return rows;
+}
+
+// Bit t set for each cell type t among `types` (VTK's numbers, validated below 64).
+std::int64_t types_present(const Array& types) {
+  const Kernel& k = algorithms::cached_kernel(R"(
+def ds_types_present(types):
+    m = tack.i64(0)
+    for c in range(len(types)):
+        m |= tack.i64(1) << tack.i64(types[c])
+    return m
+)",
+                                              "ds_types_present");
+  const auto v = k(types);
+  return v ? v->value.i : 0;
+}
+
+// Whether base^power stays below 2^62 (keys of `power` digits in base `base` fit an i64).
+bool fits_power(std::int64_t base, int power) {
+  std::int64_t v = 1;
+  for (int i = 0; i < power; ++i)
+    if (__builtin_mul_overflow(v, base, &v)) return false;
+  return v < (std::int64_t{1} << 62);
 }
 
 // An empty dataset of `kind` with ds's fields (no points, no cells).
@@ -139,6 +169,31 @@ DataSet grid_faces(const DataSet& ds) {
   for (const auto& [name, a] : ds.point_data().items()) r.point_data().set(name, gather(a, ids));
   for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
   return r;
+}
+
+// The CPU's test of which faces are external (docs/design/dataset.md, "Extracting cells"): the
+// faces in buckets by their least point (a chunked counting sort, detail::chunk_counts), each
+// compared with the others of its bucket by its other points. False, with nothing written, when
+// some bucket is longer than kLongestBucket (a fan of thousands of cells round one point),
+// whose quadratic comparison the sort path avoids.
+constexpr std::int64_t kLongestBucket = 512;
+
+bool bucket_faces(const DataSet& ds, const Prelude& g, const std::string& text, const Array& faces,
+                  const Array& first, std::int64_t n_faces, Array& external) {
+  const Device& device = ds.device();
+  const std::int64_t n = ds.n_cells(), chunk = detail::chunk_size(n);
+  Array counts = detail::chunk_counts(n, ds.n_points(), n_faces, device);
+  detail::launch(algorithms::cached_kernel(text, "ds_face_bucket_count"), g,
+                 {faces, first, counts, chunk});
+  const Array starts = detail::chunk_starts(counts);
+  const auto longest = algorithms::cached_kernel(text, "ds_longest_run")(starts);
+  if (!longest || longest->value.i > kLongestBucket) return false;
+  const DType id(n_faces < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64);
+  Array rests = empty({n_faces}, kI64, device), ids = empty({n_faces}, id, device);
+  detail::launch(algorithms::cached_kernel(text, "ds_face_bucket_fill"), g,
+                 {faces, first, starts, counts, chunk, rests, ids});
+  algorithms::cached_kernel(text, "ds_face_bucket_match")(starts, rests, ids, external);
+  return true;
 }
 
 }  // namespace
@@ -250,13 +305,83 @@ def ds_face_points({G}, faces, c, t, f):
         b, d = d, b
     return (n, a, b, d, e)
 
-def ds_face_keys({G}, faces, first, keys, ids):
+# mode 0: a hash of the face's points and size, mixed and cut to its top `bits` bits (equal
+# faces have equal keys; unequal ones may too); mode 3 (only triangles) and 4 (only quads): the
+# face's points in base np, which names the face exactly.
+def ds_face_keys({G}, faces, first, keys, ids, mode, np, shift):
     for c in range(len(first)):
         t = ds_cell_type({G}, c)
         for f in range(ds_face_count(t)):
             n, a, b, d, e = ds_face_points({G}, faces, c, t, f)
-            keys[first[c] + f] = (((tack.i64(a) * 1000003 + b) * 1000003 + d) * 1000003 + e) * 31 + n
+            key = tack.i64(0)
+            if mode == 3:
+                key = (tack.i64(b) * np + d) * np + e
+            elif mode == 4:
+                key = ((tack.i64(a) * np + b) * np + d) * np + e
+            else:
+                h = (((tack.i64(a) * 1000003 + b) * 1000003 + d) * 1000003 + e) * 31 + n
+                key = ((h * -7046029254386353131) >> shift) & ((tack.i64(1) << (64 - shift)) - 1)
+            keys[first[c] + f] = key
             ids[first[c] + f] = tack.i64(c) * 8 + f
+
+# The CPU's buckets (n_points < 2^21 - 1): a face as its least point and its other points
+# packed exactly, 21 bits each (the last 2^21 - 1 on a triangle, which no point is).
+@tack.func
+def ds_face_split({G}, faces, c, t, f):
+    n, a, b, d, e = ds_face_points({G}, faces, c, t, f)
+    low = a
+    rest = (tack.i64(b) << 42) | (tack.i64(d) << 21) | tack.i64(e)
+    if n == 3:
+        low = b
+        rest = (tack.i64(d) << 42) | (tack.i64(e) << 21) | 2097151
+    return (low, rest)
+
+def ds_face_bucket_count({G}, faces, first, counts, chunk):
+    for t in range(counts.shape[0]):
+        c0 = min(t * chunk, len(first))
+        c1 = min(c0 + chunk, len(first))
+        for c in range(c0, c1):
+            ty = ds_cell_type({G}, c)
+            for f in range(ds_face_count(ty)):
+                low, rest = ds_face_split({G}, faces, c, ty, f)
+                counts[t, low] += 1
+
+def ds_face_bucket_fill({G}, faces, first, starts, counts, chunk, rests, ids):
+    for t in range(counts.shape[0]):
+        c0 = min(t * chunk, len(first))
+        c1 = min(c0 + chunk, len(first))
+        for c in range(c0, c1):
+            ty = ds_cell_type({G}, c)
+            for f in range(ds_face_count(ty)):
+                low, rest = ds_face_split({G}, faces, c, ty, f)
+                at = starts[low] + counts[t, low]
+                rests[at] = rest
+                ids[at] = first[c] + f
+                counts[t, low] += 1
+
+def ds_longest_run(starts):
+    m = starts[0] - starts[0]
+    for p in range(len(starts) - 1):
+        m = max(m, starts[p + 1] - starts[p])
+    return m
+
+# A face is shared when another face of its bucket has the same other points.
+def ds_face_bucket_match(starts, rests, ids, external):
+    for p in range(len(starts) - 1):
+        for i in range(starts[p], starts[p + 1]):
+            shared = False
+            j = starts[p]
+            while j < starts[p + 1] and not shared:
+                shared = j != i and rests[j] == rests[i]
+                j += 1
+            external[ids[i]] = 0 if shared else 1
+
+# Exact keys: a face is shared when a neighbour in key order has its key.
+def ds_face_match_exact(first, keys, ids, external):
+    for i in range(len(keys)):
+        k = keys[i]
+        shared = (i > 0 and keys[i - 1] == k) or (i + 1 < len(keys) and keys[i + 1] == k)
+        external[first[ids[i] // 8] + ids[i] % 8] = 0 if shared else 1
 
 def ds_face_match({G}, faces, first, keys, ids, external):
     for i in range(len(keys)):
@@ -273,10 +398,9 @@ def ds_face_match({G}, faces, first, keys, ids, external):
                 j = j - 1 if step == 0 else j + 1
         external[first[c] + f] = 0 if shared else 1
 )";
-  // Categories of poly data, in its order: 0 vertices, 1 lines, 2 polygons.  // Categories of poly
-  // data, in its order: 0 vertices, 1 lines, 2 polygons. A 3-D cell gives its external faces (mask:
-  // bit f), a strip its triangles, another 2-D cell itself (a pixel as a quad), the rest
-  // themselves.
+  // Categories of poly data, in its order: 0 vertices, 1 lines, 2 polygons. A 3-D cell gives its
+  // external faces (mask: bit f), a strip its triangles, another 2-D cell itself (a pixel as a
+  // quad), the rest themselves.
   const std::string body = matching + R"(
 def ds_surface_classify({G}, faces, first, external, mask, cells, points):
     for c in range(len(mask)):
@@ -360,28 +484,58 @@ def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, 
   const Kernel& count = algorithms::cached_kernel(text, "ds_count_faces");
   const Kernel& keys_of = algorithms::cached_kernel(text, "ds_face_keys");
   const Kernel& match = algorithms::cached_kernel(text, "ds_face_match");
+  // The cell types present (bit t for type t) on an unstructured grid; a grid here is 2-D or 1-D.
+  const std::int64_t present = grid ? -1 : types_present(ds.types());
   Array first = empty({n}, kI64, device);
   detail::launch(count, g, {first});
   const std::int64_t n_faces = total_of(first);
   exclusive_scan(first, first, "add");
   Array external = empty({std::max<std::int64_t>(n_faces, 1)}, kU8, device);
-  if (n_faces > 0) {
+  const bool bucketed = n_faces > 0 && device.kind() == "cpu" && !grid &&
+                        ds.n_points() < (std::int64_t{1} << 21) - 1 &&
+                        bucket_faces(ds, g, text, faces, first, n_faces, external);
+  if (n_faces > 0 && !bucketed) {
+    // Faces of one size on a mesh of few enough points get exact keys (their points in base
+    // n_points), and need no comparison of points; otherwise a hash cut to a few bits more than
+    // the faces need (fewer radix passes), whose equal keys are checked point by point.
+    const std::int64_t np = ds.n_points();
+    const std::int64_t tets = std::int64_t{1} << 10, quads = (1 << 11) | (1 << 12);
+    const std::int64_t mode = present == tets && fits_power(np, 3)                          ? 3
+                              : present > 0 && (present & ~quads) == 0 && fits_power(np, 4) ? 4
+                                                                                            : 0;
+    const std::int64_t bits =
+        std::min<std::int64_t>(62, std::bit_width(static_cast<std::uint64_t>(n_faces)) + 6);
     Array keys = empty({n_faces}, kI64, device), ids = empty({n_faces}, kI64, device);
-    detail::launch(keys_of, g, {faces, first, keys, ids});
+    detail::launch(keys_of, g, {faces, first, keys, ids, mode, np, 64 - bits});
     const auto [sorted_keys, sorted_ids] = sort_by_key(keys, ids);
-    detail::launch(match, g, {faces, first, sorted_keys, sorted_ids, external});
+    if (mode != 0) {
+      algorithms::cached_kernel(text, "ds_face_match_exact")(first, sorted_keys, sorted_ids,
+                                                             external);
+    } else {
+      detail::launch(match, g, {faces, first, sorted_keys, sorted_ids, external});
+    }
   }
   Array mask = empty({n}, kU8, device), cells = empty({n}, kI64, device),
         points = empty({n}, kI64, device);
   detail::launch(classify, g, {faces, first, external, mask, cells, points});
-  const std::int64_t n_out = total_of(cells), total = total_of(points);
   const DType id = id_dtype(ds);
+  const std::int64_t flip =
+      grid && ds.dims()[1] == 1 && ds.dims()[0] > 1 && ds.dims()[2] > 1 ? 1 : 0;
+  if (present > 0 && (present & ((1 << 10) - 1)) == 0) {
+    // Only 3-D cells: every output cell is a polygon, numbered by the counts' own scans.
+    const std::int64_t n_out = scan_total(cells), total = scan_total(points);
+    Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
+    Array types = empty({n_out}, kU8, device), source = empty({n_out}, kI64, device);
+    detail::launch(write, g,
+                   {faces, std::int64_t{2}, flip, mask, cells, points, std::int64_t{0},
+                    std::int64_t{0}, offsets, conn, types, source, n_out, total});
+    return detail::assemble(ds, Kind::Poly, offsets, conn, types, source);
+  }
+  const std::int64_t n_out = total_of(cells), total = total_of(points);
   Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
   Array types = empty({n_out}, kU8, device), source = empty({n_out}, kI64, device);
   std::int64_t cell_base = 0, point_base = 0;
   Array sel_cells = empty({n}, kI64, device), sel_points = empty({n}, kI64, device);
-  const std::int64_t flip =
-      grid && ds.dims()[1] == 1 && ds.dims()[0] > 1 && ds.dims()[2] > 1 ? 1 : 0;
   for (std::int64_t cat = 0; cat < 3; ++cat) {
     detail::launch(select, g, {cat, cells, points, sel_cells, sel_points});
     const std::int64_t cat_cells = total_of(sel_cells);

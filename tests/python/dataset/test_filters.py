@@ -240,6 +240,34 @@ def test_external_faces_of_a_grid_are_vtks_arrays(dims, device):
                                   ns.vtk_to_numpy(want.GetCellData().GetArray("c")))
 
 
+@pytest.mark.parametrize("wedge", [False, True])
+def test_external_faces_of_a_star_of_tetrahedra_are_vtks(wedge, device):
+    """600 tetrahedra round point 0, which is the least point of 1800 faces: more than the
+    CPU's buckets compare one by one (512), so the faces are matched by the sort instead, with
+    exact keys (tetrahedra only) or with a hash checked point by point (a wedge beside them)."""
+    ring = 600
+    angle = np.linspace(0, 2 * np.pi, ring, endpoint=False)
+    pts = np.r_[[(0.0, 0.0, 0.0), (0.0, 0.0, 1.0)],
+                np.c_[np.cos(angle), np.sin(angle), np.zeros(ring)]]
+    conn = [[0, 2 + i, 2 + (i + 1) % ring, 1] for i in range(ring)]
+    types = [10] * ring
+    if wedge:  # a wedge on the ring's outside, sharing no face with the tetrahedra
+        base = len(pts)
+        pts = np.r_[pts, [(3, 0, 0), (4, 0, 0), (3, 1, 0), (3, 0, 1), (4, 0, 1), (3, 1, 1)]]
+        conn.append(list(range(base, base + 6)))
+        types.append(13)
+    offsets = np.cumsum([0] + [len(c) for c in conn])
+    ds = td.unstructured(pts, offsets, np.concatenate(conn), np.array(types, np.uint8))
+    ds.cell_data["c"] = np.arange(len(types), dtype=np.float64)
+    obj = td.to_vtk(ds.to("cpu"))
+    want = run(vtk.vtkDataSetSurfaceFilter(), obj)
+    out = td.external_faces(ds)
+    assert out.n_cells == want.GetNumberOfCells() == 2 * ring + (5 if wedge else 0)
+    assert polygons(out.points.numpy(), cells_of(out.offsets.numpy(),
+                                                 out.connectivity.numpy())) == \
+        polygons(ns.vtk_to_numpy(want.GetPoints().GetData()), vtk_cells(want))
+
+
 def test_external_faces_of_a_tetrahedral_block_are_its_box(device):
     obj = vtk.vtkImageData()
     obj.SetDimensions(4, 3, 5)
