@@ -467,6 +467,18 @@ void check_indices(const Array& indices, std::int64_t n, const char* what) {
                     indices.dtype().str() + "; convert them with .astype(tack.i64)");
   }
   if (indices.size() == 0) return;
+  if (is_signed(indices.dtype().scalar)) {
+    // One pass counting the indices out of range; the message's extremes only when some are.
+    const auto bad = cached_kernel(R"(@tack.kernel
+def tack_bad_indices(idx, n):
+    bad = tack.i64(0)
+    for i in range(len(idx)):
+        r = tack.i64(idx[i])
+        bad += r < -n or r >= n
+    return bad
+)")(indices.reshape({indices.size()}), n);
+    if (bad && bad->value.i == 0) return;
+  }
   const Scalar lo = min(indices), hi = max(indices);
   const bool lo_bad = lo.kind == Scalar::Kind::Int && lo.i < -n;
   const bool hi_bad =
@@ -503,9 +515,11 @@ Array gather(const Array& values, const Array& indices) {
   const Array v = as_rows(values);
   cached_kernel(R"(@tack.kernel
 def tack_gather(v, idx, out, n):
-    for i, j in tack.ndrange(out.shape[0], out.shape[1]):
+    for i in range(out.shape[0]):
         r = tack.i64(idx[i])
-        out[i, j] = v[r + n if r < 0 else r, j]
+        r = r + n if r < 0 else r
+        for j in range(out.shape[1]):
+            out[i, j] = v[r, j]
 )")(v, indices.reshape({indices.size()}), out.reshape({indices.size(), v.shape()[1]}), n);
   return out;
 }
@@ -535,9 +549,11 @@ void scatter(const Array& values, const Array& indices, const Array& out) {
   const Array o = as_rows(out);
   cached_kernel(R"(@tack.kernel
 def tack_scatter(v, idx, out, n):
-    for i, j in tack.ndrange(v.shape[0], v.shape[1]):
+    for i in range(v.shape[0]):
         r = tack.i64(idx[i])
-        out[r + n if r < 0 else r, j] = v[i, j]
+        r = r + n if r < 0 else r
+        for j in range(v.shape[1]):
+            out[r, j] = v[i, j]
 )")(values.reshape({indices.size(), o.shape()[1]}), indices.reshape({indices.size()}), o, n);
 }
 
