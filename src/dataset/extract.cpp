@@ -207,20 +207,17 @@ DataSet threshold(const DataSet& ds, const std::string& field, double lower, dou
   const Device& device = ds.device();
   const std::int64_t n = ds.n_cells();
   // keep[c] (0 or 1) and size[c] (the points it adds): their exclusive scans number the kept
-  // cells and place their points. NaN is never in range.
+  // cells and place their points. NaN is never in range. A point field is first tested once per
+  // point (a byte each), so a cell reads its points' bytes, not their values.
   const std::string test = where == "cell" ? R"(
         v = src[c, comp]
         ok = v >= lo and v <= hi
 )"
                                            : R"(
-        ok = every != 0
+        inside = 0
         for k in range(ds_cell_size({G}, c)):
-            v = src[ds_cell_point({G}, c, k), comp]
-            inside = v >= lo and v <= hi
-            if every != 0:
-                ok = ok and inside
-            elif inside:
-                ok = True
+            inside += src[ds_cell_point({G}, c, k)]
+        ok = inside == ds_cell_size({G}, c) if every != 0 else inside > 0
 )";
   const Kernel& mark = algorithms::cached_kernel(g.source(R"(
 def ds_threshold_mark({G}, src, comp, lo, hi, every, keep, size):
@@ -244,9 +241,21 @@ def ds_threshold_write({G}, keep, number, at, offsets, conn, types, source, n_ou
 )"),
                                                   "ds_threshold_write");
   Array keep = empty({n}, kI64, device), size = empty({n}, kI64, device);
+  Array tested = src;
+  if (where == "point") {
+    tested = empty({ds.n_points()}, kU8, device);
+    algorithms::cached_kernel(R"(
+def ds_threshold_points(src, comp, lo, hi, inside):
+    for p in range(len(inside)):
+        v = src[p, comp]
+        inside[p] = 1 if v >= lo and v <= hi else 0
+)",
+                              "ds_threshold_points")(src, component, f64(lower), f64(upper),
+                                                     tested);
+  }
   detail::launch(
       mark, g,
-      {src, component, f64(lower), f64(upper), std::int64_t{all_points ? 1 : 0}, keep, size});
+      {tested, component, f64(lower), f64(upper), std::int64_t{all_points ? 1 : 0}, keep, size});
   const Array number = exclusive_scan(keep, "add");
   const Array at = exclusive_scan(size, "add");
   const std::int64_t n_out = number.item<std::int64_t>({n - 1}) + keep.item<std::int64_t>({n - 1});
