@@ -3,13 +3,33 @@
 #include "runtime/parallel.hpp"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 namespace tack::detail {
+namespace {
+
+// libgomp's pool of worker threads does not survive fork(): the child has one thread, and a
+// parallel region there can wait forever for the parent's workers (docs/design/threading.md).
+// A forked child therefore runs every launch on its one thread.
+std::atomic<bool> forked_child{false};
+
+void mark_forked_child() {
+  forked_child.store(true, std::memory_order_relaxed);
+}
+
+const bool fork_handler_installed = [] {
+  pthread_atfork(nullptr, nullptr, &mark_forked_child);
+  return true;
+}();
+
+}  // namespace
 
 int num_threads() {
+  if (forked_child.load(std::memory_order_relaxed)) return 1;
   static const int n = [] {
     if (const char* s = std::getenv("TACK_NUM_THREADS")) {
       int v = std::atoi(s);

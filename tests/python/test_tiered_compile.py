@@ -140,6 +140,25 @@ def test_a_fork_while_a_build_is_queued_or_running_is_safe(tmp_path):
     """)
 
 
+def test_a_forked_child_runs_its_launches_on_its_one_thread(tmp_path):
+    # OpenMP's worker threads do not survive fork(): a parallel launch in the child could wait
+    # for them forever (docs/design/threading.md). The parent's launches fan out, the children's
+    # run on their one thread; ten forks after fanned-out launches all finish.
+    run(tmp_path, """
+        import os
+        for round in range(10):
+            poly(out, x, 0.5)  # fans out over the parent's threads
+            expected = out.numpy().copy()
+            pid = os.fork()
+            if pid == 0:
+                poly(out, x, 0.25)
+                poly(out, x, 0.5)
+                os._exit(0 if np.array_equal(out.numpy(), expected) else 3)
+            _, status = os.waitpid(pid, 0)
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    """, 1 << 20)
+
+
 DROPPED = """
     import ctypes, gc
     libc = ctypes.CDLL("libc.so.6")
