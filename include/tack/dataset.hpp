@@ -190,6 +190,24 @@ DataSet threshold(const DataSet& ds, const std::string& field, double lower, dou
 // (in the input's order), carrying the fields (a face its cell's). Poly data is its own surface.
 DataSet external_faces(const DataSet& ds);
 
+// contour's options: point normals (minus the field's gradient, unit length, as a point field
+// "Normals"), the input's point fields interpolated onto the output (and its cell fields carried
+// to each item from its cell; otherwise only `field` itself), and each edge's crossing made one
+// point shared by the items around it (otherwise every item has points of its own).
+struct ContourOptions {
+  bool compute_normals = false;
+  bool interpolate_fields = true;
+  bool merge_points = true;
+};
+// Where the point field `field` (one component) crosses each of `values`: triangles in 3-D
+// cells, segments in 2-D cells, as VTK's contour filters (its triangle count in every case of
+// every linear cell type; a corner at the value counts as above it; a cell with a NaN corner
+// gives nothing). Poly data: segments, then triangles; per value in turn, in cell order, each
+// cell's items in its case's order, the same on every device and thread count; the points
+// sorted by (value, edge). Items that name a point twice (a crossing at a corner) are dropped.
+DataSet contour(const DataSet& ds, const std::string& field, const std::vector<double>& values,
+                const ContourOptions& options = {});
+
 // What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of
 // that dimension (the other two measures 0), and each field's integral over them, a value per
 // component, in the fields' order.

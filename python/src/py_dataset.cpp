@@ -189,6 +189,16 @@ void init_dataset(nb::module_& m) {
       },
       nb::arg("ds"), nb::arg("field"), nb::arg("name"));
   m.def(
+      "dataset_contour",
+      [](const DataSet& ds, const std::string& field, const std::vector<double>& values,
+         bool compute_normals, bool interpolate_fields, bool merge_points) {
+        GilRelease release;
+        return dataset::contour(ds, field, values,
+                                {compute_normals, interpolate_fields, merge_points});
+      },
+      nb::arg("ds"), nb::arg("field"), nb::arg("values"), nb::arg("compute_normals"),
+      nb::arg("interpolate_fields"), nb::arg("merge_points"));
+  m.def(
       "dataset_external_faces",
       [](const DataSet& ds) {
         GilRelease release;

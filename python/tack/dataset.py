@@ -16,7 +16,7 @@ FieldMap = _core.FieldMap
 
 __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
-           "cell_to_point", "cell_centers", "threshold", "external_faces",
+           "cell_to_point", "cell_centers", "threshold", "external_faces", "contour",
            "integrate", "gradient"]
 
 # VTK's numbers of the linear cell types Tack handles.
@@ -152,6 +152,22 @@ def external_faces(ds):
     data's order (vertices, lines, polygons, strips) and the input's cell order; a face carries
     its cell's fields, the points keep theirs."""
     return _core.dataset_external_faces(ds)
+
+
+def contour(ds, field, values, *, compute_normals=False, interpolate_fields=True,
+            merge_points=True):
+    """Poly data where the point field `field` crosses each of `values` (a number or a
+    sequence): triangles in 3-D cells, segments in 2-D cells, with VTK's triangle count in every
+    case (a corner at the value counts as above it; a cell with a NaN corner gives nothing; a
+    value outside the field's range gives empty poly data). Segments first, then triangles, per
+    value in turn and in cell order, the same on every device; one point per crossed edge
+    (merge_points=False: every item has its own). interpolate_fields carries every point field
+    (interpolated) and cell field (from each item's cell); compute_normals adds the point field
+    "Normals", minus the field's gradient at unit length."""
+    if isinstance(values, (int, float)) or (hasattr(values, "ndim") and values.ndim == 0):
+        values = [float(values)]
+    return _core.dataset_contour(ds, field, [float(v) for v in values], bool(compute_normals),
+                                 bool(interpolate_fields), bool(merge_points))
 
 
 def integrate(ds):

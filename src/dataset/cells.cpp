@@ -56,6 +56,27 @@ def ds_chunk_columns(counts, total):
   return starts;
 }
 
+// Bit t set for each cell type t among `types` (VTK's numbers, validated below 64).
+std::int64_t types_present(const Array& types) {
+  const Kernel& k = algorithms::cached_kernel(R"(
+def ds_types_present(types):
+    m = tack.i64(0)
+    for c in range(len(types)):
+        m |= tack.i64(1) << tack.i64(types[c])
+    return m
+)",
+                                              "ds_types_present");
+  const auto v = k(types);
+  return v ? v->value.i : 0;
+}
+
+// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
+std::int64_t scan_total(Array& a) {
+  const std::int64_t n = a.shape()[0], last = a.item<std::int64_t>({n - 1});
+  exclusive_scan(a, a, "add");
+  return a.item<std::int64_t>({n - 1}) + last;
+}
+
 CellLinks cell_links(const DataSet& ds) {
   const Array& conn = ds.connectivity();
   const Device& device = ds.device();

@@ -31,6 +31,11 @@ Array chunk_counts(std::int64_t n_items, std::int64_t n_buckets, std::int64_t n_
                    const Device& device);
 Array chunk_starts(const Array& counts);
 
+// Bit t set for each cell type t among `types` (VTK's numbers, validated below 64).
+std::int64_t types_present(const Array& types);
+// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
+std::int64_t scan_total(Array& a);
+
 // The dataset of `kind` (Unstructured or Poly) whose cells are given by `offsets`, `connectivity`
 // (ids of ds's points) and `types`, each output cell made from ds's cell `source[i]`: its points
 // are the ds points the connectivity uses, in ds's order, with their point fields; each cell

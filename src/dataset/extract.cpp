@@ -27,13 +27,6 @@ std::int64_t total_of(const Array& a) {
   return static_cast<std::int64_t>(sum(a).as_double());
 }
 
-// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
-std::int64_t scan_total(Array& a) {
-  const std::int64_t n = a.shape()[0], last = a.item<std::int64_t>({n - 1});
-  exclusive_scan(a, a, "add");
-  return a.item<std::int64_t>({n - 1}) + last;
-}
-
 // The dtype of an output's offsets and connectivity: the input's for explicit kinds, else i64.
 DType id_dtype(const DataSet& ds) {
   return ds.is_structured() ? kI64 : ds.connectivity().dtype();
@@ -49,20 +42,6 @@ Array component_rows(const Array& a, const std::string& field, std::int64_t comp
                      " component(s); pass a component in [0, " + std::to_string(k) + ")");
   }
   return rows;
-}
-
-// Bit t set for each cell type t among `types` (VTK's numbers, validated below 64).
-std::int64_t types_present(const Array& types) {
-  const Kernel& k = algorithms::cached_kernel(R"(
-def ds_types_present(types):
-    m = tack.i64(0)
-    for c in range(len(types)):
-        m |= tack.i64(1) << tack.i64(types[c])
-    return m
-)",
-                                              "ds_types_present");
-  const auto v = k(types);
-  return v ? v->value.i : 0;
 }
 
 // Whether base^power stays below 2^62 (keys of `power` digits in base `base` fit an i64).
@@ -494,7 +473,7 @@ def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, 
   const Kernel& keys_of = algorithms::cached_kernel(text, "ds_face_keys");
   const Kernel& match = algorithms::cached_kernel(text, "ds_face_match");
   // The cell types present (bit t for type t) on an unstructured grid; a grid here is 2-D or 1-D.
-  const std::int64_t present = grid ? -1 : types_present(ds.types());
+  const std::int64_t present = grid ? -1 : detail::types_present(ds.types());
   Array first = empty({n}, kI64, device);
   detail::launch(count, g, {first});
   const std::int64_t n_faces = total_of(first);
@@ -532,7 +511,7 @@ def ds_surface_write({G}, faces, cat, flip, mask, cell_at, point_at, cell_base, 
       grid && ds.dims()[1] == 1 && ds.dims()[0] > 1 && ds.dims()[2] > 1 ? 1 : 0;
   if (present > 0 && (present & ((1 << 10) - 1)) == 0) {
     // Only 3-D cells: every output cell is a polygon, numbered by the counts' own scans.
-    const std::int64_t n_out = scan_total(cells), total = scan_total(points);
+    const std::int64_t n_out = detail::scan_total(cells), total = detail::scan_total(points);
     Array offsets = empty({n_out + 1}, id, device), conn = empty({total}, id, device);
     Array types = empty({n_out}, kU8, device), source = empty({n_out}, kI64, device);
     detail::launch(write, g,

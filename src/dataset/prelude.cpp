@@ -66,9 +66,9 @@ def ds_cell_type({G}, c):
 
 @tack.func
 def ds_cell_corner({G}, i, j, l, k):
-    b0 = k & 1
-    b1 = (k >> 1) & 1
-    b2 = (k >> 2) & 1
+    b0 = tack.i32(k & 1)
+    b1 = tack.i32((k >> 1) & 1)
+    b2 = tack.i32((k >> 2) & 1)
     {HEXORDER}
     di = 0
     dj = 0
