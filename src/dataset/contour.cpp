@@ -133,7 +133,7 @@ def ds_edge_key(s, v, value, pa, pb, np):
     elif tack.f64(s[pb]) == value:
         lo = pb
         hi = pb
-    return (v * np + lo) * np + hi
+    return (tack.i64(v) * np + lo) * np + hi
 
 # Each item's vertices as the keys of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, np, keys, source):
@@ -173,9 +173,10 @@ def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, np, 
 # The crossing of key's edge: its ends and the fraction of the way from lo to hi.
 @tack.func
 def ds_crossing(s, values, key, np):
-    hi = key % np
-    lo = (key // np) % np
-    v = key // (np * np)
+    n = tack.i64(np)  # a scalar argument that fits an i32 arrives as one
+    hi = key % n
+    lo = (key // n) % n
+    v = key // (n * n)
     t = tack.f64(0.0)
     if lo != hi:
         a = tack.f64(s[lo])

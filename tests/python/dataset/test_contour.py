@@ -285,6 +285,18 @@ def test_a_closed_isosurface_is_watertight(mesh, device):
                                                               rel=1e-5)
 
 
+def test_a_mesh_of_more_points_than_an_i32_squares(device):
+    """64,000 points: an edge's key (v * n + lo) * n + hi passes 2^32 (the kernels widen n,
+    which arrives as an i32 argument)."""
+    n = 40
+    ds = td.image((n, n, n), origin=(-1, -1, -1), spacing=(2 / (n - 1),) * 3)
+    ds.point_data["r"] = np.linalg.norm(ds.points.numpy(), axis=1)
+    out = td.contour(ds, "r", [0.5, 0.8])
+    r = np.linalg.norm(out.points.numpy(), axis=1)
+    assert np.all((np.abs(r - 0.5) < 0.03) | (np.abs(r - 0.8) < 0.03))
+    assert np.count_nonzero(np.abs(r - 0.8) < 0.03) > np.count_nonzero(np.abs(r - 0.5) < 0.03)
+
+
 def test_several_values_are_each_values_output_in_turn(device):
     obj = tetrahedra(7, sphere)
     ds = td.from_vtk(obj)

@@ -206,5 +206,37 @@ TEST_P(DataSetOnDevice, ExternalFacesOfAnImageAreItsSidesInVtksOrder) {
             (std::vector<double>{10, 12, 11, 13, 10, 11, 12, 13, 10, 11, 12, 13, 10, 12, 11, 13}));
 }
 
+TEST_P(DataSetOnDevice, ContourOfTwoTetrahedraIsVtksTriangles) {
+  TwoTets m;
+  DataSet ds = DataSet::unstructured(arr(m.points, {5, 3}), arr(m.offsets), arr(m.connectivity),
+                                     arr(m.types));
+  ds.point_data().set("z", arr(std::vector<double>{0, 0, 0, 1, 1}));  // the points' z
+  // z = 0.5 cuts tetrahedron 0 (points 0, 1, 2 below, 3 above) in one triangle and tetrahedron
+  // 1 (1, 2 below, 3, 4 above) in a quad: three triangles over the five crossed edges.
+  DataSet c = contour(ds, "z", {0.5});
+  EXPECT_EQ(c.kind(), Kind::Poly);
+  EXPECT_EQ(c.n_cells(), 3);
+  EXPECT_EQ(c.n_points(), 5);
+  const std::vector<double> p = c.points().to_vector<double>();
+  for (std::size_t i = 2; i < p.size(); i += 3) EXPECT_DOUBLE_EQ(p[i], 0.5) << i;
+  EXPECT_EQ(c.types().to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{5, 5, 5}));
+  // The points sorted by edge: (0, 3), (1, 3), (1, 4), (2, 3), (2, 4).
+  EXPECT_EQ((std::vector<double>{p[0], p[1], p[3], p[4]}), (std::vector<double>{0, 0, 0.5, 0}));
+  // Triangles face from above (z > 0.5) to below: their normals point down.
+  const std::vector<std::int64_t> t = c.connectivity().to_vector<std::int64_t>();
+  for (std::size_t q = 0; q < 3; ++q) {
+    const double* a = &p[3 * t[3 * q]];
+    const double* b = &p[3 * t[3 * q + 1]];
+    const double* d = &p[3 * t[3 * q + 2]];
+    const double nz = (b[0] - a[0]) * (d[1] - a[1]) - (b[1] - a[1]) * (d[0] - a[0]);
+    EXPECT_LT(nz, 0.0) << q;
+  }
+  EXPECT_EQ(contour(ds, "z", {2.0}).n_cells(), 0);  // outside the range: nothing
+  ContourOptions separate;
+  separate.merge_points = false;
+  EXPECT_EQ(contour(ds, "z", {0.5}, separate).n_points(), 9);
+  expect_error<ValueError>([&] { contour(ds, "z", {}); }, {"no contour values"});
+}
+
 }  // namespace
 }  // namespace tack::dataset

@@ -1,0 +1,104 @@
+"""tack.dataset.contour against VTK's contour filters on the same data in the same process
+(docs/design/contour.md), VTK's STDThread SMP backend with as many threads as Tack's CPU pool,
+each figure the best of several runs:
+* an image of n^3 points (256 by default) holding a smooth analytic f32 field, contoured at one
+  value: vtkFlyingEdges3D (VTK's fastest for images) and vtkContourFilter;
+* the tetrahedra vtkDataSetTriangleFilter makes of an image of m^3 points (72: 1.8 M cells) with
+  the same field: vtkContour3DLinearGrid (VTK's fastest for them) and vtkContourFilter.
+Prints the times, the triangle counts (equal to VTK's), and the ratio VTK time / Tack time
+against the faster VTK filter (above 1: Tack is faster; the issue's goal is 2).
+
+    PYTHONPATH=build/dev/python .venv/bin/python bench/bench_contour.py [n] [m]
+"""
+import os
+import sys
+
+import numpy as np
+
+import tack
+import tack.dataset as td
+from _util import best_of, record
+
+try:
+    import vtkmodules.all as vtk
+    from vtkmodules.util import numpy_support as ns
+except ImportError:  # pragma: no cover
+    print("bench_contour skipped: the vtk package is not installed (pip install vtk)")
+    sys.exit(0)
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+M = int(sys.argv[2]) if len(sys.argv) > 2 else 72
+THREADS = os.cpu_count()
+VALUE = 0.3
+
+
+def field(p):
+    """Three interleaved waves: a few hundred thousand triangles at 256^3."""
+    x, y, z = p[:, 0], p[:, 1], p[:, 2]
+    return (np.sin(2.5 * np.pi * x) * np.cos(2 * np.pi * y) + 0.6 * np.sin(3 * np.pi * z)
+            + 0.3 * x).astype(np.float32)
+
+
+def image(n):
+    im = vtk.vtkImageData()
+    im.SetDimensions(n, n, n)
+    im.SetSpacing(1.0 / (n - 1), 1.0 / (n - 1), 1.0 / (n - 1))
+    x = np.linspace(0, 1, n)
+    zz, yy, xx = np.meshgrid(x, x, x, indexing="ij")
+    a = ns.numpy_to_vtk(field(np.c_[xx.ravel(), yy.ravel(), zz.ravel()]), deep=True)
+    a.SetName("f")
+    im.GetPointData().AddArray(a)
+    im.GetPointData().SetActiveScalars("f")
+    return im
+
+
+def tetrahedra(m):
+    tri = vtk.vtkDataSetTriangleFilter()
+    tri.SetInputData(image(m))
+    tri.Update()
+    return tri.GetOutput()
+
+
+def vtk_time(algorithm, obj):
+    algorithm.SetInputData(obj)
+    algorithm.SetInputArrayToProcess(0, 0, 0, 0, "f")
+    algorithm.SetValue(0, VALUE)
+
+    def run():
+        algorithm.Modified()
+        algorithm.Update()
+    t = best_of(run, repeat=5)
+    return t, algorithm.GetOutput().GetNumberOfCells()
+
+
+def main():
+    vtk.vtkSMPTools.SetBackend("STDThread")
+    vtk.vtkSMPTools.Initialize(THREADS)
+    print(f"VTK {vtk.vtkVersion.GetVTKVersion()} ({vtk.vtkSMPTools.GetBackend()}, "
+          f"{vtk.vtkSMPTools.GetEstimatedNumberOfThreads()} threads) vs Tack on the CPU "
+          f"({THREADS} cores)")
+    cases = [(f"image {N}^3", image(N), [("vtkFlyingEdges3D", vtk.vtkFlyingEdges3D),
+                                           ("vtkContourFilter", vtk.vtkContourFilter)]),
+             (f"tetrahedra of {M}^3", tetrahedra(M),
+              [("vtkContour3DLinearGrid", vtk.vtkContour3DLinearGrid),
+               ("vtkContourFilter", vtk.vtkContourFilter)])]
+    for label, obj, filters in cases:
+        ds = td.from_vtk(obj, device="cpu")
+        out = td.contour(ds, "f", VALUE)
+
+        def run():
+            td.contour(ds, "f", VALUE)
+            tack.sync()
+        t_tack = best_of(run, repeat=5)
+        print(f"{label}: {ds.n_points} points, {ds.n_cells} cells; Tack {t_tack * 1e3:.2f} ms, "
+              f"{out.n_cells} triangles")
+        best = None
+        for name, make in filters:
+            t, n = vtk_time(make(), obj)
+            best = t if best is None else min(best, t)
+            print(f"  {name:24s} {t * 1e3:9.2f} ms ({n} triangles): VTK / Tack {t / t_tack:6.2f}")
+        record("contour", label, round(best / t_tack, 2), "fastest vtk / tack")
+
+
+if __name__ == "__main__":
+    main()
