@@ -256,6 +256,129 @@ def ds_contour_keep(conn, w, keep):
         keep[q] = 0 if same else 1
 )";
 
+// Flying edges (Schroeder, Maynard and Geveci, 2015) on grids of 3-D cells, one value at a
+// time: every grid point owns the edges to its +x, +y and +z neighbours, so a row of points
+// (j, l) owns its points' crossings; a first pass counts each row's crossings and the triangles
+// of its row of cells, scans give each row its first point and triangle, and a second pass walks
+// each row again writing its points (as the cell path's keys) and its cells' triangles, naming a
+// crossing by the running count of crossings along the row that owns it. No point is made twice
+// and nothing is sorted; the numbering is the cell path's (points by owner, then x, y, z).
+const char* const kFlyingEdges = R"(
+# flags[p]: bit 0 point p at or above the value, bits 1, 2, 3 its +x, +y, +z edges crossed. The
+# kernel's value: the points at the value exactly or NaN (then the cell path runs instead).
+def ds_fe_classify(s, value, nx, ny, nz, flags):
+    bad = tack.i64(0)
+    for l, j, i in tack.ndrange(nz, ny, nx):
+        p = i + nx * (j + ny * tack.i64(l))
+        v = tack.f64(s[p])
+        a = 1 if v >= value else 0
+        f = a
+        if i < nx - 1:
+            f |= (a ^ (1 if tack.f64(s[p + 1]) >= value else 0)) << 1
+        if j < ny - 1:
+            f |= (a ^ (1 if tack.f64(s[p + nx]) >= value else 0)) << 2
+        if l < nz - 1:
+            f |= (a ^ (1 if tack.f64(s[p + tack.i64(nx) * ny]) >= value else 0)) << 3
+        flags[p] = f
+        bad += v != v or v == value
+    return bad
+
+@tack.func
+def ds_fe_owned(f):
+    return ((f >> 1) & 1) + ((f >> 2) & 1) + ((f >> 3) & 1)
+
+# The above-bits of point i of the four rows round a row of cells, bit dj + 2 dl.
+@tack.func
+def ds_fe_column(flags, r00, r10, r01, r11, i):
+    return (flags[r00 + i] & 1) | ((flags[r10 + i] & 1) << 1) | ((flags[r01 + i] & 1) << 2) | ((flags[r11 + i] & 1) << 3)
+
+# The case of the cell between columns a (at i) and b (at i + 1): a voxel's corner di + 2 dj +
+# 4 dl, then the cell type's corner order (remap).
+@tack.func
+def ds_fe_case(remap, t, a, b):
+    lo = (a & 1) | ((a & 2) << 1) | ((a & 4) << 2) | ((a & 8) << 3)
+    hi = (b & 1) | ((b & 2) << 1) | ((b & 4) << 2) | ((b & 8) << 3)
+    return remap[t, lo | (hi << 1)]
+
+def ds_fe_count(flags, cases, remap, t, nx, ny, nz, points, triangles):
+    for r in range(len(points)):
+        j = r % ny
+        l = r // ny
+        r00 = tack.i64(nx) * r
+        n = tack.i64(0)
+        for i in range(nx):
+            n += ds_fe_owned(flags[r00 + i])
+        points[r] = n
+        m = tack.i64(0)
+        if j < ny - 1 and l < nz - 1:
+            r10 = r00 + nx
+            r01 = r00 + tack.i64(nx) * ny
+            r11 = r01 + nx
+            a = ds_fe_column(flags, r00, r10, r01, r11, 0)
+            for i in range(nx - 1):
+                b = ds_fe_column(flags, r00, r10, r01, r11, i + 1)
+                if a != b or (a != 0 and a != 15):
+                    m += cases[t, ds_fe_case(remap, t, a, b), 0]
+                a = b
+        triangles[r] = m
+
+def ds_fe_write(flags, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_at, keys, conn, source):
+    for r in range(len(point_at)):
+        j = r % ny
+        l = r // ny
+        nxy = tack.i64(nx) * ny
+        r00 = tack.i64(nx) * r
+        # the row's own points: their crossings' keys, in order
+        q = point_at[r]
+        key0 = tack.i64(v) * np
+        for i in range(nx):
+            p = r00 + i
+            f = flags[p]
+            if (f & 2) != 0:
+                keys[q] = (key0 + p) * np + p + 1
+                q += 1
+            if (f & 4) != 0:
+                keys[q] = (key0 + p) * np + p + nx
+                q += 1
+            if (f & 8) != 0:
+                keys[q] = (key0 + p) * np + p + nxy
+                q += 1
+        if j < ny - 1 and l < nz - 1:
+            # row[d], base[d]: the first point of row (j + d % 2, l + d // 2) and the first
+            # crossing of its point i
+            row = tack.zeros(4, tack.i64)
+            base = tack.zeros(4, tack.i64)
+            for d in range(4):
+                row[d] = r00 + (d % 2) * tack.i64(nx) + (d // 2) * nxy
+                base[d] = point_at[(j + d % 2) + ny * (l + d // 2)]
+            at = tri_at[r]
+            a = ds_fe_column(flags, row[0], row[1], row[2], row[3], 0)
+            for i in range(nx - 1):
+                b = ds_fe_column(flags, row[0], row[1], row[2], row[3], i + 1)
+                if a != b or (a != 0 and a != 15):
+                    case = ds_fe_case(remap, t, a, b)
+                    n = cases[t, case, 0]
+                    for q3 in range(3 * n):
+                        e = cases[t, case, 1 + q3]
+                        w = info[t, e, 1] + 2 * info[t, e, 2]
+                        f = flags[row[w] + i + info[t, e, 0]]
+                        id = base[w]
+                        if info[t, e, 0] != 0:
+                            id += ds_fe_owned(flags[row[w] + i])
+                        axis = info[t, e, 3]
+                        if axis >= 1:
+                            id += (f >> 1) & 1
+                        if axis == 2:
+                            id += (f >> 2) & 1
+                        conn[3 * at + q3] = id
+                    for q3 in range(n):
+                        source[at + q3] = i + (nx - 1) * (j + (ny - 1) * tack.i64(l))
+                    at += n
+                for d in range(4):
+                    base[d] += ds_fe_owned(flags[row[d] + i])
+                a = b
+)";
+
 // The output points' dtype: f32 for images and rectilinear grids (VTK's contour filters on
 // them make float points), the input's points' dtype otherwise.
 DType points_dtype(const DataSet& ds) {
@@ -267,6 +390,89 @@ DType points_dtype(const DataSet& ds) {
 // Rows of `a` (rows of w ids) kept where keep is 1, by compress.
 Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
   return compress(keep, a.reshape({a.size() / w, w}), 0).reshape({-1});
+}
+
+// What a contour pass leaves: each output point's key, the items' connectivity and their
+// cells.
+struct Pieces {
+  Array keys, conn, source;
+  std::int64_t triangles = 0;
+};
+
+// Flying edges over a grid of 3-D cells (every dims > 1), or nothing where it does not apply:
+// a NaN or a point exactly at a value (whose crossings the cell path merges into the corner)
+// leaves the grid to the cell path, which gives the same output otherwise.
+std::optional<Pieces> flying_edges(const DataSet& ds, const Array& s, const Array& values,
+                                   const Array& cases, std::int64_t np) {
+  if (!ds.is_structured()) return std::nullopt;
+  const Dims& d = ds.dims();
+  if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
+  const Device& device = ds.device();
+  // For each edge of the voxel's (11) and hexahedron's (12) tables, the owning corner's offsets
+  // and the edge's axis; and each voxel-order case as the type's case (remap).
+  const int hex[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                         {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  std::vector<std::int64_t> info(15 * 12 * 4, 0), remap(15 * 256, 0);
+  for (int t : {11, 12}) {
+    auto offset = [&](int k, int a) { return t == 11 ? (k >> a) & 1 : hex[k][a]; };
+    for (int e = 0; e < 12; ++e) {
+      const int a = detail::kContourEdges[t][e][0], b = detail::kContourEdges[t][e][1];
+      int axis = 0;
+      for (int x = 0; x < 3; ++x)
+        if (offset(a, x) != offset(b, x)) axis = x;
+      const int low = offset(a, axis) < offset(b, axis) ? a : b;
+      for (int x = 0; x < 3; ++x) info[(t * 12 + e) * 4 + x] = offset(low, x);
+      info[(t * 12 + e) * 4 + 3] = axis;
+    }
+    for (int c = 0; c < 256; ++c) {
+      int out = 0;
+      for (int k = 0; k < 8; ++k)
+        if ((c >> (offset(k, 0) + 2 * offset(k, 1) + 4 * offset(k, 2))) & 1) out |= 1 << k;
+      remap[t * 256 + c] = out;
+    }
+  }
+  const Array info_a = array(info, {15, 12, 4}, device);
+  const Array remap_a = array(remap, {15, 256}, device);
+  const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
+  const std::int64_t rows = d[1] * d[2];
+  const Kernel& classify = algorithms::cached_kernel(kFlyingEdges, "ds_fe_classify");
+  const Kernel& count = algorithms::cached_kernel(kFlyingEdges, "ds_fe_count");
+  const Kernel& write = algorithms::cached_kernel(kFlyingEdges, "ds_fe_write");
+  const std::vector<double> host_values = values.to_vector<double>();
+  std::vector<Array> keys, conn, source;
+  std::int64_t n_points = 0, n_tris = 0;
+  Array flags = empty({ds.n_points()}, kU8, device);
+  for (std::int64_t v = 0; v < values.size(); ++v) {
+    const auto bad =
+        classify(s, f64(host_values[static_cast<std::size_t>(v)]), d[0], d[1], d[2], flags);
+    if (!bad || bad->value.i != 0) return std::nullopt;
+    Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
+    count(flags, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
+    const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
+    if (nt_v == 0 && np_v == 0) continue;
+    Array k = empty({np_v}, kI64, device), c = empty({3 * nt_v}, kI64, device),
+          src = empty({nt_v}, kI64, device);
+    write(flags, cases, remap_a, info_a, t, d[0], d[1], d[2], v, np, point_at, tri_at, k, c, src);
+    if (n_points > 0) {
+      // this value's ids follow the earlier values' points
+      algorithms::cached_kernel(R"(
+def ds_fe_shift(conn, by):
+    for q in range(len(conn)):
+        conn[q] += by
+)",
+                                "ds_fe_shift")(c, n_points);
+    }
+    keys.push_back(k);
+    conn.push_back(c);
+    source.push_back(src);
+    n_points += np_v;
+    n_tris += nt_v;
+  }
+  auto joined = [&](const std::vector<Array>& parts) {
+    if (parts.empty()) return empty({0}, kI64, device);
+    return parts.size() == 1 ? parts[0] : concat(parts);
+  };
+  return Pieces{joined(keys), joined(conn), joined(source), n_tris};
 }
 
 }  // namespace
@@ -323,79 +529,93 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
       if ((mask >> t) & 1) present[category[t]] = true;
   }
 
-  // Per category (poly data's order: vertices, segments, triangles): count each (value, cell),
-  // number the items by an exclusive scan, write each item's vertices as edge keys.
-  const Kernel& count = algorithms::cached_kernel(text, "ds_contour_count");
-  const Kernel& write = algorithms::cached_kernel(text, "ds_contour_write");
-  std::vector<Array> keys_of, source_of;
   std::int64_t items[3] = {0, 0, 0};
-  for (std::int64_t cat = 0; cat < 3; ++cat) {
-    if (!present[cat] || n_cells == 0) continue;
-    Array at = empty({n_values * n_cells}, kI64, device);
-    detail::launch(count, g, {s, value_array, kinds, corners, cases, cat, at});
-    const std::int64_t n = detail::scan_total(at);
-    items[cat] = n;
-    if (n == 0) continue;
-    Array keys = empty({n * (cat + 1)}, kI64, device), source = empty({n}, kI64, device);
-    detail::launch(write, g,
-                   {s, value_array, kinds, corners, cases, edges, cat, at, np, keys, source});
-    keys_of.push_back(keys);
-    source_of.push_back(source);
-  }
-  auto joined = [&](const std::vector<Array>& parts) {
-    if (parts.empty()) return empty({0}, kI64, device);
-    return parts.size() == 1 ? parts[0] : concat(parts);
-  };
-  const Array keys = joined(keys_of);
-  Array source = joined(source_of);
-  // The output points: one per distinct key (sorted: value, lower point, higher point), the
-  // connectivity their numbers; without merging, one per item vertex.
-  const bool merge = options.merge_points && keys.size() > 0;
-  std::optional<Unique> merged;
-  if (merge) merged = unique(keys, false, true);
-  Array point_keys = merge ? merged->values : keys;
-  Array conn = merge ? *merged->inverse : arange(keys.size(), kI64, device);
-  // Items that name a point twice (crossings at a corner that several of their edges share) are
-  // dropped, as VTK drops them, and the points only they named.
-  if (merge) {
-    const Kernel& degenerate = algorithms::cached_kernel(text, "ds_contour_degenerate");
-    std::int64_t bad[3] = {0, 0, 0}, offset = 0;
-    for (std::int64_t cat = 1; cat < 3; ++cat) {
-      const std::int64_t w = cat + 1;
-      offset += items[cat - 1] * cat;
-      if (items[cat] == 0) continue;
-      const auto v = degenerate(conn.slice(offset, offset + items[cat] * w), w);
-      bad[cat] = v ? v->value.i : 0;
+  Array point_keys = empty({0}, kI64, device), conn = empty({0}, kI64, device),
+        source = empty({0}, kI64, device);
+  if (auto fe = flying_edges(ds, s, value_array, cases, np)) {
+    // Every point made once by the row that owns its edge: nothing to merge or drop.
+    items[2] = fe->triangles;
+    point_keys = fe->keys;
+    conn = fe->conn;
+    source = fe->source;
+    if (!options.merge_points && conn.size() > 0) {
+      point_keys = gather(point_keys, conn);
+      conn = arange(conn.size(), kI64, device);
     }
-    if (bad[1] + bad[2] > 0) {
-      const Kernel& keep = algorithms::cached_kernel(text, "ds_contour_keep");
-      std::vector<Array> kept_conn, kept_source;
-      std::int64_t item = 0;
-      offset = 0;
-      for (std::int64_t cat = 0; cat < 3; ++cat) {
-        const std::int64_t w = cat + 1, n = items[cat];
-        if (n == 0) continue;
-        const Array c = conn.slice(offset, offset + n * w), src = source.slice(item, item + n);
-        if (bad[cat] == 0) {
-          kept_conn.push_back(c);
-          kept_source.push_back(src);
-        } else {
-          Array flags = empty({n}, kU8, device);
-          keep(c, w, flags);
-          kept_conn.push_back(keep_rows(c, w, flags));
-          kept_source.push_back(compress(flags, src));
-        }
-        offset += n * w;
-        item += n;
-        items[cat] -= bad[cat];
+  } else {
+    // Per category (poly data's order: vertices, segments, triangles): count each (value, cell),
+    // number the items by an exclusive scan, write each item's vertices as edge keys.
+    const Kernel& count = algorithms::cached_kernel(text, "ds_contour_count");
+    const Kernel& write = algorithms::cached_kernel(text, "ds_contour_write");
+    std::vector<Array> keys_of, source_of;
+    for (std::int64_t cat = 0; cat < 3; ++cat) {
+      if (!present[cat] || n_cells == 0) continue;
+      Array at = empty({n_values * n_cells}, kI64, device);
+      detail::launch(count, g, {s, value_array, kinds, corners, cases, cat, at});
+      const std::int64_t n = detail::scan_total(at);
+      items[cat] = n;
+      if (n == 0) continue;
+      Array keys = empty({n * (cat + 1)}, kI64, device), source = empty({n}, kI64, device);
+      detail::launch(write, g,
+                     {s, value_array, kinds, corners, cases, edges, cat, at, np, keys, source});
+      keys_of.push_back(keys);
+      source_of.push_back(source);
+    }
+    auto joined = [&](const std::vector<Array>& parts) {
+      if (parts.empty()) return empty({0}, kI64, device);
+      return parts.size() == 1 ? parts[0] : concat(parts);
+    };
+    const Array keys = joined(keys_of);
+    source = joined(source_of);
+    // The output points: one per distinct key (sorted: value, lower point, higher point), the
+    // connectivity their numbers; without merging, one per item vertex.
+    const bool merge = options.merge_points && keys.size() > 0;
+    std::optional<Unique> merged;
+    if (merge) merged = unique(keys, false, true);
+    point_keys = merge ? merged->values : keys;
+    conn = merge ? *merged->inverse : arange(keys.size(), kI64, device);
+    // Items that name a point twice (crossings at a corner that several of their edges share) are
+    // dropped, as VTK drops them, and the points only they named.
+    if (merge) {
+      const Kernel& degenerate = algorithms::cached_kernel(text, "ds_contour_degenerate");
+      std::int64_t bad[3] = {0, 0, 0}, offset = 0;
+      for (std::int64_t cat = 1; cat < 3; ++cat) {
+        const std::int64_t w = cat + 1;
+        offset += items[cat - 1] * cat;
+        if (items[cat] == 0) continue;
+        const auto v = degenerate(conn.slice(offset, offset + items[cat] * w), w);
+        bad[cat] = v ? v->value.i : 0;
       }
-      conn = joined(kept_conn);
-      source = joined(kept_source);
-      Array used = zeros({point_keys.size()}, kU8, device);
-      algorithms::cached_kernel(text, "ds_contour_mark")(conn, used);
-      const Array number = exclusive_scan(used, "add", kI64);
-      point_keys = compress(used, point_keys);
-      conn = gather(number, conn);
+      if (bad[1] + bad[2] > 0) {
+        const Kernel& keep = algorithms::cached_kernel(text, "ds_contour_keep");
+        std::vector<Array> kept_conn, kept_source;
+        std::int64_t item = 0;
+        offset = 0;
+        for (std::int64_t cat = 0; cat < 3; ++cat) {
+          const std::int64_t w = cat + 1, n = items[cat];
+          if (n == 0) continue;
+          const Array c = conn.slice(offset, offset + n * w), src = source.slice(item, item + n);
+          if (bad[cat] == 0) {
+            kept_conn.push_back(c);
+            kept_source.push_back(src);
+          } else {
+            Array flags = empty({n}, kU8, device);
+            keep(c, w, flags);
+            kept_conn.push_back(keep_rows(c, w, flags));
+            kept_source.push_back(compress(flags, src));
+          }
+          offset += n * w;
+          item += n;
+          items[cat] -= bad[cat];
+        }
+        conn = joined(kept_conn);
+        source = joined(kept_source);
+        Array used = zeros({point_keys.size()}, kU8, device);
+        algorithms::cached_kernel(text, "ds_contour_mark")(conn, used);
+        const Array number = exclusive_scan(used, "add", kI64);
+        point_keys = compress(used, point_keys);
+        conn = gather(number, conn);
+      }
     }
   }
   // Offsets and types: vertices (1), segments (3), triangles (5).

@@ -297,6 +297,43 @@ def test_a_mesh_of_more_points_than_an_i32_squares(device):
     assert np.count_nonzero(np.abs(r - 0.8) < 0.03) > np.count_nonzero(np.abs(r - 0.5) < 0.03)
 
 
+@pytest.mark.parametrize("kind", ["image", "structured"])
+def test_flying_edges_on_grids_is_the_cell_paths_output(kind, device):
+    """Grids of 3-D cells take flying edges (no sort, every point made once by the row owning its
+    edge); its triangles, their order, the point numbering and the cells are those of the cell
+    path, which the same grid as an unstructured grid of voxels (hexahedra) takes."""
+    dims = (9, 7, 6)
+    ds = td.image(dims, origin=(0.1, -0.2, 0.3), spacing=(0.3, 0.25, 0.4))
+    pts = ds.points.numpy()
+    if kind == "structured":
+        pts = pts + 0.02 * np.sin(3 * pts[:, [1, 2, 0]])
+        ds = td.structured(dims, pts)
+    f = np.sin(2 * pts[:, 0]) + np.cos(3 * pts[:, 1]) * pts[:, 2]
+    ds.point_data["f"] = f
+    ds.cell_data["id"] = np.arange(ds.n_cells, dtype=np.int64)
+    i, j, k = np.meshgrid(*(np.arange(n - 1) for n in dims), indexing="ij")
+    corner = lambda a, b, c: ((i + a) + dims[0] * ((j + b) + dims[1] * (k + c))).transpose(2, 1, 0).ravel()  # noqa: E731,E501
+    order = ([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)]
+             if kind == "image" else
+             [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)])
+    conn = np.stack([corner(*o) for o in order], axis=1).ravel()
+    cells = td.unstructured(pts, np.arange(0, len(conn) + 1, 8), conn,
+                            np.full(ds.n_cells, 11 if kind == "image" else 12, np.uint8))
+    cells.point_data["f"] = f
+    cells.cell_data["id"] = ds.cell_data["id"]
+    values = [float(np.percentile(f, 35)) + 1e-9, float(np.percentile(f, 60)) + 1e-9]
+    grid, explicit = td.contour(ds, "f", values), td.contour(cells, "f", values)
+    assert grid.n_cells == explicit.n_cells > 0
+    np.testing.assert_array_equal(grid.connectivity.numpy(), explicit.connectivity.numpy())
+    np.testing.assert_array_equal(grid.cell_data["id"].numpy(), explicit.cell_data["id"].numpy())
+    np.testing.assert_allclose(grid.points.numpy(), explicit.points.numpy(), rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(grid.point_data["f"].numpy(), explicit.point_data["f"].numpy())
+    separate = td.contour(ds, "f", values, merge_points=False)
+    assert separate.n_points == 3 * grid.n_cells
+    np.testing.assert_array_equal(separate.points.numpy(),
+                                  grid.points.numpy()[grid.connectivity.numpy()])
+
+
 def test_several_values_are_each_values_output_in_turn(device):
     obj = tetrahedra(7, sphere)
     ds = td.from_vtk(obj)
