@@ -212,18 +212,22 @@ def ds_contour_normals(s, values, keys, np, grad, out):
         out[i, 1] = gy * inv
         out[i, 2] = gz * inv
 
-# The number of items (w points each) naming a point twice: a crossing at a corner that several
-# of the item's edges share.
+# Whether item q (w points) names a point twice: a crossing at a corner that several of its
+# edges share.
+@tack.func
+def ds_names_twice(conn, w, q):
+    a = conn[q * w]
+    b = conn[q * w + 1]
+    same = a == b
+    if w == 3:
+        e = conn[q * w + 2]
+        same = same or a == e or b == e
+    return same
+
 def ds_contour_degenerate(conn, w):
     bad = tack.i64(0)
     for q in range(len(conn) // w):
-        a = conn[q * w]
-        b = conn[q * w + 1]
-        same = a == b
-        if w == 3:
-            e = conn[q * w + 2]
-            same = same or a == e or b == e
-        bad += same
+        bad += ds_names_twice(conn, w, q)
     return bad
 
 def ds_contour_mark(conn, used):
@@ -247,13 +251,7 @@ def ds_contour_layout(n_vert, n_seg, offsets, types):
 
 def ds_contour_keep(conn, w, keep):
     for q in range(len(keep)):
-        a = conn[q * w]
-        b = conn[q * w + 1]
-        same = a == b
-        if w == 3:
-            e = conn[q * w + 2]
-            same = same or a == e or b == e
-        keep[q] = 0 if same else 1
+        keep[q] = 0 if ds_names_twice(conn, w, q) else 1
 )";
 
 // Flying edges (Schroeder, Maynard and Geveci, 2015) on grids of 3-D cells, one value at a

@@ -326,9 +326,7 @@ def ds_face_split({G}, faces, c, t, f):
 
 def ds_face_bucket_count({G}, faces, first, counts, chunk):
     for t in range(counts.shape[0]):
-        c0 = min(t * chunk, len(first))
-        c1 = min(c0 + chunk, len(first))
-        for c in range(c0, c1):
+        for c in range(t * chunk, min((t + 1) * chunk, len(first))):
             ty = ds_cell_type({G}, c)
             for f in range(ds_face_count(ty)):
                 low, rest = ds_face_split({G}, faces, c, ty, f)
@@ -336,9 +334,7 @@ def ds_face_bucket_count({G}, faces, first, counts, chunk):
 
 def ds_face_bucket_fill({G}, faces, first, starts, counts, chunk, rests, ids):
     for t in range(counts.shape[0]):
-        c0 = min(t * chunk, len(first))
-        c1 = min(c0 + chunk, len(first))
-        for c in range(c0, c1):
+        for c in range(t * chunk, min((t + 1) * chunk, len(first))):
             ty = ds_cell_type({G}, c)
             for f in range(ds_face_count(ty)):
                 low, rest = ds_face_split({G}, faces, c, ty, f)
