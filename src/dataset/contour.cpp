@@ -262,23 +262,39 @@ def ds_contour_keep(conn, w, keep):
 // crossing by the running count of crossings along the row that owns it. No point is made twice
 // and nothing is sorted; the numbering is the cell path's (points by owner, then x, y, z).
 const char* const kFlyingEdges = R"(
-# flags[p]: bit 0 point p at or above the value, bits 1, 2, 3 its +x, +y, +z edges crossed. The
-# kernel's value: the points at the value exactly or NaN (then the cell path runs instead).
-def ds_fe_classify(s, value, nx, ny, nz, flags):
+# Per row of points r = (j, l): flags[p] of its points (bit 0 point p at or above the value,
+# bits 1, 2, 3 its +x, +y, +z edges crossed) and [first[r], last[r]), the points that own a
+# crossing (empty: first = nx, last = 0). The kernel's value: the points at the value exactly or
+# NaN (then the cell path runs instead).
+def ds_fe_classify(s, value, nx, ny, nz, flags, first, last):
     bad = tack.i64(0)
-    for l, j, i in tack.ndrange(nz, ny, nx):
-        p = i + nx * (j + ny * tack.i64(l))
-        v = tack.f64(s[p])
-        a = 1 if v >= value else 0
-        f = a
-        if i < nx - 1:
-            f |= (a ^ (1 if tack.f64(s[p + 1]) >= value else 0)) << 1
-        if j < ny - 1:
-            f |= (a ^ (1 if tack.f64(s[p + nx]) >= value else 0)) << 2
-        if l < nz - 1:
-            f |= (a ^ (1 if tack.f64(s[p + tack.i64(nx) * ny]) >= value else 0)) << 3
-        flags[p] = f
-        bad += v != v or v == value
+    for r in range(len(first)):
+        j = r % ny
+        l = r // ny
+        r00 = tack.i64(nx) * r
+        nxy = tack.i64(nx) * ny
+        lo = tack.i64(nx)
+        hi = tack.i64(0)
+        odd = tack.i64(0)
+        for i in range(nx):
+            p = r00 + i
+            v = tack.f64(s[p])
+            a = 1 if v >= value else 0
+            f = a
+            if i < nx - 1:
+                f |= (a ^ (1 if tack.f64(s[p + 1]) >= value else 0)) << 1
+            if j < ny - 1:
+                f |= (a ^ (1 if tack.f64(s[p + nx]) >= value else 0)) << 2
+            if l < nz - 1:
+                f |= (a ^ (1 if tack.f64(s[p + nxy]) >= value else 0)) << 3
+            flags[p] = f
+            if f > 1:
+                lo = min(lo, tack.i64(i))
+                hi = tack.i64(i) + 1
+            odd += v != v or v == value
+        first[r] = lo
+        last[r] = hi
+        bad += odd
     return bad
 
 @tack.func
@@ -298,29 +314,42 @@ def ds_fe_case(remap, t, a, b):
     hi = (b & 1) | ((b & 2) << 1) | ((b & 4) << 2) | ((b & 8) << 3)
     return remap[t, lo | (hi << 1)]
 
-def ds_fe_count(flags, cases, remap, t, nx, ny, nz, points, triangles):
+# The cells of row r whose edges may cross: those next to a point that owns a crossing in one of
+# the four rows round them (no other cell has a crossed edge).
+@tack.func
+def ds_fe_cells(first, last, nx, ny, j, l):
+    c0 = tack.i64(nx)
+    c1 = tack.i64(0)
+    for d in range(4):
+        q = (j + d % 2) + ny * (l + d // 2)
+        c0 = min(c0, first[q])
+        c1 = max(c1, last[q])
+    return (max(c0 - 1, 0), min(c1, tack.i64(nx) - 1))
+
+def ds_fe_count(flags, first, last, cases, remap, t, nx, ny, nz, points, triangles):
     for r in range(len(points)):
         j = r % ny
         l = r // ny
         r00 = tack.i64(nx) * r
         n = tack.i64(0)
-        for i in range(nx):
+        for i in range(first[r], last[r]):
             n += ds_fe_owned(flags[r00 + i])
         points[r] = n
         m = tack.i64(0)
         if j < ny - 1 and l < nz - 1:
+            i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
             r10 = r00 + nx
             r01 = r00 + tack.i64(nx) * ny
             r11 = r01 + nx
-            a = ds_fe_column(flags, r00, r10, r01, r11, 0)
-            for i in range(nx - 1):
+            a = ds_fe_column(flags, r00, r10, r01, r11, i0)
+            for i in range(i0, i1):
                 b = ds_fe_column(flags, r00, r10, r01, r11, i + 1)
                 if a != b or (a != 0 and a != 15):
                     m += cases[t, ds_fe_case(remap, t, a, b), 0]
                 a = b
         triangles[r] = m
 
-def ds_fe_write(flags, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_at, keys, conn, source):
+def ds_fe_write(flags, first, last, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_at, keys, conn, source):
     for r in range(len(point_at)):
         j = r % ny
         l = r // ny
@@ -329,7 +358,7 @@ def ds_fe_write(flags, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_a
         # the row's own points: their crossings' keys, in order
         q = point_at[r]
         key0 = tack.i64(v) * np
-        for i in range(nx):
+        for i in range(first[r], last[r]):
             p = r00 + i
             f = flags[p]
             if (f & 2) != 0:
@@ -342,16 +371,17 @@ def ds_fe_write(flags, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_a
                 keys[q] = (key0 + p) * np + p + nxy
                 q += 1
         if j < ny - 1 and l < nz - 1:
+            i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
             # row[d], base[d]: the first point of row (j + d % 2, l + d // 2) and the first
-            # crossing of its point i
+            # crossing of its point i (none of its points before i0 owns one)
             row = tack.zeros(4, tack.i64)
             base = tack.zeros(4, tack.i64)
             for d in range(4):
                 row[d] = r00 + (d % 2) * tack.i64(nx) + (d // 2) * nxy
                 base[d] = point_at[(j + d % 2) + ny * (l + d // 2)]
             at = tri_at[r]
-            a = ds_fe_column(flags, row[0], row[1], row[2], row[3], 0)
-            for i in range(nx - 1):
+            a = ds_fe_column(flags, row[0], row[1], row[2], row[3], i0)
+            for i in range(i0, i1):
                 b = ds_fe_column(flags, row[0], row[1], row[2], row[3], i + 1)
                 if a != b or (a != 0 and a != 15):
                     case = ds_fe_case(remap, t, a, b)
@@ -440,17 +470,19 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Array& s, const Arra
   std::vector<Array> keys, conn, source;
   std::int64_t n_points = 0, n_tris = 0;
   Array flags = empty({ds.n_points()}, kU8, device);
+  Array first = empty({rows}, kI64, device), last = empty({rows}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
-    const auto bad =
-        classify(s, f64(host_values[static_cast<std::size_t>(v)]), d[0], d[1], d[2], flags);
+    const auto bad = classify(s, f64(host_values[static_cast<std::size_t>(v)]), d[0], d[1], d[2],
+                              flags, first, last);
     if (!bad || bad->value.i != 0) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
-    count(flags, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
+    count(flags, first, last, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
     const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
     if (nt_v == 0 && np_v == 0) continue;
     Array k = empty({np_v}, kI64, device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
-    write(flags, cases, remap_a, info_a, t, d[0], d[1], d[2], v, np, point_at, tri_at, k, c, src);
+    write(flags, first, last, cases, remap_a, info_a, t, d[0], d[1], d[2], v, np, point_at, tri_at,
+          k, c, src);
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
       algorithms::cached_kernel(R"(
