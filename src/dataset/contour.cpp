@@ -136,13 +136,14 @@ def ds_edge_key(s, v, value, pa, pb, np):
     return (tack.i64(v) * np + lo) * np + hi
 
 # Each item's vertices as the keys of the edges they cross, and the item's cell.
-def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, np, keys, source):
+def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, keys, source):
     for i in range(len(at)):
         n_cells = len(at) // len(values)
         c = i % n_cells
         v = i // n_cells
         t = ds_cell_type({G}, c)
-        if kinds[t] == cat:
+        # cells without items (most) are known from the scan: their points are not read
+        if kinds[t] == cat and (at[i + 1] if i + 1 < len(at) else total) > at[i]:
             value = values[v]
             pt = ds_piece_type(t)
             w = cat + 1
@@ -587,7 +588,7 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
       if (n == 0) continue;
       Array keys = empty({n * (cat + 1)}, kI64, device), source = empty({n}, kI64, device);
       detail::launch(write, g,
-                     {s, value_array, kinds, corners, cases, edges, cat, at, np, keys, source});
+                     {s, value_array, kinds, corners, cases, edges, cat, at, n, np, keys, source});
       keys_of.push_back(keys);
       source_of.push_back(source);
     }
