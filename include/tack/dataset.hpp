@@ -208,6 +208,29 @@ struct ContourOptions {
 DataSet contour(const DataSet& ds, const std::string& field, const std::vector<double>& values,
                 const ContourOptions& options = {});
 
+// An implicit function, zero on a surface (VTK's vtkImplicitFunction family): a plane through
+// `origin` with `normal` (normal . (x - origin), the normal as given, as VTK's), a sphere (|x -
+// center|^2 - r^2), an infinite cylinder round the line through `center` along `axis` (its
+// distance^2 from the axis - r^2), a box (VTK's vtkBox: inside, minus the distance to the nearest
+// face; outside, the distance to the box). ValueError for a zero normal or axis, a negative radius,
+// or bounds whose minimum passes their maximum.
+struct ImplicitFunction {
+  enum class Type : std::uint8_t { Plane, Sphere, Cylinder, Box };
+  Type type = Type::Plane;
+  Vec3 a{}, b{};  // plane: origin, normal; sphere/cylinder: center (and unit axis); box:
+                  // minimum and maximum corners
+  double radius = 0.0;
+  static ImplicitFunction plane(const Vec3& origin, const Vec3& normal);
+  static ImplicitFunction sphere(const Vec3& center, double radius);
+  static ImplicitFunction cylinder(const Vec3& center, const Vec3& axis, double radius);
+  static ImplicitFunction box(const std::array<double, 6>& bounds);  // xmin, xmax, ymin, ...
+};
+// The function at every point of ds (f64, on ds's device).
+Array evaluate(const ImplicitFunction& f, const DataSet& ds);
+// The surface where f is zero through ds (vtkCutter): the contour of f's values at 0, every
+// other point field interpolated and cell field carried (contour's rules and order).
+DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions& options = {});
+
 // What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of
 // that dimension (the other two measures 0), and each field's integral over them, a value per
 // component, in the fields' order.

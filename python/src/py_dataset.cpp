@@ -198,6 +198,32 @@ void init_dataset(nb::module_& m) {
       },
       nb::arg("ds"), nb::arg("field"), nb::arg("values"), nb::arg("compute_normals"),
       nb::arg("interpolate_fields"), nb::arg("merge_points"));
+  nb::class_<dataset::ImplicitFunction>(m, "ImplicitFunction")
+      .def_static("plane", &dataset::ImplicitFunction::plane, nb::arg("origin"), nb::arg("normal"))
+      .def_static("sphere", &dataset::ImplicitFunction::sphere, nb::arg("center"),
+                  nb::arg("radius"))
+      .def_static("cylinder", &dataset::ImplicitFunction::cylinder, nb::arg("center"),
+                  nb::arg("axis"), nb::arg("radius"))
+      .def_static("box", &dataset::ImplicitFunction::box, nb::arg("bounds"))
+      .def_ro("a", &dataset::ImplicitFunction::a)
+      .def_ro("b", &dataset::ImplicitFunction::b)
+      .def_ro("radius", &dataset::ImplicitFunction::radius);
+  m.def(
+      "dataset_evaluate",
+      [](const dataset::ImplicitFunction& f, const DataSet& ds) {
+        GilRelease release;
+        return dataset::evaluate(f, ds);
+      },
+      nb::arg("f"), nb::arg("ds"));
+  m.def(
+      "dataset_slice",
+      [](const DataSet& ds, const dataset::ImplicitFunction& f, bool compute_normals,
+         bool interpolate_fields, bool merge_points) {
+        GilRelease release;
+        return dataset::slice(ds, f, {compute_normals, interpolate_fields, merge_points});
+      },
+      nb::arg("ds"), nb::arg("f"), nb::arg("compute_normals"), nb::arg("interpolate_fields"),
+      nb::arg("merge_points"));
   m.def(
       "dataset_external_faces",
       [](const DataSet& ds) {

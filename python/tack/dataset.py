@@ -16,7 +16,8 @@ FieldMap = _core.FieldMap
 
 __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
-           "cell_to_point", "cell_centers", "threshold", "external_faces", "contour",
+           "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
+           "Plane", "Sphere", "Cylinder", "Box",
            "integrate", "gradient"]
 
 # VTK's numbers of the linear cell types Tack handles.
@@ -168,6 +169,76 @@ def contour(ds, field, values, *, compute_normals=False, interpolate_fields=True
         values = [float(values)]
     return _core.dataset_contour(ds, field, [float(v) for v in values], bool(compute_normals),
                                  bool(interpolate_fields), bool(merge_points))
+
+
+class _Implicit:
+    """An implicit function (zero on its surface) that slice() cuts a dataset with."""
+
+    def __init__(self, f, text):
+        self._f = f
+        self._text = text
+
+    def evaluate(self, ds):
+        """The function's value at every point of ds (f64, on ds's device)."""
+        return _core.dataset_evaluate(self._f, ds)
+
+    def __repr__(self):
+        return self._text
+
+
+def _vec(v):
+    return tuple(float(x) for x in v)
+
+
+class Plane(_Implicit):
+    """The plane through `origin` with `normal` (vtkPlane): normal . (x - origin), the normal as
+    given (its length scales the values, not the surface)."""
+
+    def __init__(self, origin=(0.0, 0.0, 0.0), normal=(1.0, 0.0, 0.0)):
+        super().__init__(_core.ImplicitFunction.plane(_vec(origin), _vec(normal)),
+                         f"Plane(origin={_vec(origin)}, normal={_vec(normal)})")
+
+
+class Sphere(_Implicit):
+    """The sphere of `radius` round `center` (vtkSphere): |x - center|^2 - radius^2."""
+
+    def __init__(self, center=(0.0, 0.0, 0.0), radius=0.5):
+        super().__init__(_core.ImplicitFunction.sphere(_vec(center), float(radius)),
+                         f"Sphere(center={_vec(center)}, radius={float(radius)})")
+
+
+class Cylinder(_Implicit):
+    """The infinite cylinder of `radius` round the line through `center` along `axis`
+    (vtkCylinder): the squared distance from the axis minus radius^2."""
+
+    def __init__(self, center=(0.0, 0.0, 0.0), axis=(0.0, 1.0, 0.0), radius=0.5):
+        super().__init__(_core.ImplicitFunction.cylinder(_vec(center), _vec(axis), float(radius)),
+                         f"Cylinder(center={_vec(center)}, axis={_vec(axis)}, "
+                         f"radius={float(radius)})")
+
+
+class Box(_Implicit):
+    """The box of `bounds` (xmin, xmax, ymin, ymax, zmin, zmax) (vtkBox): inside, minus the
+    distance to the nearest face; outside, the distance to the box."""
+
+    def __init__(self, bounds=(-0.5, 0.5, -0.5, 0.5, -0.5, 0.5)):
+        b = tuple(float(x) for x in bounds)
+        if len(b) != 6:
+            raise ValueError(f"tack.dataset.Box: bounds are six numbers (xmin, xmax, ymin, ymax, "
+                             f"zmin, zmax), got {len(b)}")
+        super().__init__(_core.ImplicitFunction.box(b), f"Box(bounds={b})")
+
+
+def slice(ds, implicit, *, compute_normals=False, interpolate_fields=True, merge_points=True):
+    """The surface where `implicit` (a Plane, Sphere, Cylinder or Box) is zero through ds, as
+    poly data (vtkCutter): the contour of its values at the points at 0, with contour's rules,
+    order and options; every point field interpolated, every cell field carried."""
+    if not isinstance(implicit, _Implicit):
+        raise TypeError(f"tack.dataset.slice: cuts with a Plane, Sphere, Cylinder or Box, got "
+                        f"{type(implicit).__name__}; build one, e.g. "
+                        f"tack.dataset.Plane(origin, normal)")
+    return _core.dataset_slice(ds, implicit._f, bool(compute_normals), bool(interpolate_fields),
+                               bool(merge_points))
 
 
 def integrate(ds):
