@@ -184,26 +184,38 @@ def ds_crossing(s, values, key, np):
         t = (values[v] - a) / (tack.f64(s[hi]) - a)
     return (lo, hi, t)
 
-def ds_contour_points({G}, s, values, keys, np, out):
+# Each output point's edge (ends[i]: lo, hi) and the fraction frac[i] of the way from lo to hi.
+def ds_contour_decode(s, values, keys, np, ends, frac):
     for i in range(len(keys)):
         lo, hi, t = ds_crossing(s, values, keys[i], np)
-        x0, y0, z0 = ds_point({G}, lo)
-        x1, y1, z1 = ds_point({G}, hi)
+        ends[i, 0] = lo
+        ends[i, 1] = hi
+        frac[i] = t
+
+def ds_contour_points({G}, ends, frac, out):
+    for i in range(len(frac)):
+        t = frac[i]
+        x0, y0, z0 = ds_point({G}, ends[i, 0])
+        x1, y1, z1 = ds_point({G}, ends[i, 1])
         out[i, 0] = x0 + t * (x1 - x0)
         out[i, 1] = y0 + t * (y1 - y0)
         out[i, 2] = z0 + t * (z1 - z0)
 
-def ds_contour_field(s, values, keys, np, src, out, nc):
-    for i in range(len(keys)):
-        lo, hi, t = ds_crossing(s, values, keys[i], np)
+def ds_contour_field(ends, frac, src, out, nc):
+    for i in range(len(frac)):
+        lo = ends[i, 0]
+        hi = ends[i, 1]
+        t = frac[i]
         for m in range(nc):
             a = tack.f64(src[lo, m])
             out[i, m] = a + t * (tack.f64(src[hi, m]) - a)
 
 # Normals: minus the interpolated gradient, unit length (zero where the gradient is).
-def ds_contour_normals(s, values, keys, np, grad, out):
-    for i in range(len(keys)):
-        lo, hi, t = ds_crossing(s, values, keys[i], np)
+def ds_contour_normals(ends, frac, grad, out):
+    for i in range(len(frac)):
+        lo = ends[i, 0]
+        hi = ends[i, 1]
+        t = frac[i]
         gx = tack.f64(grad[lo, 0]) + t * (tack.f64(grad[hi, 0]) - tack.f64(grad[lo, 0]))
         gy = tack.f64(grad[lo, 1]) + t * (tack.f64(grad[hi, 1]) - tack.f64(grad[lo, 1]))
         gz = tack.f64(grad[lo, 2]) + t * (tack.f64(grad[hi, 2]) - tack.f64(grad[lo, 2]))
@@ -274,25 +286,30 @@ def ds_fe_classify(s, value, nx, ny, nz, flags, first, last):
         l = r // ny
         r00 = tack.i64(nx) * r
         nxy = tack.i64(nx) * ny
-        lo = tack.i64(nx)
-        hi = tack.i64(0)
+        ly = j < ny - 1
+        lz = l < nz - 1
         odd = tack.i64(0)
         for i in range(nx):
             p = r00 + i
             v = tack.f64(s[p])
             a = 1 if v >= value else 0
-            f = a
-            if i < nx - 1:
-                f |= (a ^ (1 if tack.f64(s[p + 1]) >= value else 0)) << 1
-            if j < ny - 1:
-                f |= (a ^ (1 if tack.f64(s[p + nx]) >= value else 0)) << 2
-            if l < nz - 1:
-                f |= (a ^ (1 if tack.f64(s[p + nxy]) >= value else 0)) << 3
-            flags[p] = f
-            if f > 1:
+            xb = 0
+            if i + 1 < nx:
+                xb = a ^ (1 if tack.f64(s[p + 1]) >= value else 0)
+            yb = 0
+            if ly:
+                yb = a ^ (1 if tack.f64(s[p + nx]) >= value else 0)
+            zb = 0
+            if lz:
+                zb = a ^ (1 if tack.f64(s[p + nxy]) >= value else 0)
+            flags[p] = a | (xb << 1) | (yb << 2) | (zb << 3)
+            odd += v != v or v == value
+        lo = tack.i64(nx)
+        hi = tack.i64(0)
+        for i in range(nx):
+            if flags[r00 + i] > 1:
                 lo = min(lo, tack.i64(i))
                 hi = tack.i64(i) + 1
-            odd += v != v or v == value
         first[r] = lo
         last[r] = hi
         bad += odd
@@ -350,27 +367,35 @@ def ds_fe_count(flags, first, last, cases, remap, t, nx, ny, nz, points, triangl
                 a = b
         triangles[r] = m
 
-def ds_fe_write(flags, first, last, cases, remap, info, t, nx, ny, nz, v, np, point_at, tri_at, keys, conn, source):
+def ds_fe_write({G}, s, value, flags, first, last, cases, remap, info, t, nx, ny, nz, point_at, tri_at, ends, frac, pts, conn, source):
     for r in range(len(point_at)):
         j = r % ny
         l = r // ny
         nxy = tack.i64(nx) * ny
         r00 = tack.i64(nx) * r
-        # the row's own points: their crossings' keys, in order
+        # the row's own points, in order: their edges, fractions and places
         q = point_at[r]
-        key0 = tack.i64(v) * np
         for i in range(first[r], last[r]):
             p = r00 + i
             f = flags[p]
-            if (f & 2) != 0:
-                keys[q] = (key0 + p) * np + p + 1
-                q += 1
-            if (f & 4) != 0:
-                keys[q] = (key0 + p) * np + p + nx
-                q += 1
-            if (f & 8) != 0:
-                keys[q] = (key0 + p) * np + p + nxy
-                q += 1
+            if f > 1:
+                sa = tack.f64(s[p])
+                x0, y0, z0 = ds_point_ijk({G}, i, j, l, p)
+                for along in range(3):
+                    if ((f >> (along + 1)) & 1) != 0:
+                        di = 1 if along == 0 else 0
+                        dj = 1 if along == 1 else 0
+                        dl = 1 if along == 2 else 0
+                        p1 = p + di + dj * tack.i64(nx) + dl * nxy
+                        x1, y1, z1 = ds_point_ijk({G}, i + di, j + dj, l + dl, p1)
+                        u = (value - sa) / (tack.f64(s[p1]) - sa)
+                        ends[q, 0] = p
+                        ends[q, 1] = p1
+                        frac[q] = u
+                        pts[q, 0] = x0 + u * (x1 - x0)
+                        pts[q, 1] = y0 + u * (y1 - y0)
+                        pts[q, 2] = z0 + u * (z1 - z0)
+                        q += 1
         if j < ny - 1 and l < nz - 1:
             i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
             # row[d], base[d]: the first point of row (j + d % 2, l + d // 2) and the first
@@ -424,15 +449,15 @@ Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
 // What a contour pass leaves: each output point's key, the items' connectivity and their
 // cells.
 struct Pieces {
-  Array keys, conn, source;
+  Array ends, frac, points, conn, source;
   std::int64_t triangles = 0;
 };
 
 // Flying edges over a grid of 3-D cells (every dims > 1), or nothing where it does not apply:
 // a NaN or a point exactly at a value (whose crossings the cell path merges into the corner)
 // leaves the grid to the cell path, which gives the same output otherwise.
-std::optional<Pieces> flying_edges(const DataSet& ds, const Array& s, const Array& values,
-                                   const Array& cases, std::int64_t np) {
+std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Array& s,
+                                   const Array& values, const Array& cases) {
   if (!ds.is_structured()) return std::nullopt;
   const Dims& d = ds.dims();
   if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
@@ -464,26 +489,29 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Array& s, const Arra
   const Array remap_a = array(remap, {15, 256}, device);
   const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
   const std::int64_t rows = d[1] * d[2];
-  const Kernel& classify = algorithms::cached_kernel(kFlyingEdges, "ds_fe_classify");
-  const Kernel& count = algorithms::cached_kernel(kFlyingEdges, "ds_fe_count");
-  const Kernel& write = algorithms::cached_kernel(kFlyingEdges, "ds_fe_write");
+  const std::string text = g.source(kFlyingEdges);
+  const Kernel& classify = algorithms::cached_kernel(text, "ds_fe_classify");
+  const Kernel& count = algorithms::cached_kernel(text, "ds_fe_count");
+  const Kernel& write = algorithms::cached_kernel(text, "ds_fe_write");
   const std::vector<double> host_values = values.to_vector<double>();
-  std::vector<Array> keys, conn, source;
+  std::vector<Array> ends, frac, points, conn, source;
   std::int64_t n_points = 0, n_tris = 0;
   Array flags = empty({ds.n_points()}, kU8, device);
   Array first = empty({rows}, kI64, device), last = empty({rows}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
-    const auto bad = classify(s, f64(host_values[static_cast<std::size_t>(v)]), d[0], d[1], d[2],
-                              flags, first, last);
+    const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
+    const auto bad = classify(s, value, d[0], d[1], d[2], flags, first, last);
     if (!bad || bad->value.i != 0) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
     count(flags, first, last, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
     const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
     if (nt_v == 0 && np_v == 0) continue;
-    Array k = empty({np_v}, kI64, device), c = empty({3 * nt_v}, kI64, device),
+    Array e = empty({np_v, 2}, kI64, device), u = empty({np_v}, DType(ScalarType::f64), device),
+          pts = empty({np_v, 3}, points_dtype(ds), device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
-    write(flags, first, last, cases, remap_a, info_a, t, d[0], d[1], d[2], v, np, point_at, tri_at,
-          k, c, src);
+    detail::launch(write, g,
+                   {s, value, flags, first, last, cases, remap_a, info_a, t, d[0], d[1], d[2],
+                    point_at, tri_at, e, u, pts, c, src});
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
       algorithms::cached_kernel(R"(
@@ -493,7 +521,9 @@ def ds_fe_shift(conn, by):
 )",
                                 "ds_fe_shift")(c, n_points);
     }
-    keys.push_back(k);
+    ends.push_back(e);
+    frac.push_back(u);
+    points.push_back(pts);
     conn.push_back(c);
     source.push_back(src);
     n_points += np_v;
@@ -503,7 +533,14 @@ def ds_fe_shift(conn, by):
     if (parts.empty()) return empty({0}, kI64, device);
     return parts.size() == 1 ? parts[0] : concat(parts);
   };
-  return Pieces{joined(keys), joined(conn), joined(source), n_tris};
+  if (n_points == 0)
+    return Pieces{empty({0, 2}, kI64, device),
+                  empty({0}, DType(ScalarType::f64), device),
+                  empty({0, 3}, points_dtype(ds), device),
+                  joined(conn),
+                  joined(source),
+                  0};
+  return Pieces{joined(ends), joined(frac), joined(points), joined(conn), joined(source), n_tris};
 }
 
 }  // namespace
@@ -561,16 +598,22 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   }
 
   std::int64_t items[3] = {0, 0, 0};
-  Array point_keys = empty({0}, kI64, device), conn = empty({0}, kI64, device),
-        source = empty({0}, kI64, device);
-  if (auto fe = flying_edges(ds, s, value_array, cases, np)) {
+  // Each output point's edge and fraction along it (and its place, from flying edges).
+  Array ends = empty({0, 2}, kI64, device), frac = empty({0}, DType(ScalarType::f64), device),
+        conn = empty({0}, kI64, device), source = empty({0}, kI64, device);
+  std::optional<Array> placed;
+  if (auto fe = flying_edges(ds, g, s, value_array, cases)) {
     // Every point made once by the row that owns its edge: nothing to merge or drop.
     items[2] = fe->triangles;
-    point_keys = fe->keys;
+    ends = fe->ends;
+    frac = fe->frac;
+    placed = fe->points;
     conn = fe->conn;
     source = fe->source;
     if (!options.merge_points && conn.size() > 0) {
-      point_keys = gather(point_keys, conn);
+      ends = gather(ends, conn);
+      frac = gather(frac, conn);
+      placed = gather(*placed, conn);
       conn = arange(conn.size(), kI64, device);
     }
   } else {
@@ -603,7 +646,7 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     const bool merge = options.merge_points && keys.size() > 0;
     std::optional<Unique> merged;
     if (merge) merged = unique(keys, false, true);
-    point_keys = merge ? merged->values : keys;
+    Array point_keys = merge ? merged->values : keys;
     conn = merge ? *merged->inverse : arange(keys.size(), kI64, device);
     // Items that name a point twice (crossings at a corner that several of their edges share) are
     // dropped, as VTK drops them, and the points only they named.
@@ -648,29 +691,35 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
         conn = gather(number, conn);
       }
     }
+    ends = empty({point_keys.size(), 2}, kI64, device);
+    frac = empty({point_keys.size()}, DType(ScalarType::f64), device);
+    if (point_keys.size() > 0) {
+      algorithms::cached_kernel(text, "ds_contour_decode")(s, value_array, point_keys, np, ends,
+                                                           frac);
+    }
   }
+  const std::int64_t n_points = frac.size();
   // Offsets and types: vertices (1), segments (3), triangles (5).
   const std::int64_t n_out = items[0] + items[1] + items[2];
   Array offsets = zeros({n_out + 1}, kI64, device), types = empty({n_out}, kU8, device);
   algorithms::cached_kernel(text, "ds_contour_layout")(items[0], items[1], offsets, types);
-  // Points and fields, interpolated along each key's edge.
-  Array points = empty({point_keys.size(), 3}, points_dtype(ds), device);
-  if (point_keys.size() > 0) {
-    detail::launch(algorithms::cached_kernel(text, "ds_contour_points"), g,
-                   {s, value_array, point_keys, np, points});
+  // Points and fields, interpolated along each point's edge.
+  Array points = placed ? *placed : empty({n_points, 3}, points_dtype(ds), device);
+  if (!placed && n_points > 0) {
+    detail::launch(algorithms::cached_kernel(text, "ds_contour_points"), g, {ends, frac, points});
   }
   DataSet r = detail::trusted_explicit(Kind::Poly, points, offsets, conn, types);
   const Kernel& interpolate = algorithms::cached_kernel(text, "ds_contour_field");
   auto interpolated = [&](const Array& a, const std::string& name) {
     Shape shape = a.shape();
-    shape[0] = point_keys.size();
+    shape[0] = n_points;
     const DType t = is_float(a.dtype().scalar)
                         ? a.dtype()
                         : DType(ScalarType::f64, a.dtype().vector_n, a.dtype().matrix_cols);
     Array out = empty(shape, t, device);
-    if (point_keys.size() > 0) {
-      interpolate(s, value_array, point_keys, np, detail::as_rows(a, name),
-                  detail::as_rows(out, name), detail::components(a));
+    if (n_points > 0) {
+      interpolate(ends, frac, detail::as_rows(a, name), detail::as_rows(out, name),
+                  detail::components(a));
     }
     return out;
   };
@@ -683,11 +732,9 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   }
   if (options.compute_normals) {
     const Array grad = gradient(ds, field, "gradient").point_data().at("gradient");
-    Array normals = empty({point_keys.size(), 3}, DType(ScalarType::f32), device);
-    if (point_keys.size() > 0) {
-      algorithms::cached_kernel(text, "ds_contour_normals")(s, value_array, point_keys, np, grad,
-                                                            normals);
-    }
+    Array normals = empty({n_points, 3}, DType(ScalarType::f32), device);
+    if (n_points > 0)
+      algorithms::cached_kernel(text, "ds_contour_normals")(ends, frac, grad, normals);
     r.point_data().set("Normals", normals);
   }
   return r;
