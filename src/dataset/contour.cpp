@@ -103,20 +103,19 @@ def ds_polygon_runs({G}, s, c, value):
         runs += ds_polygon_above({G}, s, c, k, value) and not ds_polygon_above({G}, s, c, k + n - 1, value)
     return 0 if nan else runs
 
-# counts[i]: the items (vertices, segments or triangles, as `cat`) of cell i % n_cells for value
-# i // n_cells.
+# counts[v * n_cells + c]: the items (vertices, segments or triangles, as `cat`) of cell c for
+# value v (over tack.ndrange: no division per cell).
 def ds_contour_count({G}, s, values, kinds, corners, cases, cat, counts):
-    for i in range(len(counts)):
-        n_cells = len(counts) // len(values)
-        c = i % n_cells
+    for v, c in tack.ndrange(len(values), len(counts) // len(values)):
+        i = v * (len(counts) // len(values)) + c
         t = ds_cell_type({G}, c)
         n = tack.i64(0)
         if kinds[t] == cat and t == 7:
-            n += ds_polygon_runs({G}, s, c, values[i // n_cells])
+            n += ds_polygon_runs({G}, s, c, values[v])
         elif kinds[t] == cat:
             pt = ds_piece_type(t)
             for j in range(ds_piece_count(t, ds_cell_size({G}, c))):
-                k = ds_contour_case({G}, s, corners, c, t, j, values[i // n_cells])
+                k = ds_contour_case({G}, s, corners, c, t, j, values[v])
                 if k >= 0:
                     n += cases[pt, k, 0]
         counts[i] = n
@@ -137,10 +136,8 @@ def ds_edge_key(s, v, value, pa, pb, np):
 
 # Each item's vertices as the keys of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, keys, source):
-    for i in range(len(at)):
-        n_cells = len(at) // len(values)
-        c = i % n_cells
-        v = i // n_cells
+    for v, c in tack.ndrange(len(values), len(at) // len(values)):
+        i = v * (len(at) // len(values)) + c
         t = ds_cell_type({G}, c)
         # cells without items (most) are known from the scan: their points are not read
         if kinds[t] == cat and (at[i + 1] if i + 1 < len(at) else total) > at[i]:
