@@ -395,27 +395,40 @@ def ds_fe_write({G}, s, value, flags, first, last, cases, remap, info, t, nx, ny
                         q += 1
         if j < ny - 1 and l < nz - 1:
             i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
-            # row[d], base[d]: the first point of row (j + d % 2, l + d // 2) and the first
-            # crossing of its point i (none of its points before i0 owns one)
-            row = tack.zeros(4, tack.i64)
-            base = tack.zeros(4, tack.i64)
-            for d in range(4):
-                row[d] = r00 + (d % 2) * tack.i64(nx) + (d // 2) * nxy
-                base[d] = point_at[(j + d % 2) + ny * (l + d // 2)]
+            # rw, bw (w = dj + 2 dl): the first point of row (j + dj, l + dl) and the first
+            # crossing of its point i (none of its points before i0 owns one); scalars, not a
+            # local array, so they stay in registers
+            r10 = r00 + nx
+            r01 = r00 + nxy
+            r11 = r01 + nx
+            b0 = point_at[r]
+            b1 = point_at[r + 1]
+            b2 = point_at[r + ny]
+            b3 = point_at[r + ny + 1]
             at = tri_at[r]
-            a = ds_fe_column(flags, row[0], row[1], row[2], row[3], i0)
+            a = ds_fe_column(flags, r00, r10, r01, r11, i0)
             for i in range(i0, i1):
-                b = ds_fe_column(flags, row[0], row[1], row[2], row[3], i + 1)
+                b = ds_fe_column(flags, r00, r10, r01, r11, i + 1)
                 if a != b or (a != 0 and a != 15):
                     case = ds_fe_case(remap, t, a, b)
                     n = cases[t, case, 0]
                     for q3 in range(3 * n):
                         e = cases[t, case, 1 + q3]
                         w = info[t, e, 1] + 2 * info[t, e, 2]
-                        f = flags[row[w] + i + info[t, e, 0]]
-                        id = base[w]
+                        rw = r00
+                        id = b0
+                        if w == 1:
+                            rw = r10
+                            id = b1
+                        elif w == 2:
+                            rw = r01
+                            id = b2
+                        elif w == 3:
+                            rw = r11
+                            id = b3
+                        f = flags[rw + i + info[t, e, 0]]
                         if info[t, e, 0] != 0:
-                            id += ds_fe_owned(flags[row[w] + i])
+                            id += ds_fe_owned(flags[rw + i])
                         axis = info[t, e, 3]
                         if axis >= 1:
                             id += (f >> 1) & 1
@@ -425,8 +438,10 @@ def ds_fe_write({G}, s, value, flags, first, last, cases, remap, info, t, nx, ny
                     for q3 in range(n):
                         source[at + q3] = i + (nx - 1) * (j + (ny - 1) * tack.i64(l))
                     at += n
-                for d in range(4):
-                    base[d] += ds_fe_owned(flags[row[d] + i])
+                b0 += ds_fe_owned(flags[r00 + i])
+                b1 += ds_fe_owned(flags[r10 + i])
+                b2 += ds_fe_owned(flags[r01 + i])
+                b3 += ds_fe_owned(flags[r11 + i])
                 a = b
 )";
 
