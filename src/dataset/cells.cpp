@@ -70,11 +70,13 @@ def ds_types_present(types):
   return v ? v->value.i : 0;
 }
 
-// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
+// Replaces the counts `a` (not empty) by their exclusive scan and returns their total.
 std::int64_t scan_total(Array& a) {
-  const std::int64_t n = a.shape()[0], last = a.item<std::int64_t>({n - 1});
+  const std::int64_t n = a.shape()[0];
+  auto last = [&] { return std::get<Scalar>(a.index({n - 1})).i; };
+  const std::int64_t tail = last();
   exclusive_scan(a, a, "add");
-  return a.item<std::int64_t>({n - 1}) + last;
+  return last() + tail;
 }
 
 CellLinks cell_links(const DataSet& ds) {

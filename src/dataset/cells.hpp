@@ -33,7 +33,8 @@ Array chunk_starts(const Array& counts);
 
 // Bit t set for each cell type t among `types` (VTK's numbers, validated below 64).
 std::int64_t types_present(const Array& types);
-// Replaces the counts `a` (i64, not empty) by their exclusive scan and returns their total.
+// Replaces the counts `a` (an integer array, not empty, of a dtype that holds the total) by
+// their exclusive scan and returns their total.
 std::int64_t scan_total(Array& a);
 
 // The dataset of `kind` (Unstructured or Poly) whose cells are given by `offsets`, `connectivity`

@@ -134,6 +134,20 @@ def ds_edge_key(s, v, value, pa, pb, np):
         hi = pb
     return (tack.i64(v) * np + lo) * np + hi
 
+# counts as ds_contour_count's for a dataset of one cell type t (n corners) that has a table.
+def ds_contour_count_one({G}, s, values, cases, t, n, counts):
+    for v, c in tack.ndrange(len(values), len(counts) // len(values)):
+        value = values[v]
+        case = tack.i64(0)
+        nan = False
+        for k in range(n):
+            x = tack.f64(s[ds_cell_point({G}, c, k)])
+            if x != x:
+                nan = True
+            elif x >= value:
+                case |= tack.i64(1) << k
+        counts[v * (len(counts) // len(values)) + c] = 0 if nan else cases[t, case, 0]
+
 # Each item's vertices as the keys of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, keys, source):
     for v, c in tack.ndrange(len(values), len(at) // len(values)):
@@ -596,8 +610,11 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   const std::int8_t* c0 = &detail::kContourCases[0][0][0];
   const Array cases = array(std::vector<std::int8_t>(c0, c0 + 15 * 256 * detail::kContourWidth),
                             {15, 256, detail::kContourWidth}, device);
-  // The categories present: a grid's from its dimension, explicit kinds' from their types.
+  // The categories present: a grid's from its dimension, explicit kinds' from their types; and
+  // the one cell type with a table when there is one alone.
   bool present[3] = {false, false, false};
+  std::int64_t one_type = 0;
+  const std::vector<std::int64_t> corner_count{0, 1, 0, 2, 0, 3, 0, 0, 4, 4, 4, 8, 8, 6, 5};
   if (ds.is_structured()) {
     const Dims& d = ds.dims();
     const int dimension = (d[0] > 1) + (d[1] > 1) + (d[2] > 1);
@@ -607,6 +624,8 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     const std::vector<std::int64_t> category = categories();
     for (int t = 1; t < 15; ++t)
       if ((mask >> t) & 1) present[category[t]] = true;
+    for (int t : {5, 8, 9, 10, 11, 12, 13, 14})
+      if (mask == (std::int64_t{1} << t)) one_type = t;
   }
 
   std::int64_t items[3] = {0, 0, 0};
@@ -637,7 +656,14 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     for (std::int64_t cat = 0; cat < 3; ++cat) {
       if (!present[cat] || n_cells == 0) continue;
       Array at = empty({n_values * n_cells}, kI64, device);
-      detail::launch(count, g, {s, value_array, kinds, corners, cases, cat, at});
+      if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
+        // one cell type with a table: no type, piece or category per cell
+        detail::launch(algorithms::cached_kernel(text, "ds_contour_count_one"), g,
+                       {s, value_array, cases, one_type,
+                        corner_count[static_cast<std::size_t>(one_type)], at});
+      } else {
+        detail::launch(count, g, {s, value_array, kinds, corners, cases, cat, at});
+      }
       const std::int64_t n = detail::scan_total(at);
       items[cat] = n;
       if (n == 0) continue;
