@@ -120,10 +120,11 @@ def ds_contour_count({G}, s, values, kinds, corners, cases, cat, counts):
                     n += cases[pt, k, 0]
         counts[i] = n
 
-# The key (v * np + lo) * np + hi of edge (pa, pb) crossed for value v: (lo, hi) its points in
-# increasing order, or the corner itself (lo == hi) when the crossing is at a corner.
+# The crossing of edge (pa, pb) for value v as (v * np + lo, hi): (lo, hi) its points in
+# increasing order, or the corner itself (lo == hi) when the crossing is at a corner. Sorted by
+# that pair, the crossings come by value, then lower point, then higher.
 @tack.func
-def ds_edge_key(s, v, value, pa, pb, np):
+def ds_edge_ends(s, v, value, pa, pb, np):
     lo = min(pa, pb)
     hi = max(pa, pb)
     if tack.f64(s[pa]) == value:
@@ -132,7 +133,7 @@ def ds_edge_key(s, v, value, pa, pb, np):
     elif tack.f64(s[pb]) == value:
         lo = pb
         hi = pb
-    return (tack.i64(v) * np + lo) * np + hi
+    return (tack.i64(v) * np + lo, hi)
 
 # counts as ds_contour_count's for a dataset of one cell type t (n corners) that has a table.
 def ds_contour_count_one({G}, s, values, cases, t, n, counts):
@@ -148,8 +149,8 @@ def ds_contour_count_one({G}, s, values, cases, t, n, counts):
                 case |= tack.i64(1) << k
         counts[v * (len(counts) // len(values)) + c] = 0 if nan else cases[t, case, 0]
 
-# Each item's vertices as the keys of the edges they cross, and the item's cell.
-def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, keys, source):
+# Each item's vertices as the crossings of the edges they cross, and the item's cell.
+def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, lows, highs, source):
     for v, c in tack.ndrange(len(values), len(at) // len(values)):
         i = v * (len(at) // len(values)) + c
         t = ds_cell_type({G}, c)
@@ -167,8 +168,12 @@ def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, tota
                         while ds_polygon_above({G}, s, c, m, value):
                             m += 1
                         source[item] = c
-                        keys[2 * item] = ds_edge_key(s, v, value, tack.i64(ds_cell_point({G}, c, (b + n - 1) % n)), tack.i64(ds_cell_point({G}, c, b)), np)
-                        keys[2 * item + 1] = ds_edge_key(s, v, value, tack.i64(ds_cell_point({G}, c, (m - 1) % n)), tack.i64(ds_cell_point({G}, c, m % n)), np)
+                        l0, h0 = ds_edge_ends(s, v, value, tack.i64(ds_cell_point({G}, c, (b + n - 1) % n)), tack.i64(ds_cell_point({G}, c, b)), np)
+                        l1, h1 = ds_edge_ends(s, v, value, tack.i64(ds_cell_point({G}, c, (m - 1) % n)), tack.i64(ds_cell_point({G}, c, m % n)), np)
+                        lows[2 * item] = l0
+                        highs[2 * item] = h0
+                        lows[2 * item + 1] = l1
+                        highs[2 * item + 1] = h1
                         item += 1
             for j in range(ds_piece_count(t, ds_cell_size({G}, c)) if t != 7 else 0):
                 k = ds_contour_case({G}, s, corners, c, t, j, value)
@@ -179,7 +184,9 @@ def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, tota
                             e = cases[pt, k, 1 + q * w + r]
                             pa = tack.i64(ds_cell_point({G}, c, ds_piece_corner(t, j, edges[pt, e, 0])))
                             pb = tack.i64(ds_cell_point({G}, c, ds_piece_corner(t, j, edges[pt, e, 1])))
-                            keys[item * w + r] = ds_edge_key(s, v, value, pa, pb, np)
+                            lw, hg = ds_edge_ends(s, v, value, pa, pb, np)
+                            lows[item * w + r] = lw
+                            highs[item * w + r] = hg
                         item += 1
 
 # The crossing of key's edge: its ends and the fraction of the way from lo to hi.
@@ -194,6 +201,72 @@ def ds_crossing(s, values, key, np):
         a = tack.f64(s[lo])
         t = (values[v] - a) / (tack.f64(s[hi]) - a)
     return (lo, hi, t)
+
+# The CPU's merge of crossings: (low, high) pairs put in buckets by low (a chunked counting sort,
+# detail::chunk_counts), each bucket sorted by high (insertion sort: a point's edges are few),
+# its distinct highs counted, then numbered: the order of the sorted pairs, as tack.unique's.
+def ds_merge_count(lows, counts, chunk):
+    for t in range(counts.shape[0]):
+        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
+            counts[t, lows[k]] += 1
+
+def ds_merge_fill(lows, highs, starts, counts, chunk, his, orig):
+    for t in range(counts.shape[0]):
+        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
+            b = lows[k]
+            at = starts[b] + counts[t, b]
+            his[at] = highs[k]
+            orig[at] = k
+            counts[t, b] += 1
+
+def ds_merge_sort(starts, his, orig, distinct):
+    for b in range(len(distinct)):
+        s0 = starts[b]
+        s1 = starts[b + 1]
+        for i in range(s0 + 1, s1):
+            h = his[i]
+            o = orig[i]
+            j = i
+            while j > s0 and his[j - 1] > h:
+                his[j] = his[j - 1]
+                orig[j] = orig[j - 1]
+                j -= 1
+            his[j] = h
+            orig[j] = o
+        n = s0 - s0
+        for i in range(s0, s1):
+            if i == s0 or his[i] != his[i - 1]:
+                n += 1
+        distinct[b] = n
+
+def ds_merge_assign(s, values, np, starts, his, orig, first, conn, ends, frac):
+    for b in range(len(first)):
+        id = first[b] - 1
+        n = tack.i64(np)
+        lo = b % n
+        value = values[b // n]
+        for i in range(starts[b], starts[b + 1]):
+            if i == starts[b] or his[i] != his[i - 1]:
+                id += 1
+                h = his[i]
+                ends[id, 0] = lo
+                ends[id, 1] = h
+                u = tack.f64(0.0)
+                if lo != h:
+                    a = tack.f64(s[lo])
+                    u = (value - a) / (tack.f64(s[h]) - a)
+                frac[id] = u
+            conn[orig[i]] = id
+
+def ds_merge_longest(starts):
+    m = starts[0] - starts[0]
+    for b in range(len(starts) - 1):
+        m = max(m, starts[b + 1] - starts[b])
+    return m
+
+def ds_merge_keys(lows, highs, np, keys):
+    for k in range(len(keys)):
+        keys[k] = lows[k] * np + highs[k]
 
 # Each output point's edge (ends[i]: lo, hi) and the fraction frac[i] of the way from lo to hi.
 def ds_contour_decode(s, values, keys, np, ends, frac):
@@ -472,6 +545,10 @@ Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
   return compress(keep, a.reshape({a.size() / w, w}), 0).reshape({-1});
 }
 
+// The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
+// (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
+constexpr std::int64_t kLongestBucket = 2048;
+
 // What a contour pass leaves: each output point's key, the items' connectivity and their
 // cells.
 struct Pieces {
@@ -652,7 +729,7 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     // number the items by an exclusive scan, write each item's vertices as edge keys.
     const Kernel& count = algorithms::cached_kernel(text, "ds_contour_count");
     const Kernel& write = algorithms::cached_kernel(text, "ds_contour_write");
-    std::vector<Array> keys_of, source_of;
+    std::vector<Array> lows_of, highs_of, source_of;
     for (std::int64_t cat = 0; cat < 3; ++cat) {
       if (!present[cat] || n_cells == 0) continue;
       Array at = empty({n_values * n_cells}, kI64, device);
@@ -667,25 +744,65 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
       const std::int64_t n = detail::scan_total(at);
       items[cat] = n;
       if (n == 0) continue;
-      Array keys = empty({n * (cat + 1)}, kI64, device), source = empty({n}, kI64, device);
-      detail::launch(write, g,
-                     {s, value_array, kinds, corners, cases, edges, cat, at, n, np, keys, source});
-      keys_of.push_back(keys);
+      Array lows = empty({n * (cat + 1)}, kI64, device),
+            highs = empty({n * (cat + 1)}, kI64, device), source = empty({n}, kI64, device);
+      detail::launch(
+          write, g,
+          {s, value_array, kinds, corners, cases, edges, cat, at, n, np, lows, highs, source});
+      lows_of.push_back(lows);
+      highs_of.push_back(highs);
       source_of.push_back(source);
     }
     auto joined = [&](const std::vector<Array>& parts) {
       if (parts.empty()) return empty({0}, kI64, device);
       return parts.size() == 1 ? parts[0] : concat(parts);
     };
-    const Array keys = joined(keys_of);
+    const Array lows = joined(lows_of), highs = joined(highs_of);
     source = joined(source_of);
-    // The output points: one per distinct key (sorted: value, lower point, higher point), the
+    const std::int64_t n_vertices = lows.size();
+    // The output points: one per distinct crossing (sorted: value, lower point, higher point), the
     // connectivity their numbers; without merging, one per item vertex.
-    const bool merge = options.merge_points && keys.size() > 0;
-    std::optional<Unique> merged;
-    if (merge) merged = unique(keys, false, true);
-    Array point_keys = merge ? merged->values : keys;
-    conn = merge ? *merged->inverse : arange(keys.size(), kI64, device);
+    const bool merge = options.merge_points && n_vertices > 0;
+    ends = empty({0, 2}, kI64, device);
+    frac = empty({0}, DType(ScalarType::f64), device);
+    // On the CPU, buckets by (value, lower point), each sorted by its higher points, unless a
+    // point has so many crossings round it that sorting its bucket would be quadratic.
+    bool bucketed = false;
+    const std::int64_t buckets = n_values * np, chunk = detail::chunk_size(n_vertices);
+    std::optional<Array> counts, starts;
+    if (merge && device.kind() == "cpu") {
+      counts = detail::chunk_counts(n_vertices, buckets, n_vertices, device);
+      algorithms::cached_kernel(text, "ds_merge_count")(lows, *counts, chunk);
+      starts = detail::chunk_starts(*counts);
+      const auto longest = algorithms::cached_kernel(text, "ds_merge_longest")(*starts);
+      bucketed = longest && longest->value.i <= kLongestBucket;
+    }
+    if (bucketed) {
+      Array his = empty({n_vertices}, kI64, device), orig = empty({n_vertices}, kI64, device);
+      algorithms::cached_kernel(text, "ds_merge_fill")(lows, highs, *starts, *counts, chunk, his,
+                                                       orig);
+      Array first = empty({buckets}, kI64, device);
+      algorithms::cached_kernel(text, "ds_merge_sort")(*starts, his, orig, first);
+      const std::int64_t n_merged = detail::scan_total(first);
+      ends = empty({n_merged, 2}, kI64, device);
+      frac = empty({n_merged}, DType(ScalarType::f64), device);
+      conn = empty({n_vertices}, kI64, device);
+      algorithms::cached_kernel(text, "ds_merge_assign")(s, value_array, np, *starts, his, orig,
+                                                         first, conn, ends, frac);
+    } else {
+      Array keys = empty({n_vertices}, kI64, device);
+      if (n_vertices > 0) algorithms::cached_kernel(text, "ds_merge_keys")(lows, highs, np, keys);
+      std::optional<Unique> merged;
+      if (merge) merged = unique(keys, false, true);
+      const Array point_keys = merge ? merged->values : keys;
+      conn = merge ? *merged->inverse : arange(n_vertices, kI64, device);
+      ends = empty({point_keys.size(), 2}, kI64, device);
+      frac = empty({point_keys.size()}, DType(ScalarType::f64), device);
+      if (point_keys.size() > 0) {
+        algorithms::cached_kernel(text, "ds_contour_decode")(s, value_array, point_keys, np, ends,
+                                                             frac);
+      }
+    }
     // Items that name a point twice (crossings at a corner that several of their edges share) are
     // dropped, as VTK drops them, and the points only they named.
     if (merge) {
@@ -722,18 +839,13 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
         }
         conn = joined(kept_conn);
         source = joined(kept_source);
-        Array used = zeros({point_keys.size()}, kU8, device);
+        Array used = zeros({frac.size()}, kU8, device);
         algorithms::cached_kernel(text, "ds_contour_mark")(conn, used);
         const Array number = exclusive_scan(used, "add", kI64);
-        point_keys = compress(used, point_keys);
+        ends = compress(used, ends, 0);
+        frac = compress(used, frac);
         conn = gather(number, conn);
       }
-    }
-    ends = empty({point_keys.size(), 2}, kI64, device);
-    frac = empty({point_keys.size()}, DType(ScalarType::f64), device);
-    if (point_keys.size() > 0) {
-      algorithms::cached_kernel(text, "ds_contour_decode")(s, value_array, point_keys, np, ends,
-                                                           frac);
     }
   }
   const std::int64_t n_points = frac.size();

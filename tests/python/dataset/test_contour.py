@@ -546,3 +546,23 @@ def test_slice_refuses_bad_functions():
     ds = td.from_vtk(MAKERS["image"]())
     with pytest.raises(TypeError, match="cuts with a Plane, Sphere, Cylinder or Box, got tuple"):
         td.slice(ds, (0, 0, 1))
+
+
+def test_a_point_with_thousands_of_crossings_round_it(device):
+    """1200 tetrahedra round point 0, contoured across all its edges: the CPU's merge would sort
+    thousands of crossings in point 0's bucket, so the radix sort merges instead; the output is
+    the other path's (here: the same as on the CPU and VTK's count)."""
+    ring = 1200
+    angle = np.linspace(0, 2 * np.pi, ring, endpoint=False)
+    pts = np.r_[[(0.0, 0.0, 0.0), (0.0, 0.0, 1.0)], np.c_[np.cos(angle), np.sin(angle),
+                                                          np.zeros(ring)]]
+    conn = np.array([[0, 2 + i, 2 + (i + 1) % ring, 1] for i in range(ring)], np.int64)
+    ds = td.unstructured(pts, np.arange(0, 4 * ring + 1, 4), conn.ravel(),
+                         np.full(ring, 10, np.uint8))
+    ds.point_data["r"] = np.linalg.norm(pts, axis=1)
+    out = td.contour(ds, "r", 0.5)
+    cpu = td.contour(ds.to("cpu"), "r", 0.5)
+    want = vtk_contour(td.to_vtk(ds.to("cpu")), "r", [0.5])
+    assert out.n_cells == cpu.n_cells == want.GetNumberOfCells()
+    np.testing.assert_array_equal(out.connectivity.numpy(), cpu.connectivity.numpy())
+    assert len(np.unique(out.points.numpy(), axis=0)) == out.n_points
