@@ -106,8 +106,9 @@ def ds_polygon_runs({G}, s, c, value):
 # counts[v * n_cells + c]: the items (vertices, segments or triangles, as `cat`) of cell c for
 # value v (over tack.ndrange: no division per cell).
 def ds_contour_count({G}, s, values, kinds, corners, cases, cat, counts):
-    for v, c in tack.ndrange(len(values), len(counts) // len(values)):
-        i = v * (len(counts) // len(values)) + c
+    n_cells = len(counts) // len(values)
+    for v, c in tack.ndrange(len(values), n_cells):
+        i = v * n_cells + c
         t = ds_cell_type({G}, c)
         n = tack.i64(0)
         if kinds[t] == cat and t == 7:
@@ -137,7 +138,8 @@ def ds_edge_ends(s, v, value, pa, pb, np):
 
 # counts as ds_contour_count's for a dataset of one cell type t (n corners) that has a table.
 def ds_contour_count_one({G}, s, values, cases, t, n, counts):
-    for v, c in tack.ndrange(len(values), len(counts) // len(values)):
+    n_cells = len(counts) // len(values)
+    for v, c in tack.ndrange(len(values), n_cells):
         value = values[v]
         case = tack.i64(0)
         nan = False
@@ -147,15 +149,16 @@ def ds_contour_count_one({G}, s, values, cases, t, n, counts):
                 nan = True
             elif x >= value:
                 case |= tack.i64(1) << k
-        counts[v * (len(counts) // len(values)) + c] = 0 if nan else cases[t, case, 0]
+        counts[v * n_cells + c] = 0 if nan else cases[t, case, 0]
 
 # Each item's vertices as the crossings of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, lows, highs, source):
-    for v, c in tack.ndrange(len(values), len(at) // len(values)):
-        i = v * (len(at) // len(values)) + c
-        t = ds_cell_type({G}, c)
+    n_cells = len(at) // len(values)
+    for v, c in tack.ndrange(len(values), n_cells):
+        i = v * n_cells + c
         # cells without items (most) are known from the scan: their points are not read
-        if kinds[t] == cat and (at[i + 1] if i + 1 < len(at) else total) > at[i]:
+        if (at[i + 1] if i + 1 < len(at) else total) > at[i] and kinds[ds_cell_type({G}, c)] == cat:
+            t = ds_cell_type({G}, c)
             value = values[v]
             pt = ds_piece_type(t)
             w = cat + 1
