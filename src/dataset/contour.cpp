@@ -735,7 +735,10 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     std::vector<Array> lows_of, highs_of, source_of;
     for (std::int64_t cat = 0; cat < 3; ++cat) {
       if (!present[cat] || n_cells == 0) continue;
-      Array at = empty({n_values * n_cells}, kI64, device);
+      // i32 counts where every item's vertex index fits one: half the bytes to scan and read
+      const bool narrow =
+          n_values * n_cells * detail::kContourMaxItems * 3 < (std::int64_t{1} << 31);
+      Array at = empty({n_values * n_cells}, narrow ? DType(ScalarType::i32) : kI64, device);
       if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
         // one cell type with a table: no type, piece or category per cell
         detail::launch(algorithms::cached_kernel(text, "ds_contour_count_one"), g,
