@@ -2,8 +2,10 @@
 // Per value and cell a case from the corners at or above the value, the case's triangles
 // (3-D cells) or segments (2-D cells) from the generated tables (dataset/contour_tables.hpp),
 // counted, numbered by an exclusive scan (so the output is in value order, then cell order, on
-// every device and thread count) and written as edge keys; the keys' unique values are the
-// output points (each edge's crossing made once, from its lower point id to its higher).
+// every device and thread count) and written as the crossings of edges (value, lower point,
+// higher point); the distinct crossings, in that order, are the output points (each edge's
+// crossing made once, from its lower point id to its higher). Grids of 3-D cells take flying
+// edges, which makes the same output without merging anything.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -358,7 +360,7 @@ def ds_contour_keep(conn, w, keep):
 // time: every grid point owns the edges to its +x, +y and +z neighbours, so a row of points
 // (j, l) owns its points' crossings; a first pass counts each row's crossings and the triangles
 // of its row of cells, scans give each row its first point and triangle, and a second pass walks
-// each row again writing its points (as the cell path's keys) and its cells' triangles, naming a
+// each row again writing its points (edge, fraction, place) and its cells' triangles, naming a
 // crossing by the running count of crossings along the row that owns it. No point is made twice
 // and nothing is sorted; the numbering is the cell path's (points by owner, then x, y, z).
 const char* const kFlyingEdges = R"(
@@ -729,7 +731,7 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     }
   } else {
     // Per category (poly data's order: vertices, segments, triangles): count each (value, cell),
-    // number the items by an exclusive scan, write each item's vertices as edge keys.
+    // number the items by an exclusive scan, write each item's vertices as edge crossings.
     const Kernel& count = algorithms::cached_kernel(text, "ds_contour_count");
     const Kernel& write = algorithms::cached_kernel(text, "ds_contour_write");
     std::vector<Array> lows_of, highs_of, source_of;
