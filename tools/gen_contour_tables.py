@@ -169,6 +169,8 @@ def header():
            "// have zero rows.",
            "#pragma once", "", "#include <cstdint>", "",
            "namespace tack::dataset::detail {", "",
+           "// The tables' rows stay as the generator writes them.",
+           "// clang-format off",
            f"inline constexpr int kContourMaxItems = {MAX_ITEMS};",
            f"inline constexpr int kContourWidth = {WIDTH};", "",
            f"inline constexpr std::int8_t kContourEdges[15][{MAX_EDGES}][2] = {{"]
@@ -193,6 +195,8 @@ def header():
             out.append("        {" + ", ".join(str(v) for v in flat) + "},")
         out.append("    },")
     out.append("};")
+    out.append("")
+    out.append("// clang-format on")
     out.append("")
     out.append("}  // namespace tack::dataset::detail")
     return "\n".join(out) + "\n"

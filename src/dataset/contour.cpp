@@ -685,8 +685,9 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   }
   const Array value_array = array(values, {n_values}, device);
   const Array kinds = array(categories(), {15}, device);
-  const Array corners =
-      array(std::vector<std::int64_t>{0, 1, 0, 2, 0, 3, 0, 0, 4, 4, 4, 8, 8, 6, 5}, {15}, device);
+  // The corners of each type that has a table (the pieces' types included).
+  const std::vector<std::int64_t> corner_count{0, 1, 0, 2, 0, 3, 0, 0, 4, 4, 4, 8, 8, 6, 5};
+  const Array corners = array(corner_count, {15}, device);
   const std::int8_t* e0 = &detail::kContourEdges[0][0][0];
   const Array edges = array(std::vector<std::int8_t>(e0, e0 + 15 * 12 * 2), {15, 12, 2}, device);
   const std::int8_t* c0 = &detail::kContourCases[0][0][0];
@@ -696,7 +697,6 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   // the one cell type with a table when there is one alone.
   bool present[3] = {false, false, false};
   std::int64_t one_type = 0;
-  const std::vector<std::int64_t> corner_count{0, 1, 0, 2, 0, 3, 0, 0, 4, 4, 4, 8, 8, 6, 5};
   if (ds.is_structured()) {
     const Dims& d = ds.dims();
     const int dimension = (d[0] > 1) + (d[1] > 1) + (d[2] > 1);

@@ -566,3 +566,25 @@ def test_a_point_with_thousands_of_crossings_round_it(device):
     assert out.n_cells == cpu.n_cells == want.GetNumberOfCells()
     np.testing.assert_array_equal(out.connectivity.numpy(), cpu.connectivity.numpy())
     assert len(np.unique(out.points.numpy(), axis=0)) == out.n_points
+
+
+def test_a_nan_on_a_grid_leaves_it_to_the_cell_path(device):
+    """Flying edges declines a field with a NaN (the cell path skips the NaN's cells): the grid's
+    output is then the same grid's as voxels, and holds no NaN point."""
+    dims = (7, 6, 5)
+    ds = td.image(dims, spacing=(0.2, 0.25, 0.3))
+    pts = ds.points.numpy()
+    f = np.linalg.norm(pts - 0.6, axis=1)
+    f[int(np.argmin(np.abs(f - 0.5)))] = np.nan
+    ds.point_data["f"] = f
+    i, j, k = np.meshgrid(*(np.arange(n - 1) for n in dims), indexing="ij")
+    corner = lambda a, b, c: ((i + a) + dims[0] * ((j + b) + dims[1] * (k + c))).transpose(2, 1, 0).ravel()  # noqa: E731,E501
+    conn = np.stack([corner(*o) for o in [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1),
+                                          (1, 0, 1), (0, 1, 1), (1, 1, 1)]], axis=1).ravel()
+    voxels = td.unstructured(pts, np.arange(0, len(conn) + 1, 8), conn,
+                             np.full(ds.n_cells, 11, np.uint8))
+    voxels.point_data["f"] = f
+    grid, explicit = td.contour(ds, "f", 0.5), td.contour(voxels, "f", 0.5)
+    assert 0 < grid.n_cells == explicit.n_cells
+    np.testing.assert_array_equal(grid.connectivity.numpy(), explicit.connectivity.numpy())
+    assert not np.isnan(grid.points.numpy()).any()
