@@ -231,6 +231,21 @@ Array evaluate(const ImplicitFunction& f, const DataSet& ds);
 // other point field interpolated and cell field carried (contour's rules and order).
 DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions& options = {});
 
+// The part of ds where the point field `field` (one component) is at or above `value`
+// (vtkTableBasedClipDataSet's default), or below it with `invert`: an unstructured grid of the
+// cells wholly on that side (a voxel as a hexahedron, a pixel as a quad, as VTK writes them) and
+// the kept parts of the cells the value cuts, as tetrahedra, pyramids, wedges and hexahedra (3-D
+// cells), triangles and quads (2-D), lines and vertices, from generated tables whose cut faces
+// are contour's triangles. Points: the kept points in ds's order, then one per cut edge (by
+// lower, then higher point id); point fields interpolated (integers become f64), cell fields
+// carried. A cell with a NaN corner is dropped; the cells in ds's order, each cut cell's parts in
+// its case's order, the same on every device and thread count.
+DataSet clip(const DataSet& ds, const std::string& field, double value = 0.0, bool invert = false);
+// The same with the values of the implicit function f at the points.
+DataSet clip(const DataSet& ds, const ImplicitFunction& f, double value = 0.0, bool invert = false);
+// The part inside the box (xmin, xmax, ymin, ymax, zmin, zmax), or outside it with `invert`.
+DataSet clip_box(const DataSet& ds, const std::array<double, 6>& bounds, bool invert = false);
+
 // What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of
 // that dimension (the other two measures 0), and each field's integral over them, a value per
 // component, in the fields' order.

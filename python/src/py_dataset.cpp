@@ -225,6 +225,27 @@ void init_dataset(nb::module_& m) {
       nb::arg("ds"), nb::arg("f"), nb::arg("compute_normals"), nb::arg("interpolate_fields"),
       nb::arg("merge_points"));
   m.def(
+      "dataset_clip",
+      [](const DataSet& ds, const std::string& field, double value, bool invert) {
+        GilRelease release;
+        return dataset::clip(ds, field, value, invert);
+      },
+      nb::arg("ds"), nb::arg("field"), nb::arg("value"), nb::arg("invert"));
+  m.def(
+      "dataset_clip_implicit",
+      [](const DataSet& ds, const dataset::ImplicitFunction& f, double value, bool invert) {
+        GilRelease release;
+        return dataset::clip(ds, f, value, invert);
+      },
+      nb::arg("ds"), nb::arg("f"), nb::arg("value"), nb::arg("invert"));
+  m.def(
+      "dataset_clip_box",
+      [](const DataSet& ds, const std::array<double, 6>& bounds, bool invert) {
+        GilRelease release;
+        return dataset::clip_box(ds, bounds, invert);
+      },
+      nb::arg("ds"), nb::arg("bounds"), nb::arg("invert"));
+  m.def(
       "dataset_external_faces",
       [](const DataSet& ds) {
         GilRelease release;

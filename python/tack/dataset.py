@@ -17,7 +17,7 @@ FieldMap = _core.FieldMap
 __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstructured", "poly",
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
            "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
-           "Plane", "Sphere", "Cylinder", "Box",
+           "clip", "clip_scalar", "clip_box", "Plane", "Sphere", "Cylinder", "Box",
            "integrate", "gradient"]
 
 # VTK's numbers of the linear cell types Tack handles.
@@ -239,6 +239,40 @@ def slice(ds, implicit, *, compute_normals=False, interpolate_fields=True, merge
                         f"tack.dataset.Plane(origin, normal)")
     return _core.dataset_slice(ds, implicit._f, bool(compute_normals), bool(interpolate_fields),
                                bool(merge_points))
+
+
+def clip(ds, implicit_or_field, value=0.0, *, invert=False):
+    """The part of ds where a point field (named by `implicit_or_field`) or an implicit function
+    (a Plane, Sphere, Cylinder or Box) is at or above `value` (vtkTableBasedClipDataSet's
+    default), or below it with invert=True, as an unstructured grid: the cells wholly on that
+    side (voxels as hexahedra, pixels as quads) and the kept parts of the cut cells (tetrahedra,
+    pyramids, wedges, hexahedra; triangles and quads; lines), whose cut faces are contour's
+    triangles. The kept points in the input's order, then one point per cut edge; point fields
+    interpolated, cell fields carried; a cell with a NaN corner is dropped."""
+    if isinstance(implicit_or_field, _Implicit):
+        return _core.dataset_clip_implicit(ds, implicit_or_field._f, float(value), bool(invert))
+    if not isinstance(implicit_or_field, str):
+        raise TypeError(f"tack.dataset.clip: clips by a point field's name or a Plane, Sphere, "
+                        f"Cylinder or Box, got {type(implicit_or_field).__name__}")
+    return _core.dataset_clip(ds, implicit_or_field, float(value), bool(invert))
+
+
+def clip_scalar(ds, field, value=0.0, *, invert=False):
+    """clip by the point field `field`: the part at or above `value` (below it with invert)."""
+    if not isinstance(field, str):
+        raise TypeError(f"tack.dataset.clip_scalar: takes a point field's name, got "
+                        f"{type(field).__name__}")
+    return clip(ds, field, value, invert=invert)
+
+
+def clip_box(ds, bounds, *, invert=False):
+    """The part of ds inside the box `bounds` (xmin, xmax, ymin, ymax, zmin, zmax), or outside it
+    with invert=True: clip by Box(bounds), which is negative inside."""
+    b = tuple(float(x) for x in bounds)
+    if len(b) != 6:
+        raise ValueError(f"tack.dataset.clip_box: bounds are six numbers (xmin, xmax, ymin, ymax, "
+                         f"zmin, zmax), got {len(b)}")
+    return _core.dataset_clip_box(ds, b, bool(invert))
 
 
 def integrate(ds):

@@ -14,6 +14,7 @@
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
 #include "dataset/contour_tables.hpp"
+#include "dataset/marching.hpp"
 #include "dataset/prelude.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/dataset.hpp"
@@ -38,40 +39,6 @@ std::vector<std::int64_t> categories() {
 }
 
 const char* const kContour = R"(
-# A cell is contoured as pieces that have tables: itself, or a poly-vertex's vertices, a
-# poly-line's segments, a strip's triangles, a polygon's fan of triangles from its point 0.
-@tack.func
-def ds_piece_type(t):
-    r = t
-    if t == 2:
-        r = 1
-    elif t == 4:
-        r = 3
-    elif t == 6:
-        r = 5
-    return r
-
-@tack.func
-def ds_piece_count(t, n):
-    r = n - n + 1
-    if t == 2:
-        r = n
-    elif t == 4:
-        r = n - 1
-    elif t == 6:
-        r = n - 2
-    return max(r, n - n)
-
-# Corner r of piece j, as a point of the cell (its local number).
-@tack.func
-def ds_piece_corner(t, j, r):
-    k = tack.i64(r)
-    if t == 2:
-        k = j
-    elif t == 4 or t == 6:
-        k = j + r
-    return k
-
 # Piece j's case for `value` (bit k: corner k at or above it; a vertex: at it), -1 when a corner
 # is NaN.
 @tack.func
@@ -193,111 +160,6 @@ def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, tota
                             lows[item * w + r] = lw
                             highs[item * w + r] = hg
                         item += 1
-
-# The crossing of key's edge: its ends and the fraction of the way from lo to hi.
-@tack.func
-def ds_crossing(s, values, key, np):
-    n = tack.i64(np)  # a scalar argument that fits an i32 arrives as one
-    hi = key % n
-    lo = (key // n) % n
-    v = key // (n * n)
-    t = tack.f64(0.0)
-    if lo != hi:
-        a = tack.f64(s[lo])
-        t = (values[v] - a) / (tack.f64(s[hi]) - a)
-    return (lo, hi, t)
-
-# The CPU's merge of crossings: (low, high) pairs put in buckets by low (a chunked counting sort,
-# detail::chunk_counts), each bucket sorted by high (insertion sort: a point's edges are few),
-# its distinct highs counted, then numbered: the order of the sorted pairs, as tack.unique's.
-def ds_merge_count(lows, counts, chunk):
-    for t in range(counts.shape[0]):
-        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
-            counts[t, lows[k]] += 1
-
-def ds_merge_fill(lows, highs, starts, counts, chunk, his, orig):
-    for t in range(counts.shape[0]):
-        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
-            b = lows[k]
-            at = starts[b] + counts[t, b]
-            his[at] = highs[k]
-            orig[at] = k
-            counts[t, b] += 1
-
-def ds_merge_sort(starts, his, orig, distinct):
-    for b in range(len(distinct)):
-        s0 = starts[b]
-        s1 = starts[b + 1]
-        for i in range(s0 + 1, s1):
-            h = his[i]
-            o = orig[i]
-            j = i
-            while j > s0 and his[j - 1] > h:
-                his[j] = his[j - 1]
-                orig[j] = orig[j - 1]
-                j -= 1
-            his[j] = h
-            orig[j] = o
-        n = s0 - s0
-        for i in range(s0, s1):
-            if i == s0 or his[i] != his[i - 1]:
-                n += 1
-        distinct[b] = n
-
-def ds_merge_assign(s, values, np, starts, his, orig, first, conn, ends, frac):
-    for b in range(len(first)):
-        id = first[b] - 1
-        n = tack.i64(np)
-        lo = b % n
-        value = values[b // n]
-        for i in range(starts[b], starts[b + 1]):
-            if i == starts[b] or his[i] != his[i - 1]:
-                id += 1
-                h = his[i]
-                ends[id, 0] = lo
-                ends[id, 1] = h
-                u = tack.f64(0.0)
-                if lo != h:
-                    a = tack.f64(s[lo])
-                    u = (value - a) / (tack.f64(s[h]) - a)
-                frac[id] = u
-            conn[orig[i]] = id
-
-def ds_merge_longest(starts):
-    m = starts[0] - starts[0]
-    for b in range(len(starts) - 1):
-        m = max(m, starts[b + 1] - starts[b])
-    return m
-
-def ds_merge_keys(lows, highs, np, keys):
-    for k in range(len(keys)):
-        keys[k] = lows[k] * np + highs[k]
-
-# Each output point's edge (ends[i]: lo, hi) and the fraction frac[i] of the way from lo to hi.
-def ds_contour_decode(s, values, keys, np, ends, frac):
-    for i in range(len(keys)):
-        lo, hi, t = ds_crossing(s, values, keys[i], np)
-        ends[i, 0] = lo
-        ends[i, 1] = hi
-        frac[i] = t
-
-def ds_contour_points({G}, ends, frac, out):
-    for i in range(len(frac)):
-        t = frac[i]
-        x0, y0, z0 = ds_point({G}, ends[i, 0])
-        x1, y1, z1 = ds_point({G}, ends[i, 1])
-        out[i, 0] = x0 + t * (x1 - x0)
-        out[i, 1] = y0 + t * (y1 - y0)
-        out[i, 2] = z0 + t * (z1 - z0)
-
-def ds_contour_field(ends, frac, src, out, nc):
-    for i in range(len(frac)):
-        lo = ends[i, 0]
-        hi = ends[i, 1]
-        t = frac[i]
-        for m in range(nc):
-            a = tack.f64(src[lo, m])
-            out[i, m] = a + t * (tack.f64(src[hi, m]) - a)
 
 # Normals: minus the interpolated gradient, unit length (zero where the gradient is).
 def ds_contour_normals(ends, frac, grad, out):
@@ -550,10 +412,6 @@ Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
   return compress(keep, a.reshape({a.size() / w, w}), 0).reshape({-1});
 }
 
-// The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
-// (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
-constexpr std::int64_t kLongestBucket = 2048;
-
 // What a contour pass leaves: each output point's key, the items' connectivity and their
 // cells.
 struct Pieces {
@@ -674,7 +532,7 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   const Device& device = ds.device();
   const Array s = scalars.reshape({scalars.shape()[0]});
   const Prelude g(ds);
-  const std::string text = g.source(kContour);
+  const std::string text = g.source(std::string(detail::kPieces) + kContour);
   const std::int64_t n_cells = ds.n_cells(), n_values = static_cast<std::int64_t>(values.size());
   const std::int64_t np = std::max<std::int64_t>(ds.n_points(), 1);
   std::int64_t room = 0;
@@ -771,46 +629,11 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
     // The output points: one per distinct crossing (sorted: value, lower point, higher point), the
     // connectivity their numbers; without merging, one per item vertex.
     const bool merge = options.merge_points && n_vertices > 0;
-    ends = empty({0, 2}, kI64, device);
-    frac = empty({0}, DType(ScalarType::f64), device);
-    // On the CPU, buckets by (value, lower point), each sorted by its higher points, unless a
-    // point has so many crossings round it that sorting its bucket would be quadratic.
-    bool bucketed = false;
-    const std::int64_t buckets = n_values * np, chunk = detail::chunk_size(n_vertices);
-    std::optional<Array> counts, starts;
-    if (merge && device.kind() == "cpu") {
-      counts = detail::chunk_counts(n_vertices, buckets, n_vertices, device);
-      algorithms::cached_kernel(text, "ds_merge_count")(lows, *counts, chunk);
-      starts = detail::chunk_starts(*counts);
-      const auto longest = algorithms::cached_kernel(text, "ds_merge_longest")(*starts);
-      bucketed = longest && longest->value.i <= kLongestBucket;
-    }
-    if (bucketed) {
-      Array his = empty({n_vertices}, kI64, device), orig = empty({n_vertices}, kI64, device);
-      algorithms::cached_kernel(text, "ds_merge_fill")(lows, highs, *starts, *counts, chunk, his,
-                                                       orig);
-      Array first = empty({buckets}, kI64, device);
-      algorithms::cached_kernel(text, "ds_merge_sort")(*starts, his, orig, first);
-      const std::int64_t n_merged = detail::scan_total(first);
-      ends = empty({n_merged, 2}, kI64, device);
-      frac = empty({n_merged}, DType(ScalarType::f64), device);
-      conn = empty({n_vertices}, kI64, device);
-      algorithms::cached_kernel(text, "ds_merge_assign")(s, value_array, np, *starts, his, orig,
-                                                         first, conn, ends, frac);
-    } else {
-      Array keys = empty({n_vertices}, kI64, device);
-      if (n_vertices > 0) algorithms::cached_kernel(text, "ds_merge_keys")(lows, highs, np, keys);
-      std::optional<Unique> merged;
-      if (merge) merged = unique(keys, false, true);
-      const Array point_keys = merge ? merged->values : keys;
-      conn = merge ? *merged->inverse : arange(n_vertices, kI64, device);
-      ends = empty({point_keys.size(), 2}, kI64, device);
-      frac = empty({point_keys.size()}, DType(ScalarType::f64), device);
-      if (point_keys.size() > 0) {
-        algorithms::cached_kernel(text, "ds_contour_decode")(s, value_array, point_keys, np, ends,
-                                                             frac);
-      }
-    }
+    const detail::Crossings crossings =
+        detail::merge_crossings(s, value_array, lows, highs, np, options.merge_points);
+    ends = crossings.ends;
+    frac = crossings.frac;
+    conn = crossings.index;
     // Items that name a point twice (crossings at a corner that several of their edges share) are
     // dropped, as VTK drops them, and the points only they named.
     if (merge) {
@@ -862,24 +685,11 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   Array offsets = zeros({n_out + 1}, kI64, device), types = empty({n_out}, kU8, device);
   algorithms::cached_kernel(text, "ds_contour_layout")(items[0], items[1], offsets, types);
   // Points and fields, interpolated along each point's edge.
-  Array points = placed ? *placed : empty({n_points, 3}, points_dtype(ds), device);
-  if (!placed && n_points > 0) {
-    detail::launch(algorithms::cached_kernel(text, "ds_contour_points"), g, {ends, frac, points});
-  }
+  const Array points =
+      placed ? *placed : detail::crossing_points(g, ends, frac, points_dtype(ds), device);
   DataSet r = detail::trusted_explicit(Kind::Poly, points, offsets, conn, types);
-  const Kernel& interpolate = algorithms::cached_kernel(text, "ds_contour_field");
   auto interpolated = [&](const Array& a, const std::string& name) {
-    Shape shape = a.shape();
-    shape[0] = n_points;
-    const DType t = is_float(a.dtype().scalar)
-                        ? a.dtype()
-                        : DType(ScalarType::f64, a.dtype().vector_n, a.dtype().matrix_cols);
-    Array out = empty(shape, t, device);
-    if (n_points > 0) {
-      interpolate(ends, frac, detail::as_rows(a, name), detail::as_rows(out, name),
-                  detail::components(a));
-    }
-    return out;
+    return detail::crossing_field(ends, frac, a, name);
   };
   if (options.interpolate_fields) {
     for (const auto& [name, a] : ds.point_data().items())

@@ -238,5 +238,31 @@ TEST_P(DataSetOnDevice, ContourOfTwoTetrahedraIsVtksTriangles) {
   expect_error<ValueError>([&] { contour(ds, "z", {}); }, {"no contour values"});
 }
 
+TEST_P(DataSetOnDevice, ClipOfTwoTetrahedraKeepsATetrahedronAndAWedge) {
+  TwoTets m;
+  DataSet ds = DataSet::unstructured(arr(m.points, {5, 3}), arr(m.offsets), arr(m.connectivity),
+                                     arr(m.types));
+  ds.point_data().set("z", arr(std::vector<double>{0, 0, 0, 1, 1}));
+  ds.cell_data().set("id", arr(std::vector<double>{7, 8}));
+  // Above z = 0.5: tetrahedron 0 keeps its corner 3 (a tetrahedron), tetrahedron 1 its corners
+  // 3 and 4 (a wedge); the points: 3 and 4 kept, then the five crossed edges' points.
+  DataSet c = clip(ds, "z", 0.5);
+  EXPECT_EQ(c.kind(), Kind::Unstructured);
+  EXPECT_EQ(c.types().to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{10, 13}));
+  EXPECT_EQ(c.n_points(), 7);
+  EXPECT_EQ(c.cell_data().at("id").to_vector<double>(), (std::vector<double>{7, 8}));
+  const std::vector<double> p = c.points().to_vector<double>();
+  EXPECT_EQ((std::vector<double>(p.begin(), p.begin() + 6)),
+            (std::vector<double>{0, 0, 1, 1, 1, 1}));
+  for (std::size_t i = 8; i < p.size(); i += 3) EXPECT_DOUBLE_EQ(p[i], 0.5) << i;
+  // Below: both keep three or two corners, two wedges; the two sides fill the tetrahedra.
+  DataSet below = clip(ds, "z", 0.5, true);
+  EXPECT_EQ(below.types().to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{13, 13}));
+  EXPECT_NEAR(integrate(c).volume + integrate(below).volume, integrate(ds).volume, 1e-12);
+  EXPECT_EQ(clip(ds, "z", 2.0).n_cells(), 0);
+  EXPECT_EQ(clip(ds, "z", -1.0).n_cells(), 2);
+  expect_error<ValueError>([&] { clip(ds, "id", 0.5); }, {"cell field", "cell_to_point"});
+}
+
 }  // namespace
 }  // namespace tack::dataset

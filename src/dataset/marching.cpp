@@ -1,0 +1,242 @@
+// What contour and clip share: cells cut into pieces with tables, and the merge of edge
+// crossings into output points (dataset/marching.hpp, docs/design/contour.md).
+#include "dataset/marching.hpp"
+
+#include <optional>
+
+#include "algorithms/kernel_text.hpp"
+#include "dataset/cells.hpp"
+#include "tack/algorithms.hpp"
+
+namespace tack::dataset::detail {
+
+const char* const kPieces = R"(
+@tack.func
+def ds_piece_type(t):
+    r = t
+    if t == 2:
+        r = 1
+    elif t == 4:
+        r = 3
+    elif t == 6 or t == 7:
+        r = 5
+    return r
+
+@tack.func
+def ds_piece_count(t, n):
+    r = n - n + 1
+    if t == 2:
+        r = n
+    elif t == 4:
+        r = n - 1
+    elif t == 6 or t == 7:
+        r = n - 2
+    return max(r, n - n)
+
+@tack.func
+def ds_piece_corner(t, j, r):
+    k = tack.i64(r)
+    if t == 2:
+        k = j
+    elif t == 4:
+        k = j + r
+    elif t == 6:
+        k = j + r
+        if j % 2 == 1 and r < 2:
+            k = j + 1 - r
+    elif t == 7:
+        k = 0 if r == 0 else j + r
+    return k
+)";
+
+namespace {
+
+const DType kI64(ScalarType::i64);
+
+const char* const kMerge = R"(
+# The crossing of key's edge: its ends and the fraction of the way from lo to hi.
+@tack.func
+def ds_crossing(s, values, key, np):
+    n = tack.i64(np)  # a scalar argument that fits an i32 arrives as one
+    hi = key % n
+    lo = (key // n) % n
+    v = key // (n * n)
+    t = tack.f64(0.0)
+    if lo != hi:
+        a = tack.f64(s[lo])
+        t = (values[v] - a) / (tack.f64(s[hi]) - a)
+    return (lo, hi, t)
+
+# The CPU's merge of crossings: (low, high) pairs put in buckets by low (a chunked counting sort,
+# detail::chunk_counts), each bucket sorted by high (insertion sort: a point's edges are few),
+# its distinct highs counted, then numbered: the order of the sorted pairs, as tack.unique's.
+def ds_merge_count(lows, counts, chunk):
+    for t in range(counts.shape[0]):
+        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
+            counts[t, lows[k]] += 1
+
+def ds_merge_fill(lows, highs, starts, counts, chunk, his, orig):
+    for t in range(counts.shape[0]):
+        for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
+            b = lows[k]
+            at = starts[b] + counts[t, b]
+            his[at] = highs[k]
+            orig[at] = k
+            counts[t, b] += 1
+
+def ds_merge_sort(starts, his, orig, distinct):
+    for b in range(len(distinct)):
+        s0 = starts[b]
+        s1 = starts[b + 1]
+        for i in range(s0 + 1, s1):
+            h = his[i]
+            o = orig[i]
+            j = i
+            while j > s0 and his[j - 1] > h:
+                his[j] = his[j - 1]
+                orig[j] = orig[j - 1]
+                j -= 1
+            his[j] = h
+            orig[j] = o
+        n = s0 - s0
+        for i in range(s0, s1):
+            if i == s0 or his[i] != his[i - 1]:
+                n += 1
+        distinct[b] = n
+
+def ds_merge_assign(s, values, np, starts, his, orig, first, conn, ends, frac):
+    for b in range(len(first)):
+        id = first[b] - 1
+        n = tack.i64(np)
+        lo = b % n
+        value = values[b // n]
+        for i in range(starts[b], starts[b + 1]):
+            if i == starts[b] or his[i] != his[i - 1]:
+                id += 1
+                h = his[i]
+                ends[id, 0] = lo
+                ends[id, 1] = h
+                u = tack.f64(0.0)
+                if lo != h:
+                    a = tack.f64(s[lo])
+                    u = (value - a) / (tack.f64(s[h]) - a)
+                frac[id] = u
+            conn[orig[i]] = id
+
+def ds_merge_longest(starts):
+    m = starts[0] - starts[0]
+    for b in range(len(starts) - 1):
+        m = max(m, starts[b + 1] - starts[b])
+    return m
+
+def ds_merge_keys(lows, highs, np, keys):
+    for k in range(len(keys)):
+        keys[k] = lows[k] * np + highs[k]
+
+# Each output point's edge (ends[i]: lo, hi) and the fraction frac[i] of the way from lo to hi.
+def ds_contour_decode(s, values, keys, np, ends, frac):
+    for i in range(len(keys)):
+        lo, hi, t = ds_crossing(s, values, keys[i], np)
+        ends[i, 0] = lo
+        ends[i, 1] = hi
+        frac[i] = t
+
+def ds_contour_field(ends, frac, src, out, nc):
+    for i in range(len(frac)):
+        lo = ends[i, 0]
+        hi = ends[i, 1]
+        t = frac[i]
+        for m in range(nc):
+            a = tack.f64(src[lo, m])
+            out[i, m] = a + t * (tack.f64(src[hi, m]) - a)
+)";
+
+const char* const kPoints = R"(
+def ds_contour_points({G}, ends, frac, out):
+    for i in range(len(frac)):
+        t = frac[i]
+        x0, y0, z0 = ds_point({G}, ends[i, 0])
+        x1, y1, z1 = ds_point({G}, ends[i, 1])
+        out[i, 0] = x0 + t * (x1 - x0)
+        out[i, 1] = y0 + t * (y1 - y0)
+        out[i, 2] = z0 + t * (z1 - z0)
+)";
+
+// The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
+// (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
+constexpr std::int64_t kLongestBucket = 2048;
+
+}  // namespace
+
+Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,
+                          const Array& highs, std::int64_t np, bool merge) {
+  const Device& device = s.device();
+  const std::int64_t n_vertices = lows.size();
+  merge = merge && n_vertices > 0;
+  // On the CPU, buckets by (value, lower point), each sorted by its higher points, unless a
+  // point has so many crossings round it that sorting its bucket would be quadratic.
+  bool bucketed = false;
+  const std::int64_t buckets = values.size() * np, chunk = chunk_size(n_vertices);
+  std::optional<Array> counts, starts;
+  if (merge && device.kind() == "cpu") {
+    counts = chunk_counts(n_vertices, buckets, n_vertices, device);
+    algorithms::cached_kernel(kMerge, "ds_merge_count")(lows, *counts, chunk);
+    starts = chunk_starts(*counts);
+    const auto longest = algorithms::cached_kernel(kMerge, "ds_merge_longest")(*starts);
+    bucketed = longest && longest->value.i <= kLongestBucket;
+  }
+  if (bucketed) {
+    Array his = empty({n_vertices}, kI64, device), orig = empty({n_vertices}, kI64, device);
+    algorithms::cached_kernel(kMerge, "ds_merge_fill")(lows, highs, *starts, *counts, chunk, his,
+                                                       orig);
+    Array first = empty({buckets}, kI64, device);
+    algorithms::cached_kernel(kMerge, "ds_merge_sort")(*starts, his, orig, first);
+    const std::int64_t n_merged = scan_total(first);
+    Crossings r{empty({n_merged, 2}, kI64, device),
+                empty({n_merged}, DType(ScalarType::f64), device),
+                empty({n_vertices}, kI64, device)};
+    algorithms::cached_kernel(kMerge, "ds_merge_assign")(s, values, np, *starts, his, orig, first,
+                                                         r.index, r.ends, r.frac);
+    return r;
+  }
+  Array keys = empty({n_vertices}, kI64, device);
+  if (n_vertices > 0) algorithms::cached_kernel(kMerge, "ds_merge_keys")(lows, highs, np, keys);
+  std::optional<Unique> merged;
+  if (merge) merged = unique(keys, false, true);
+  const Array point_keys = merge ? merged->values : keys;
+  Crossings r{empty({point_keys.size(), 2}, kI64, device),
+              empty({point_keys.size()}, DType(ScalarType::f64), device),
+              merge ? *merged->inverse : arange(n_vertices, kI64, device)};
+  if (point_keys.size() > 0) {
+    algorithms::cached_kernel(kMerge, "ds_contour_decode")(s, values, point_keys, np, r.ends,
+                                                           r.frac);
+  }
+  return r;
+}
+
+Array crossing_points(const Prelude& g, const Array& ends, const Array& frac, DType dtype,
+                      const Device& device) {
+  Array points = empty({frac.size(), 3}, dtype, device);
+  if (frac.size() > 0) {
+    launch(algorithms::cached_kernel(g.source(kPoints), "ds_contour_points"), g,
+           {ends, frac, points});
+  }
+  return points;
+}
+
+Array crossing_field(const Array& ends, const Array& frac, const Array& a,
+                     const std::string& name) {
+  Shape shape = a.shape();
+  shape[0] = frac.size();
+  const DType t = is_float(a.dtype().scalar)
+                      ? a.dtype()
+                      : DType(ScalarType::f64, a.dtype().vector_n, a.dtype().matrix_cols);
+  Array out = empty(shape, t, a.device());
+  if (frac.size() > 0) {
+    algorithms::cached_kernel(kMerge, "ds_contour_field")(ends, frac, as_rows(a, name),
+                                                          as_rows(out, name), components(a));
+  }
+  return out;
+}
+
+}  // namespace tack::dataset::detail

@@ -1,0 +1,39 @@
+// What contour and clip share (docs/design/contour.md): cells cut into pieces that have case
+// tables, and the crossings of edges, merged into output points along their edges.
+#pragma once
+
+#include <string>
+
+#include "dataset/prelude.hpp"
+#include "tack/dataset.hpp"
+
+namespace tack::dataset::detail {
+
+// Kernel text of device functions (no geometry): a cell of type t and n points is cut into
+// ds_piece_count(t, n) pieces of type ds_piece_type(t), each a type with a case table: itself,
+// or a poly-vertex's vertices, a poly-line's segments, a strip's triangles (every other one
+// turned, so that all face the strip's way), a polygon's fan of triangles from its point 0;
+// ds_piece_corner(t, j, r) is piece j's corner r as a corner of the cell.
+extern const char* const kPieces;
+
+// The output points of crossings named by pairs (lows[i], highs[i]) = (v * np + lo, hi), lo <=
+// hi point ids of an edge crossing values[v] of the point field s (lo == hi: at that point):
+// merged, the distinct pairs in sorted order (value, lower point, higher point) and each pair's
+// number among them (index); otherwise one point per pair, index 0, 1, .... ends (n, 2) holds
+// each point's edge, frac the fraction of the way from lo to hi (f64: (value - s[lo]) / (s[hi] -
+// s[lo]), 0 at a point). The CPU merges by buckets of lower points, devices (and buckets of more
+// than a few thousand pairs round one point) with tack::unique's sort; the same result.
+struct Crossings {
+  Array ends, frac, index;
+};
+Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,
+                          const Array& highs, std::int64_t np, bool merge);
+
+// The crossings' places, ds's points interpolated along their edges, of dtype `dtype`.
+Array crossing_points(const Prelude& g, const Array& ends, const Array& frac, DType dtype,
+                      const Device& device);
+// A point field `a` of ds (named `name`, for messages) interpolated the same way; integers
+// become f64.
+Array crossing_field(const Array& ends, const Array& frac, const Array& a, const std::string& name);
+
+}  // namespace tack::dataset::detail
