@@ -280,15 +280,21 @@ def table(t, side):
 
 
 def flat(row):
+    """A row: its counts (cells, their vertices, the crossings among those, centroids, distinct
+    crossings), each cell's type and vertices (a crossing as EDGE + its rank among the row's
+    distinct crossings), each centroid's count and labels (crossings as EDGE + edge), and the
+    distinct crossings' edges."""
     cells, centroids = row
+    edges = sorted({x - EDGE for _, v in cells for x in v if EDGE <= x < CENTROID})
+    rank = {EDGE + e: EDGE + k for k, e in enumerate(edges)}
     conn = sum(len(v) for _, v in cells)
     crossings = sum(1 for _, v in cells for x in v if EDGE <= x < CENTROID)
-    out = [len(cells), conn, crossings, len(centroids)]
+    out = [len(cells), conn, crossings, len(centroids), len(edges)]
     for t, v in cells:
-        out += [t] + v
+        out += [t] + [rank.get(x, x) for x in v]
     for labels in centroids:
         out += [len(labels)] + labels
-    return out
+    return out + edges
 
 
 def header():
@@ -301,11 +307,12 @@ def header():
            "// kClipCases[side][type][case]: the cells of the kept part of a cut cell (side 0: the",
            "// corners at or above the value, 1: those below it; case bit k: corner k at or above",
            "// the value): their count, their vertices in all, the crossings among those, the",
-           "// centroids, then each cell's VTK type and vertices (corner k as k, the crossing on",
-           f"// contour's edge e as {EDGE} + e, centroid j as {CENTROID} + j), then each centroid's",
-           "// count of labels and labels (it is their mean). The case that keeps every corner is the cell",
-           "// itself (a voxel as a hexahedron, a pixel as a quadrilateral); the case that keeps none has no",
-           "// cells. Rows end where their cells do (the rest is zero).",
+           "// centroids, the distinct crossings; then each cell's VTK type and vertices (corner k as",
+           f"// k, the crossing on the row's r-th distinct edge as {EDGE} + r, centroid j as {CENTROID} + j);",
+           f"// each centroid's count of labels and labels (it is their mean; a crossing as {EDGE} + its",
+           "// edge); the distinct crossings' edges (contour's numbers). The case that keeps every corner is the",
+           "// cell itself (a voxel as a hexahedron, a pixel as a quadrilateral); the case that keeps none has",
+           "// no cells. Rows end where their cells do (the rest is zero).",
            "#pragma once", "", "#include <cstdint>", "",
            "namespace tack::dataset::detail {", "",
            "// The tables' rows stay as the generator writes them.",

@@ -236,9 +236,10 @@ DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions
 // cells wholly on that side (a voxel as a hexahedron, a pixel as a quad, as VTK writes them) and
 // the kept parts of the cells the value cuts, as tetrahedra, pyramids, wedges and hexahedra (3-D
 // cells), triangles and quads (2-D), lines and vertices, from generated tables whose cut faces
-// are contour's triangles. Points: the kept points in ds's order, then one per cut edge (by
-// lower, then higher point id); point fields interpolated (integers become f64), cell fields
-// carried. A cell with a NaN corner is dropped; the cells in ds's order, each cut cell's parts in
+// are contour's triangles (parts no single cell fits are cut round a centroid of their own).
+// Points: the kept points in ds's order, the centroids, then one per cut edge (by lower, then
+// higher point id); point fields interpolated (integers become f64), cell fields carried; ids
+// i32 where they fit. A cell with a NaN corner is dropped; the cells in ds's order, each cut cell's parts in
 // its case's order, the same on every device and thread count.
 DataSet clip(const DataSet& ds, const std::string& field, double value = 0.0, bool invert = false);
 // The same with the values of the implicit function f at the points.

@@ -2,6 +2,7 @@
 // crossings into output points (dataset/marching.hpp, docs/design/contour.md).
 #include "dataset/marching.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "algorithms/kernel_text.hpp"
@@ -67,52 +68,57 @@ def ds_crossing(s, values, key, np):
         t = (values[v] - a) / (tack.f64(s[hi]) - a)
     return (lo, hi, t)
 
-# The CPU's merge of crossings: (low, high) pairs put in buckets by low (a chunked counting sort,
-# detail::chunk_counts), each bucket sorted by high (insertion sort: a point's edges are few),
-# its distinct highs counted, then numbered: the order of the sorted pairs, as tack.unique's.
-def ds_merge_count(lows, counts, chunk):
+# The CPU's merge of crossings: (low, high) pairs put in buckets of 2^shift consecutive lows (a
+# chunked counting sort, detail::chunk_counts; about as many buckets as pairs), each bucket sorted
+# by (low, high) (insertion sort: buckets are short), its distinct pairs counted, then numbered:
+# the order of the sorted pairs, as tack.unique's.
+def ds_merge_count(lows, counts, chunk, shift):
     for t in range(counts.shape[0]):
         for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
-            counts[t, lows[k]] += 1
+            counts[t, lows[k] >> shift] += 1
 
-def ds_merge_fill(lows, highs, starts, counts, chunk, his, orig):
+def ds_merge_fill(lows, highs, starts, counts, chunk, shift, los, his, orig):
     for t in range(counts.shape[0]):
         for k in range(t * chunk, min((t + 1) * chunk, len(lows))):
-            b = lows[k]
+            b = lows[k] >> shift
             at = starts[b] + counts[t, b]
+            los[at] = lows[k]
             his[at] = highs[k]
             orig[at] = k
             counts[t, b] += 1
 
-def ds_merge_sort(starts, his, orig, distinct):
+def ds_merge_sort(starts, los, his, orig, distinct):
     for b in range(len(distinct)):
         s0 = starts[b]
         s1 = starts[b + 1]
         for i in range(s0 + 1, s1):
+            lw = los[i]
             h = his[i]
             o = orig[i]
             j = i
-            while j > s0 and his[j - 1] > h:
+            while j > s0 and (los[j - 1] > lw or (los[j - 1] == lw and his[j - 1] > h)):
+                los[j] = los[j - 1]
                 his[j] = his[j - 1]
                 orig[j] = orig[j - 1]
                 j -= 1
+            los[j] = lw
             his[j] = h
             orig[j] = o
         n = s0 - s0
         for i in range(s0, s1):
-            if i == s0 or his[i] != his[i - 1]:
+            if i == s0 or his[i] != his[i - 1] or los[i] != los[i - 1]:
                 n += 1
         distinct[b] = n
 
-def ds_merge_assign(s, values, np, starts, his, orig, first, conn, ends, frac):
+def ds_merge_assign(s, values, np, starts, los, his, orig, first, conn, ends, frac):
     for b in range(len(first)):
         id = first[b] - 1
         n = tack.i64(np)
-        lo = b % n
-        value = values[b // n]
         for i in range(starts[b], starts[b + 1]):
-            if i == starts[b] or his[i] != his[i - 1]:
+            if i == starts[b] or his[i] != his[i - 1] or los[i] != los[i - 1]:
                 id += 1
+                lo = los[i] % n
+                value = values[los[i] // n]
                 h = his[i]
                 ends[id, 0] = lo
                 ends[id, 1] = h
@@ -176,27 +182,34 @@ Crossings merge_crossings(const Array& s, const Array& values, const Array& lows
   // On the CPU, buckets by (value, lower point), each sorted by its higher points, unless a
   // point has so many crossings round it that sorting its bucket would be quadratic.
   bool bucketed = false;
-  const std::int64_t buckets = values.size() * np, chunk = chunk_size(n_vertices);
+  // 2^shift lows per bucket: about as many buckets as pairs (a fraction of the points' count
+  // when few edges cross)
+  int shift = 0;
+  while (shift < 62 && (values.size() * np >> (shift + 1)) >= std::max<std::int64_t>(n_vertices, 1))
+    ++shift;
+  const std::int64_t buckets = ((values.size() * np - 1) >> shift) + 1,
+                     chunk = chunk_size(n_vertices);
   std::optional<Array> counts, starts;
   if (merge && device.kind() == "cpu") {
     counts = chunk_counts(n_vertices, buckets, n_vertices, device);
-    algorithms::cached_kernel(kMerge, "ds_merge_count")(lows, *counts, chunk);
+    algorithms::cached_kernel(kMerge, "ds_merge_count")(lows, *counts, chunk, shift);
     starts = chunk_starts(*counts);
     const auto longest = algorithms::cached_kernel(kMerge, "ds_merge_longest")(*starts);
     bucketed = longest && longest->value.i <= kLongestBucket;
   }
   if (bucketed) {
-    Array his = empty({n_vertices}, kI64, device), orig = empty({n_vertices}, kI64, device);
-    algorithms::cached_kernel(kMerge, "ds_merge_fill")(lows, highs, *starts, *counts, chunk, his,
-                                                       orig);
+    Array los = empty({n_vertices}, kI64, device), his = empty({n_vertices}, kI64, device),
+          orig = empty({n_vertices}, kI64, device);
+    algorithms::cached_kernel(kMerge, "ds_merge_fill")(lows, highs, *starts, *counts, chunk, shift,
+                                                       los, his, orig);
     Array first = empty({buckets}, kI64, device);
-    algorithms::cached_kernel(kMerge, "ds_merge_sort")(*starts, his, orig, first);
+    algorithms::cached_kernel(kMerge, "ds_merge_sort")(*starts, los, his, orig, first);
     const std::int64_t n_merged = scan_total(first);
     Crossings r{empty({n_merged, 2}, kI64, device),
                 empty({n_merged}, DType(ScalarType::f64), device),
                 empty({n_vertices}, kI64, device)};
-    algorithms::cached_kernel(kMerge, "ds_merge_assign")(s, values, np, *starts, his, orig, first,
-                                                         r.index, r.ends, r.frac);
+    algorithms::cached_kernel(kMerge, "ds_merge_assign")(s, values, np, *starts, los, his, orig,
+                                                         first, r.index, r.ends, r.frac);
     return r;
   }
   Array keys = empty({n_vertices}, kI64, device);
@@ -214,28 +227,39 @@ Crossings merge_crossings(const Array& s, const Array& values, const Array& lows
   return r;
 }
 
+void place_crossings(const Prelude& g, const Array& ends, const Array& frac, const Array& out) {
+  if (frac.size() > 0) {
+    launch(algorithms::cached_kernel(g.source(kPoints), "ds_contour_points"), g, {ends, frac, out});
+  }
+}
+
 Array crossing_points(const Prelude& g, const Array& ends, const Array& frac, DType dtype,
                       const Device& device) {
   Array points = empty({frac.size(), 3}, dtype, device);
-  if (frac.size() > 0) {
-    launch(algorithms::cached_kernel(g.source(kPoints), "ds_contour_points"), g,
-           {ends, frac, points});
-  }
+  place_crossings(g, ends, frac, points);
   return points;
+}
+
+DType interpolated_dtype(const Array& a) {
+  return is_float(a.dtype().scalar)
+             ? a.dtype()
+             : DType(ScalarType::f64, a.dtype().vector_n, a.dtype().matrix_cols);
+}
+
+void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
+                           const std::string& name, const Array& out) {
+  if (frac.size() > 0) {
+    algorithms::cached_kernel(kMerge, "ds_contour_field")(ends, frac, as_rows(a, name),
+                                                          as_rows(out, name), components(a));
+  }
 }
 
 Array crossing_field(const Array& ends, const Array& frac, const Array& a,
                      const std::string& name) {
   Shape shape = a.shape();
   shape[0] = frac.size();
-  const DType t = is_float(a.dtype().scalar)
-                      ? a.dtype()
-                      : DType(ScalarType::f64, a.dtype().vector_n, a.dtype().matrix_cols);
-  Array out = empty(shape, t, a.device());
-  if (frac.size() > 0) {
-    algorithms::cached_kernel(kMerge, "ds_contour_field")(ends, frac, as_rows(a, name),
-                                                          as_rows(out, name), components(a));
-  }
+  Array out = empty(shape, interpolated_dtype(a), a.device());
+  interpolate_crossings(ends, frac, a, name, out);
   return out;
 }
 

@@ -29,11 +29,16 @@ struct Crossings {
 Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,
                           const Array& highs, std::int64_t np, bool merge);
 
-// The crossings' places, ds's points interpolated along their edges, of dtype `dtype`.
+// The crossings' places, ds's points interpolated along their edges, of dtype `dtype` (or
+// written into the rows of `out`, an (n, 3) array or a view of one).
 Array crossing_points(const Prelude& g, const Array& ends, const Array& frac, DType dtype,
                       const Device& device);
-// A point field `a` of ds (named `name`, for messages) interpolated the same way; integers
-// become f64.
+void place_crossings(const Prelude& g, const Array& ends, const Array& frac, const Array& out);
+// A point field `a` of ds (named `name`, for messages) interpolated the same way, of dtype
+// interpolated_dtype(a): a's, f64 for integers (or written into the rows of `out`).
 Array crossing_field(const Array& ends, const Array& frac, const Array& a, const std::string& name);
+void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
+                           const std::string& name, const Array& out);
+DType interpolated_dtype(const Array& a);
 
 }  // namespace tack::dataset::detail

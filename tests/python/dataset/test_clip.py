@@ -527,6 +527,77 @@ def test_fields_interpolate_and_integers_become_f64(device):
     assert i.min() == pytest.approx(5.5) and np.all(i >= 5.5)
 
 
+def explicit_cells(n, kind, extra_line=False):
+    """The cells of a grid of n points as explicit voxels (an image's order) or hexahedra (a
+    structured grid's): offsets, connectivity, types; with a line after them if asked."""
+    i, j, l = np.meshgrid(np.arange(n[0] - 1), np.arange(n[1] - 1), np.arange(n[2] - 1),
+                          indexing="ij")
+    base = (i + n[0] * (j + n[1] * l)).transpose(2, 1, 0).ravel()
+    dx, dy, dz = 1, n[0], n[0] * n[1]
+    order = [0, dx, dy, dx + dy, dz, dz + dx, dz + dy, dz + dx + dy] if kind == "image" else \
+        [0, dx, dx + dy, dy, dz, dz + dx, dz + dx + dy, dz + dy]
+    conn = (base[:, None] + np.array(order)).ravel()
+    types = np.full(len(base), 11 if kind == "image" else 12, np.uint8)
+    offsets = list(range(0, len(conn) + 1, 8))
+    if extra_line:
+        conn = np.concatenate([conn, [0, 1]])
+        types = np.append(types, np.uint8(3))
+        offsets.append(len(conn))
+    return offsets, conn, types
+
+
+def same_clips(a, b):
+    """a's cells are b's first ones, over the same points and fields."""
+    assert np.array_equal(a.points.numpy(), b.points.numpy())
+    assert np.array_equal(a.types.numpy(), b.types.numpy()[:a.n_cells])
+    assert np.array_equal(a.connectivity.numpy(),
+                          b.connectivity.numpy()[:len(a.connectivity.numpy())])
+    for name in a.point_data:
+        assert np.array_equal(a.point_data[name].numpy(), b.point_data[name].numpy(),
+                              equal_nan=True)
+
+
+@pytest.mark.parametrize("kind", ["image", "structured"])
+def test_a_grid_numbers_its_crossings_as_the_merge_does(kind, device):
+    """Grids number their crossings by point and axis without merging, and read the cells'
+    points without offsets: the output is the same grid's as explicit voxels or hexahedra, bit
+    for bit (one cell type: the one-type path; with a line added: the general one)."""
+    n = (7, 6, 5)
+    grid = td.image(n, origin=(0.1, -0.2, 0.3), spacing=(0.3, 0.2, 0.25))
+    pts = grid.points.numpy()
+    if kind == "structured":
+        pts = pts + 0.05 * np.sin(3 * pts[:, [1, 2, 0]])
+        grid = td.structured(n, pts)
+    field = np.linalg.norm(pts - pts.mean(axis=0), axis=1) + 0.1 * pts[:, 0]
+    grid.point_data["f"] = field
+    value = np.percentile(field, 40)
+    for extra in (False, True):
+        ex = td.unstructured(pts, *explicit_cells(n, kind, extra))
+        ex.point_data["f"] = field
+        for invert in (False, True):
+            same_clips(td.clip(grid, "f", value, invert=invert),
+                       td.clip(ex, "f", value, invert=invert))
+
+
+def test_a_nan_on_a_grid_leaves_it_to_the_merge(device):
+    """A NaN on a grid drops its cells from both sides and sends the crossings to the merge (the
+    grid's own numbering would count edges of the dropped cells): the same output as the grid
+    as explicit voxels."""
+    n = (5, 4, 4)
+    grid = td.image(n)
+    pts = grid.points.numpy()
+    f = pts @ np.array([1.0, 0.3, 0.2])
+    f[27] = np.nan
+    grid.point_data["f"] = f
+    ex = td.unstructured(pts, *explicit_cells(n, "image"))
+    ex.point_data["f"] = f
+    for invert in (False, True):
+        out = td.clip(grid, "f", 1.7, invert=invert)
+        same_clips(out, td.clip(ex, "f", 1.7, invert=invert))
+        assert not np.isnan(out.points.numpy()).any() and out.n_cells > 0
+        assert len(np.unique(out.connectivity.numpy())) == out.n_points  # no unused point
+
+
 def test_the_output_is_the_same_on_every_device(device):
     obj, lin = with_linear_field(MAKERS["unstructured"]())
     a = td.clip(td.from_vtk(obj), "pressure", 0.4)
