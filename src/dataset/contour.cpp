@@ -266,6 +266,74 @@ def ds_fe_classify(s, value, nx, ny, nz, flags, first, last):
         bad += odd
     return bad
 
+# A plane (through a with normal b) across an image, per row of points r = (j, l): only the
+# points near the plane are looked at. Along a row the plane's value is c + m i, the same slope
+# m on every row; where the rows two round this one (itself included: the rows whose crossings
+# decide which of this row's flags the count and write passes read) do not all have one sign
+# (between -max c / m and -min c / m, two points more each way) its points get the plane's value
+# (evaluate's formula) in s, their flags and first/last as ds_fe_classify's. The kernel's value
+# counts the points at 0 exactly (the cell path's then).
+@tack.func
+def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
+    x, y, z = ds_point_ijk({G}, i, j, l, 0)
+    dx = x - a0
+    dy = y - a1
+    dz = z - a2
+    return b0 * dx + b1 * dy + b2 * dz
+
+def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, s, flags, first, last):
+    bad = tack.i64(0)
+    for r in range(len(first)):
+        j = r % ny
+        l = r // ny
+        cmin = 1.0e308
+        cmax = -1.0e308
+        # (the value is affine in y and z: its extremes are at the corners of those rows)
+        for d in range(4):
+            jj = min(max(j + 4 * (d % 2) - 2, 0), ny - 1)
+            ll = min(max(l + 4 * (d // 2) - 2, 0), nz - 1)
+            c = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, jj, ll)
+            cmin = min(cmin, c)
+            cmax = max(cmax, c)
+        m = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 1, j, l) - ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, j, l)
+        lo = tack.i64(0)
+        hi = tack.i64(0)
+        if m == 0.0:
+            if cmin <= 0.0 and cmax >= 0.0:
+                hi = tack.i64(nx)
+        else:
+            t1 = -cmax / m
+            t2 = -cmin / m
+            lo = max(tack.i64(math.floor(min(t1, t2))) - 2, tack.i64(0))
+            hi = min(tack.i64(math.ceil(max(t1, t2))) + 3, tack.i64(nx))
+            lo = min(lo, hi)
+        r00 = tack.i64(nx) * r
+        fst = tack.i64(nx)
+        lst = tack.i64(0)
+        for i in range(lo, hi):
+            p = r00 + i
+            v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
+            s[p] = v
+            a = 1 if v >= 0.0 else 0
+            xb = 0
+            if i + 1 < nx:
+                xb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i + 1, j, l) >= 0.0 else 0)
+            yb = 0
+            if j < ny - 1:
+                yb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j + 1, l) >= 0.0 else 0)
+            zb = 0
+            if l < nz - 1:
+                zb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l + 1) >= 0.0 else 0)
+            f = a | (xb << 1) | (yb << 2) | (zb << 3)
+            flags[p] = f
+            bad += v == 0.0 or v != v
+            if f > 1:
+                fst = min(fst, tack.i64(i))
+                lst = tack.i64(i) + 1
+        first[r] = fst
+        last[r] = lst
+    return bad
+
 @tack.func
 def ds_fe_owned(f):
     return ((f >> 1) & 1) + ((f >> 2) & 1) + ((f >> 3) & 1)
@@ -423,7 +491,8 @@ struct Pieces {
 // a NaN or a point exactly at a value (whose crossings the cell path merges into the corner)
 // leaves the grid to the cell path, which gives the same output otherwise.
 std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Array& s,
-                                   const Array& values, const Array& cases) {
+                                   const Array& values, const Array& cases,
+                                   const ImplicitFunction* plane) {
   if (!ds.is_structured()) return std::nullopt;
   const Dims& d = ds.dims();
   if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
@@ -466,7 +535,12 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   Array first = empty({rows}, kI64, device), last = empty({rows}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
-    const auto bad = classify(s, value, d[0], d[1], d[2], flags, first, last);
+    const auto bad =
+        plane ? detail::launch(
+                    algorithms::cached_kernel(text, "ds_fe_plane_classify"), g,
+                    {f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]), f64(plane->b[0]),
+                     f64(plane->b[1]), f64(plane->b[2]), d[0], d[1], d[2], s, flags, first, last})
+              : classify(s, value, d[0], d[1], d[2], flags, first, last);
     if (!bad || bad->value.i != 0) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
     count(flags, first, last, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
@@ -511,8 +585,14 @@ def ds_fe_shift(conn, by):
 
 }  // namespace
 
-DataSet contour(const DataSet& ds, const std::string& field, const std::vector<double>& values,
-                const ContourOptions& options) {
+namespace {
+
+// contour, or with `plane` (an image's slice, `field` the plane's values where it has written
+// them) its flying edges over the points near the plane only; nothing when that finds a point on
+// the plane (then the caller evaluates the plane everywhere and contours).
+std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
+                                    const std::vector<double>& values,
+                                    const ContourOptions& options, const ImplicitFunction* plane) {
   if (!ds.point_data().contains(field) && ds.cell_data().contains(field)) {
     throw ValueError("tack.dataset.contour: '" + field +
                      "' is a cell field; contour needs a point field: make one with "
@@ -573,7 +653,9 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   Array ends = empty({0, 2}, kI64, device), frac = empty({0}, DType(ScalarType::f64), device),
         conn = empty({0}, kI64, device), source = empty({0}, kI64, device);
   std::optional<Array> placed;
-  if (auto fe = flying_edges(ds, g, s, value_array, cases)) {
+  auto fe = flying_edges(ds, g, s, value_array, cases, plane);
+  if (plane && !fe) return std::nullopt;
+  if (fe) {
     // Every point made once by the row that owns its edge: nothing to merge or drop.
     items[2] = fe->triangles;
     ends = fe->ends;
@@ -707,5 +789,22 @@ DataSet contour(const DataSet& ds, const std::string& field, const std::vector<d
   }
   return r;
 }
+
+}  // namespace
+
+DataSet contour(const DataSet& ds, const std::string& field, const std::vector<double>& values,
+                const ContourOptions& options) {
+  return *contour_impl(ds, field, values, options, nullptr);
+}
+
+namespace detail {
+
+std::optional<DataSet> slice_image_by_plane(const DataSet& ds, const std::string& field,
+                                            const ImplicitFunction& plane,
+                                            const ContourOptions& options) {
+  return contour_impl(ds, field, {0.0}, options, &plane);
+}
+
+}  // namespace detail
 
 }  // namespace tack::dataset

@@ -2,6 +2,7 @@
 // tables, and the crossings of edges, merged into output points along their edges.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "dataset/prelude.hpp"
@@ -40,5 +41,13 @@ Array crossing_field(const Array& ends, const Array& frac, const Array& a, const
 void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
                            const std::string& name, const Array& out);
 DType interpolated_dtype(const Array& a);
+
+// slice of an image (every dims > 1) by a plane, where `field` names an f64 point field of ds
+// that need not hold values: flying edges over the points near the plane only, writing the
+// plane's values there (evaluate's); nothing when a point lies on the plane exactly (then
+// evaluate everywhere and contour, as for any function).
+std::optional<DataSet> slice_image_by_plane(const DataSet& ds, const std::string& field,
+                                            const ImplicitFunction& plane,
+                                            const ContourOptions& options);
 
 }  // namespace tack::dataset::detail

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "algorithms/kernel_text.hpp"
+#include "dataset/marching.hpp"
 #include "dataset/prelude.hpp"
 #include "tack/dataset.hpp"
 #include "tack/error.hpp"
@@ -127,6 +128,16 @@ def ds_implicit({G}, kind, a0, a1, a2, b0, b1, b2, r, out):
 }
 
 DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions& options) {
+  if (f.type == ImplicitFunction::Type::Plane && ds.kind() == Kind::Image && ds.dims()[0] > 1 &&
+      ds.dims()[1] > 1 && ds.dims()[2] > 1) {
+    // the plane's values only near it: the kernel writes them
+    DataSet with = ds;
+    with.point_data().set(kSliceField, empty({ds.n_points()}, DType(ScalarType::f64), ds.device()));
+    if (auto r = detail::slice_image_by_plane(with, kSliceField, f, options)) {
+      if (r->point_data().contains(kSliceField)) r->point_data().erase(kSliceField);
+      return *r;
+    }
+  }
   DataSet with = ds;
   with.point_data().set(kSliceField, evaluate(f, ds));
   DataSet r = contour(with, kSliceField, {0.0}, options);

@@ -588,3 +588,26 @@ def test_a_nan_on_a_grid_leaves_it_to_the_cell_path(device):
     assert 0 < grid.n_cells == explicit.n_cells
     np.testing.assert_array_equal(grid.connectivity.numpy(), explicit.connectivity.numpy())
     assert not np.isnan(grid.points.numpy()).any()
+
+
+def test_a_plane_through_an_image_looks_only_near_it(device):
+    """An image's slice by a plane evaluates the plane only near it (flying edges over those
+    points): the same output, bit for bit, as the contour of the plane's values at every point;
+    planes along the axes (the same value along a row), oblique ones, one through grid points
+    (which takes the general path)."""
+    ds = td.image((23, 19, 17), origin=(-0.3, 0.1, 0.2), spacing=(0.05, 0.07, 0.06))
+    ds.point_data["t"] = np.arange(ds.n_points, dtype=np.float64)
+    planes = [((0.31, 0.62, 0.55), (0.3, 0.5, 0.8)), ((0.2, 0.7, 0.61), (0.0, 1.0, 0.0)),
+              ((0.2, 0.7, 0.61), (0.0, 0.0, -2.0)), ((0.21, 0.7, 0.61), (1.0, 0.0, 0.0)),
+              ((0.4, 0.5, 0.5), (-0.9, 0.05, 0.3)), ((0.5, 0.5, 0.5), (0.01, 1.0, 1.0)),
+              ((-0.05, 0.45, 0.5), (1.0, 1.0, 1.0))]  # the last through grid points
+    for origin, normal in planes:
+        plane = td.Plane(origin, normal)
+        got = td.slice(ds, plane, compute_normals=False)
+        ds.point_data["g"] = plane.evaluate(ds)
+        want = td.contour(ds, "g", 0.0)
+        del ds.point_data["g"]
+        assert got.n_cells == want.n_cells > 0, normal
+        for a, b in ((got.points, want.points), (got.connectivity, want.connectivity),
+                     (got.point_data["t"], want.point_data["t"])):
+            assert np.array_equal(a.numpy(), b.numpy()), normal
