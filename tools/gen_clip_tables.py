@@ -27,7 +27,8 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from gen_contour_tables import CELLS, cross, dot, edges_of, orient, sub, trace  # noqa: E402
+from gen_contour_tables import (CELLS, cross, dot, edges_of, orient, sub, trace,  # noqa: E402
+                                write_or_check)
 
 TET, PYRAMID, WEDGE, HEX, TRIANGLE, QUAD, LINE, VERTEX = 10, 14, 13, 12, 5, 9, 3, 1
 SIZE = {VERTEX: 1, LINE: 2, TRIANGLE: 3, QUAD: 4, TET: 4, PYRAMID: 5, WEDGE: 6, HEX: 8}
@@ -344,13 +345,7 @@ def header():
 
 
 def main():
-    path = pathlib.Path(__file__).resolve().parent.parent / "src" / "dataset" / "clip_tables.hpp"
-    text = header()
-    if "--check" in sys.argv:
-        if path.read_text() != text:
-            sys.exit(f"{path} is not what tools/gen_clip_tables.py writes; run it")
-        return
-    path.write_text(text)
+    write_or_check("clip_tables.hpp", header(), "gen_clip_tables.py")
 
 
 if __name__ == "__main__":

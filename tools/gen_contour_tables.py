@@ -202,14 +202,18 @@ def header():
     return "\n".join(out) + "\n"
 
 
-def main():
-    path = pathlib.Path(__file__).resolve().parent.parent / "src" / "dataset" / "contour_tables.hpp"
-    text = header()
+def write_or_check(name, text, tool):
+    """Writes src/dataset/NAME, or with --check fails when it is not `text`."""
+    path = pathlib.Path(__file__).resolve().parent.parent / "src" / "dataset" / name
     if "--check" in sys.argv:
         if path.read_text() != text:
-            sys.exit(f"{path} is not what tools/gen_contour_tables.py writes; run it")
+            sys.exit(f"{path} is not what tools/{tool} writes; run it")
         return
     path.write_text(text)
+
+
+def main():
+    write_or_check("contour_tables.hpp", header(), "gen_contour_tables.py")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,20 @@ def ds_clip_kept(v, value, side):
 def ds_clip_point({G}, offs, c, base, k):
     return {POINT}
 
+# The next cell's (i, j, l) on a grid of cx by cy cells per layer.
+@tack.func
+def ds_clip_next(i, j, l, cx, cy):
+    ni = i + 1
+    nj = j
+    nl = l
+    if ni == cx:
+        ni = ni - cx
+        nj += 1
+        if nj == cy:
+            nj = nj - cy
+            nl += 1
+    return (ni, nj, nl)
+
 # Piece p's case (bit k: corner k at or above the value).
 @tack.func
 def ds_clip_case({G}, s, corners, offs, c, base, t, p, value):
@@ -138,13 +152,7 @@ def ds_clip_count({G}, s, value, side, corners, cases, offs, chunk, n_cells, cx,
                     pk = ds_clip_point({G}, offs, c, base, k)
                     if ds_clip_kept(tack.f64(s[pk]), value, side):
                         used[pk] = 1
-            i += 1
-            if i == cx:
-                i = 0
-                j += 1
-                if j == cy:
-                    j = 0
-                    l += 1
+            i, j, l = ds_clip_next(i, j, l, cx, cy)
         cells[q] = a
         points[q] = b
         crossings[q] = x
@@ -318,13 +326,7 @@ def ds_clip_write({G}, s, value, side, corners, cases, edges, offs, chunk, n_cel
                         highs[xs] = max(pa, pb)
                         xs += 1
                         at += 1
-            i += 1
-            if i == cx:
-                i = 0
-                j += 1
-                if j == cy:
-                    j = 0
-                    l += 1
+            i, j, l = ds_clip_next(i, j, l, cx, cy)
 
 # The kept points' places, in their numbers' order.
 # (by rows of nx points: on a grid its place from (i, j, l), without dividing)
@@ -634,20 +636,9 @@ DataSet clip_values(const DataSet& ds, const Array& s, double value, bool invert
 }  // namespace
 
 DataSet clip(const DataSet& ds, const std::string& field, double value, bool invert) {
-  if (!ds.point_data().contains(field) && ds.cell_data().contains(field)) {
-    throw ValueError("tack.dataset.clip: '" + field +
-                     "' is a cell field; clip needs a point field: make one with "
-                     "cell_to_point(ds, '" +
-                     field + "') first, or keep whole cells with threshold");
-  }
-  const Array scalars = ds.point_data().at(field);  // a KeyError naming the fields otherwise
-  if (detail::components(scalars) != 1) {
-    throw ValueError("tack.dataset.clip: field '" + field + "' has " +
-                     std::to_string(detail::components(scalars)) +
-                     " components; clip takes a scalar field: add one component of it (or its "
-                     "magnitude) as a field of its own");
-  }
-  return clip_values(ds, scalars.reshape({scalars.shape()[0]}), value, invert);
+  return clip_values(
+      ds, detail::scalar_point_field(ds, field, "clip", ", or keep whole cells with threshold"),
+      value, invert);
 }
 
 DataSet clip(const DataSet& ds, const ImplicitFunction& f, double value, bool invert) {

@@ -593,24 +593,12 @@ namespace {
 std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
                                     const std::vector<double>& values,
                                     const ContourOptions& options, const ImplicitFunction* plane) {
-  if (!ds.point_data().contains(field) && ds.cell_data().contains(field)) {
-    throw ValueError("tack.dataset.contour: '" + field +
-                     "' is a cell field; contour needs a point field: make one with "
-                     "cell_to_point(ds, '" +
-                     field + "') first");
-  }
-  const Array scalars = ds.point_data().at(field);  // a KeyError naming the fields otherwise
-  if (detail::components(scalars) != 1) {
-    throw ValueError("tack.dataset.contour: field '" + field + "' has " +
-                     std::to_string(detail::components(scalars)) +
-                     " components; contour takes a scalar field: add one component of it (or "
-                     "its magnitude) as a field of its own");
-  }
+  const Array s = detail::scalar_point_field(ds, field, "contour", "");
+  const Array scalars = ds.point_data().at(field);
   if (values.empty()) {
     throw ValueError("tack.dataset.contour: no contour values; pass one value or a list of them");
   }
   const Device& device = ds.device();
-  const Array s = scalars.reshape({scalars.shape()[0]});
   const Prelude g(ds);
   const std::string text = g.source(std::string(detail::kPieces) + kContour);
   const std::int64_t n_cells = ds.n_cells(), n_values = static_cast<std::int64_t>(values.size());

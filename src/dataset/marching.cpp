@@ -8,8 +8,26 @@
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
 #include "tack/algorithms.hpp"
+#include "tack/error.hpp"
 
 namespace tack::dataset::detail {
+
+Array scalar_point_field(const DataSet& ds, const std::string& field, const std::string& filter,
+                         const std::string& hint) {
+  if (!ds.point_data().contains(field) && ds.cell_data().contains(field)) {
+    throw ValueError("tack.dataset." + filter + ": '" + field + "' is a cell field; " + filter +
+                     " needs a point field: make one with cell_to_point(ds, '" + field +
+                     "') first" + hint);
+  }
+  const Array scalars = ds.point_data().at(field);  // a KeyError naming the fields otherwise
+  if (components(scalars) != 1) {
+    throw ValueError("tack.dataset." + filter + ": field '" + field + "' has " +
+                     std::to_string(components(scalars)) + " components; " + filter +
+                     " takes a scalar field: add one component of it (or its magnitude) as a "
+                     "field of its own");
+  }
+  return scalars.reshape({scalars.shape()[0]});
+}
 
 const char* const kPieces = R"(
 @tack.func

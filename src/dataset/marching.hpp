@@ -10,6 +10,12 @@
 
 namespace tack::dataset::detail {
 
+// The point field `field` of ds as a 1-D array, checked for `filter` (its name in messages): a
+// cell field of that name is a ValueError pointing at cell_to_point (then `hint`), one of more
+// than one component a ValueError, a missing one a KeyError naming the fields.
+Array scalar_point_field(const DataSet& ds, const std::string& field, const std::string& filter,
+                         const std::string& hint);
+
 // Kernel text of device functions (no geometry): a cell of type t and n points is cut into
 // ds_piece_count(t, n) pieces of type ds_piece_type(t), each a type with a case table: itself,
 // or a poly-vertex's vertices, a poly-line's segments, a strip's triangles (every other one

@@ -18,7 +18,8 @@ import tack.dataset as td
 vtk = pytest.importorskip("vtkmodules.all")
 ns = pytest.importorskip("vtkmodules.util.numpy_support")
 
-from test_model import MAKERS  # noqa: E402 - after the skip
+from test_contour import implicit_pairs  # noqa: E402 - after the skip
+from test_model import MAKERS  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -370,26 +371,6 @@ def face_counts(out):
             key = tuple(sorted(int(ids[k]) for k in f))
             faces[key] = faces.get(key, 0) + 1
     return faces
-
-
-def implicit_pairs(center, size):
-    pl = vtk.vtkPlane()
-    pl.SetOrigin(*center)
-    pl.SetNormal(0.3, 0.5, 0.8)
-    sp = vtk.vtkSphere()
-    sp.SetCenter(*center)
-    sp.SetRadius(0.35 * size)
-    cy = vtk.vtkCylinder()
-    cy.SetCenter(*center)
-    cy.SetAxis(0.2, 1.0, 0.1)
-    cy.SetRadius(0.3 * size)
-    bx = vtk.vtkBox()
-    bounds = [c + s * size for c in center for s in (-0.3, 0.25)]
-    bx.SetBounds(*bounds)
-    return [(td.Plane(center, (0.3, 0.5, 0.8)), pl),
-            (td.Sphere(center, 0.35 * size), sp),
-            (td.Cylinder(center, (0.2, 1.0, 0.1), 0.3 * size), cy),
-            (td.Box(bounds), bx)]
 
 
 @pytest.mark.parametrize("which", range(4))
