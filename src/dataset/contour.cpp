@@ -120,6 +120,24 @@ def ds_contour_count_one({G}, s, values, cases, t, n, counts):
                 case |= tack.i64(1) << k
         counts[v * n_cells + c] = 0 if nan else cases[t, case, 0]
 
+# One value on an explicit dataset of one cell type t (n corners): a byte per point (1 at or
+# above the value, 2 NaN), then each cell's case from its points' bytes (four bytes read per
+# tetrahedron instead of four f64), its points at conn[c * n + k].
+def ds_contour_above(s, value, above):
+    for p in range(len(above)):
+        v = tack.f64(s[p])
+        above[p] = 2 if v != v else (1 if v >= value else 0)
+
+def ds_contour_count_bytes({G}, above, cases, t, n, counts):
+    for c in range(len(counts)):
+        case = tack.i64(0)
+        nan = 0
+        for k in range(n):
+            a = above[g_conn[tack.i64(c) * n + k]]
+            case |= tack.i64(a & 1) << k
+            nan |= a >> 1
+        counts[c] = 0 if nan != 0 else cases[t, case, 0]
+
 # Each item's vertices as the crossings of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, lows, highs, source):
     n_cells = len(at) // len(values)
@@ -669,7 +687,15 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
       const bool narrow =
           n_values * n_cells * detail::kContourMaxItems * 3 < (std::int64_t{1} << 31);
       Array at = empty({n_values * n_cells}, narrow ? DType(ScalarType::i32) : kI64, device);
-      if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
+      if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat &&
+          n_values == 1 && !ds.is_structured()) {
+        // one value, one cell type: the points' bytes
+        Array above = empty({ds.n_points()}, kU8, device);
+        algorithms::cached_kernel(text, "ds_contour_above")(s, f64(values[0]), above);
+        detail::launch(algorithms::cached_kernel(text, "ds_contour_count_bytes"), g,
+                       {above, cases, one_type, corner_count[static_cast<std::size_t>(one_type)],
+                        at});
+      } else if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
         // one cell type with a table: no type, piece or category per cell
         detail::launch(algorithms::cached_kernel(text, "ds_contour_count_one"), g,
                        {s, value_array, cases, one_type,
