@@ -475,40 +475,36 @@ DataSet clip_values(const DataSet& ds, const Array& s, double value, bool invert
   // the number of its first crossing (by point, then axis: the merge's order), n_grid of them.
   std::optional<Array> crossed, first;
   std::int64_t n_grid = 0;
-  if (n_cells > 0) {
+  if (n_cells > 0 && ds.is_structured()) {
     // On a grid the used points are the kept ones, unless a NaN drops cells: then the cells
     // mark them, as on explicit kinds.
-    const Kernel& count = algorithms::cached_kernel(text, "ds_clip_count");
-    std::vector<KernelArg> args{
-        s,  at, side, corners, cases,   offs_a,   chunk,       n_cells,     cx,      cy,   nx,
-        ny, 0,  0,    used,    cell_at, point_at, crossing_at, centroid_at, edge_at, used, state};
-    std::vector<KernelArg> marking = args;
-    marking[12] = std::int64_t{1};  // mark
-    const std::size_t grid_arg = 13;
-    if (ds.is_structured()) {
-      const Dims& d = ds.dims();
-      crossed = empty({n_points}, kU8, device);
-      Array counts = empty({n_points}, kU8, device), nan = empty({d[1] * d[2]}, kU8, device);
-      algorithms::cached_kernel(text, "ds_clip_grid_points")(s, at, side, d[0], d[1], d[2], used,
-                                                             *crossed, counts, nan);
-      if (tack::max(nan).as_double() == 0.0) {
-        first = exclusive_scan(counts, "add", kI64);
-        n_grid =
-            last_of(*first) + counts.slice(n_points - 1, n_points).to_vector<std::uint8_t>()[0];
-      } else {
-        crossed.reset();
-        used = zeros({n_points}, kU8, device);
-      }
-    }
-    if (crossed) {
-      args[grid_arg] = std::int64_t{1};
-      detail::launch(count, g, args);
+    const Dims& d = ds.dims();
+    crossed = empty({n_points}, kU8, device);
+    Array counts = empty({n_points}, kU8, device), nan = empty({d[1] * d[2]}, kU8, device);
+    algorithms::cached_kernel(text, "ds_clip_grid_points")(s, at, side, d[0], d[1], d[2], used,
+                                                           *crossed, counts, nan);
+    if (tack::max(nan).as_double() == 0.0) {
+      first = exclusive_scan(counts, "add", kI64);
+      n_grid = last_of(*first) + counts.slice(n_points - 1, n_points).to_vector<std::uint8_t>()[0];
     } else {
-      Array flags = empty({n_points}, kU8, device);
-      algorithms::cached_kernel(text, "ds_clip_flags")(s, at, side, flags);
-      marking[grid_arg + 1] = flags;
-      detail::launch(count, g, marking);
+      crossed.reset();
+      used = zeros({n_points}, kU8, device);
     }
+  }
+  if (n_cells > 0) {
+    // Explicit kinds (and grids with a NaN) read a byte per point and mark the used points.
+    std::optional<Array> flags;
+    if (!crossed) {
+      flags = empty({n_points}, kU8, device);
+      algorithms::cached_kernel(text, "ds_clip_flags")(s, at, side, *flags);
+    }
+    const std::int64_t mark = crossed ? 0 : 1, grid = crossed ? 1 : 0;
+    detail::launch(algorithms::cached_kernel(text, "ds_clip_count"), g,
+                   {s,       at,       side,        corners,     cases,
+                    offs_a,  chunk,    n_cells,     cx,          cy,
+                    nx,      ny,       mark,        grid,        flags ? *flags : used,
+                    cell_at, point_at, crossing_at, centroid_at, edge_at,
+                    used,    state});
   }
   const std::int64_t n_out = detail::scan_total(cell_at), n_conn = detail::scan_total(point_at),
                      n_cross = detail::scan_total(crossing_at),
@@ -533,43 +529,23 @@ DataSet clip_values(const DataSet& ds, const Array& s, double value, bool invert
         blend_ids = empty({n_centroids, blend}, kI64, device),
         blend_weights = empty({n_centroids, blend}, DType(ScalarType::f64), device);
   if (n_out > 0) {
+    // a grid's crossings are numbered at once: by its crossed edges and their first numbers
+    const std::int64_t grid = crossed ? 1 : 0, cross0 = n_kept + n_centroids;
+    const Array& crossed_a = crossed ? *crossed : used;
+    const Array& first_a = first ? *first : number;
     detail::launch(algorithms::cached_kernel(text, "ds_clip_write"), g,
-                   {s,
-                    at,
-                    side,
-                    corners,
-                    cases,
-                    edges,
-                    offs_a,
-                    chunk,
-                    n_cells,
-                    cx,
-                    cy,
-                    nx,
-                    ny,
-                    crossed ? 1 : 0,
-                    crossed ? *crossed : used,
-                    first ? *first : number,
-                    n_kept + n_centroids,
-                    state,
-                    cell_at,
-                    point_at,
-                    crossing_at,
-                    centroid_at,
-                    edge_at,
-                    n_out,
-                    number,
-                    n_kept,
-                    types,
-                    offsets,
-                    conn,
-                    positions,
-                    lows,
-                    highs,
-                    sourced ? 1 : 0,
-                    source,
-                    blend_ids,
-                    blend_weights});
+                   {s,           at,        side,
+                    corners,     cases,     edges,
+                    offs_a,      chunk,     n_cells,
+                    cx,          cy,        nx,
+                    ny,          grid,      crossed_a,
+                    first_a,     cross0,    state,
+                    cell_at,     point_at,  crossing_at,
+                    centroid_at, edge_at,   n_out,
+                    number,      n_kept,    types,
+                    offsets,     conn,      positions,
+                    lows,        highs,     std::int64_t{sourced ? 1 : 0},
+                    source,      blend_ids, blend_weights});
   } else {
     offsets = zeros({1}, ids, device);
   }
@@ -601,8 +577,7 @@ DataSet clip_values(const DataSet& ds, const Array& s, double value, bool invert
               crossing_rows = points.slice(n_kept + n_centroids, n_total);
   if (n_kept > 0) {
     detail::launch(algorithms::cached_kernel(text, "ds_clip_place_kept"), g,
-                   {used, number, ds.is_structured() ? ds.dims()[0] : 1,
-                    ds.is_structured() ? ds.dims()[1] : 1, kept_rows});
+                   {used, number, nx, ny, kept_rows});
   }
   if (n_centroids > 0) {
     detail::launch(algorithms::cached_kernel(text, "ds_clip_blend_points"), g,
