@@ -239,8 +239,8 @@ DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions
 // are contour's triangles (parts no single cell fits are cut round a centroid of their own).
 // Points: the kept points in ds's order, the centroids, then one per cut edge (by lower, then
 // higher point id); point fields interpolated (integers become f64), cell fields carried; ids
-// i32 where they fit. A cell with a NaN corner is dropped; the cells in ds's order, each cut cell's parts in
-// its case's order, the same on every device and thread count.
+// i32 where they fit. A cell with a NaN corner is dropped; the cells in ds's order, each cut cell's
+// parts in its case's order, the same on every device and thread count.
 DataSet clip(const DataSet& ds, const std::string& field, double value = 0.0, bool invert = false);
 // The same with the values of the implicit function f at the points.
 DataSet clip(const DataSet& ds, const ImplicitFunction& f, double value = 0.0, bool invert = false);

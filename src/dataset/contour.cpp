@@ -692,9 +692,9 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
         // one value, one cell type: the points' bytes
         Array above = empty({ds.n_points()}, kU8, device);
         algorithms::cached_kernel(text, "ds_contour_above")(s, f64(values[0]), above);
-        detail::launch(algorithms::cached_kernel(text, "ds_contour_count_bytes"), g,
-                       {above, cases, one_type, corner_count[static_cast<std::size_t>(one_type)],
-                        at});
+        detail::launch(
+            algorithms::cached_kernel(text, "ds_contour_count_bytes"), g,
+            {above, cases, one_type, corner_count[static_cast<std::size_t>(one_type)], at});
       } else if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
         // one cell type with a table: no type, piece or category per cell
         detail::launch(algorithms::cached_kernel(text, "ds_contour_count_one"), g,

@@ -18,7 +18,7 @@ import tack.dataset as td
 vtk = pytest.importorskip("vtkmodules.all")
 ns = pytest.importorskip("vtkmodules.util.numpy_support")
 
-from test_contour import implicit_pairs  # noqa: E402 - after the skip
+from test_contour import implicit_pairs, same_point_sets, vtk_arrays  # noqa: E402 - after the skip
 from test_model import MAKERS  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -101,17 +101,6 @@ def arrays(ds):
             ds.types.numpy())
 
 
-def vtk_arrays(out):
-    pts = (ns.vtk_to_numpy(out.GetPoints().GetData()).astype(np.float64)
-           if out.GetNumberOfPoints() else np.zeros((0, 3)))
-    cells = [[out.GetCell(c).GetPointId(k) for k in range(out.GetCell(c).GetNumberOfPoints())]
-             for c in range(out.GetNumberOfCells())]
-    offsets = np.cumsum([0] + [len(c) for c in cells])
-    conn = np.array([i for c in cells for i in c], dtype=np.int64)
-    types = [out.GetCellType(c) for c in range(out.GetNumberOfCells())]
-    return pts, offsets, conn, types
-
-
 def vtk_clip(obj, name_or_function, value=0.0, invert=False):
     c = vtk.vtkTableBasedClipDataSet()
     c.SetInputData(obj)
@@ -153,13 +142,6 @@ def without_centroids(pts, obj, tol):
     return pts[keep]
 
 
-def same_point_sets(a, b, tol):
-    if len(a) == 0 or len(b) == 0:
-        return len(a) == len(b)
-    d = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
-    return d.min(axis=1).max() <= tol and d.min(axis=0).max() <= tol
-
-
 def point_array(obj):
     if obj.IsA("vtkImageData") or obj.IsA("vtkRectilinearGrid"):
         return np.array([obj.GetPoint(i) for i in range(obj.GetNumberOfPoints())])
@@ -167,6 +149,17 @@ def point_array(obj):
 
 
 LIN = np.array([0.3, -0.2, 0.5])
+
+
+def image_and_tetrahedra(dims):
+    """A unit-cube image of `dims` points and the tetrahedra vtkDataSetTriangleFilter makes of it."""
+    im = vtk.vtkImageData()
+    im.SetDimensions(*dims)
+    im.SetSpacing(*(1 / (n - 1) for n in dims))
+    tri = vtk.vtkDataSetTriangleFilter()
+    tri.SetInputData(im)
+    tri.Update()
+    return im, tri.GetOutput()
 
 
 def with_linear_field(obj):
@@ -334,13 +327,7 @@ def test_the_output_conforms(device):
     """The clipped tetrahedra and image: every face of an output cell is shared by two cells or
     lies on the clipped region's boundary, so the output's external faces cover exactly the
     boundary's area (the input's kept boundary plus the cut)."""
-    im = vtk.vtkImageData()
-    im.SetDimensions(7, 6, 5)
-    im.SetSpacing(1 / 6, 1 / 5, 1 / 4)
-    tri = vtk.vtkDataSetTriangleFilter()
-    tri.SetInputData(im)
-    tri.Update()
-    for obj in (im, tri.GetOutput()):
+    for obj in image_and_tetrahedra((7, 6, 5)):
         pts = point_array(obj)
         linear = pts @ LIN
         for field in (linear, np.linalg.norm(pts - 0.5, axis=1)):
@@ -380,13 +367,8 @@ def test_clip_by_each_function_is_vtks(which, device):
     triangles where VTK's tables take other diagonals (and on tetrahedra VTK's wedges pair their
     cut quadrilaterals' corners otherwise), the volumes within 1e-5 on tetrahedra, 1e-3 on this
     coarse image, the points (less centroids) the same."""
-    im = vtk.vtkImageData()
-    im.SetDimensions(9, 8, 7)
-    im.SetSpacing(1 / 8, 1 / 7, 1 / 6)
-    tri = vtk.vtkDataSetTriangleFilter()
-    tri.SetInputData(im)
-    tri.Update()
-    for obj, rel in ((tri.GetOutput(), 1e-9 if which == 0 else 1e-5),
+    im, tets = image_and_tetrahedra((9, 8, 7))
+    for obj, rel in ((tets, 1e-9 if which == 0 else 1e-5),
                      (im, 1e-9 if which == 0 else 1e-3)):
         mine, theirs = implicit_pairs((0.5 + 1e-7, 0.5 - 2e-7, 0.5 + 3e-7), 1.0)[which]
         ds = td.from_vtk(obj)
@@ -504,6 +486,8 @@ def test_fields_interpolate_and_integers_become_f64(device):
     assert out.point_data["i"].dtype == np.float64
     assert out.point_data["v"].dtype == np.float32 and out.point_data["v"].shape[1] == 3
     assert out.cell_data["c"].dtype == np.int16
+    # ids as VTK's 32-bit cell arrays where every one fits
+    assert out.connectivity.dtype == np.int32 and out.offsets.dtype == np.int32
     i = out.point_data["i"].numpy()
     assert i.min() == pytest.approx(5.5) and np.all(i >= 5.5)
 
