@@ -238,59 +238,62 @@ def ds_contour_keep(conn, w, keep):
 
 // Flying edges (Schroeder, Maynard and Geveci, 2015) on grids of 3-D cells, one value at a
 // time: every grid point owns the edges to its +x, +y and +z neighbours, so a row of points
-// (j, l) owns its points' crossings; a first pass counts each row's crossings and the triangles
-// of its row of cells, scans give each row its first point and triangle, and a second pass walks
-// each row again writing its points (edge, fraction, place) and its cells' triangles, naming a
-// crossing by the running count of crossings along the row that owns it. No point is made twice
-// and nothing is sorted; the numbering is the cell path's (points by owner, then x, y, z).
+// (j, l) owns its points' crossings; a first pass classifies the points, a second counts each
+// row's crossings and the triangles of its row of cells, scans give each row its first point and
+// triangle, and a third walks each row again writing its points (edge, fraction, place) and its
+// cells' triangles. No point is made twice and nothing is sorted; the numbering is the cell
+// path's (points by owner, then x, y, z). The passes work on bits: a row's points at or above the
+// value are a few 64-bit words (`above`), so a row's crossed edges along x, y and z are three
+// words made by a shift and an exclusive or, the cells with a crossed edge one more word, and a
+// crossing's number in its row a count of set bits. Only the cells with a crossed edge (a few
+// in a hundred) are visited one by one (docs/design/contour.md, "Flying edges on bits").
 const char* const kFlyingEdges = R"(
-# Per row of points r = (j, l): flags[p] of its points (bit 0 point p at or above the value,
-# bits 1, 2, 3 its +x, +y, +z edges crossed) and [first[r], last[r]), the points that own a
-# crossing (empty: first = nx, last = 0). The kernel's value: the points at the value exactly or
-# NaN (then the cell path runs instead).
-def ds_fe_classify(s, value, nx, ny, nz, flags, first, last):
-    bad = tack.i64(0)
-    for r in range(len(first)):
-        j = r % ny
-        l = r // ny
-        r00 = tack.i64(nx) * r
-        nxy = tack.i64(nx) * ny
-        ly = j < ny - 1
-        lz = l < nz - 1
-        odd = tack.i64(0)
-        for i in range(nx):
-            p = r00 + i
-            v = tack.f64(s[p])
-            a = 1 if v >= value else 0
-            xb = 0
-            if i + 1 < nx:
-                xb = a ^ (1 if tack.f64(s[p + 1]) >= value else 0)
-            yb = 0
-            if ly:
-                yb = a ^ (1 if tack.f64(s[p + nx]) >= value else 0)
-            zb = 0
-            if lz:
-                zb = a ^ (1 if tack.f64(s[p + nxy]) >= value else 0)
-            flags[p] = a | (xb << 1) | (yb << 2) | (zb << 3)
-            odd += v != v or v == value
-        lo = tack.i64(nx)
-        hi = tack.i64(0)
-        for i in range(nx):
-            if flags[r00 + i] > 1:
-                lo = min(lo, tack.i64(i))
-                hi = tack.i64(i) + 1
-        first[r] = lo
-        last[r] = hi
-        bad += odd
-    return bad
+# The set bits of x (LLVM makes this one instruction).
+@tack.func
+def ds_fe_popcount(x):
+    y = x - ((x >> 1) & 0x5555555555555555)
+    y = (y & 0x3333333333333333) + ((y >> 2) & 0x3333333333333333)
+    y = (y + (y >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return tack.i64((y * 0x0101010101010101) >> 56)
 
-# A plane (through a with normal b) across an image, per row of points r = (j, l): only the
-# points near the plane are looked at. Along a row the plane's value is c + m i, the same slope
-# m on every row; where the rows two round this one (itself included: the rows whose crossings
-# decide which of this row's flags the count and write passes read) do not all have one sign
-# (between -max c / m and -min c / m, two points more each way) its points get the plane's value
-# (evaluate's formula) in s, their flags and first/last as ds_fe_classify's. The kernel's value
-# counts the points at 0 exactly (the cell path's then).
+# The place of the lowest set bit of x (x != 0).
+@tack.func
+def ds_fe_lowest(x):
+    return ds_fe_popcount(x ^ (x - 1)) - 1
+
+# The bits of a word's first n points (n may be below 0 or above 64).
+@tack.func
+def ds_fe_mask(n):
+    m = tack.u64(0)
+    if n >= 64:
+        m = ~m
+    elif n > 0:
+        m = (tack.u64(1) << tack.u64(n)) - 1
+    return m
+
+# above[r, w] bit b: point 64 w + b of row r = (j, l) at or above the value; bad[r]: a point of
+# the row at the value exactly or NaN (then the cell path runs instead).
+def ds_fe_classify(s, value, nx, nw, above, bad):
+    for r in range(len(bad)):
+        r00 = tack.i64(nx) * r
+        odd = 0
+        for w in range(nw):
+            i0 = 64 * w
+            word = tack.u64(0)
+            for b in range(min(tack.i64(64), nx - i0)):
+                v = tack.f64(s[r00 + i0 + b])
+                word |= tack.u64(1 if v >= value else 0) << tack.u64(b)
+                odd |= 1 if (v != v or v == value) else 0
+            above[r, w] = word
+        bad[r] = odd
+
+# A plane (through a with normal b) across an image, as ds_fe_classify with s the plane's values:
+# only the points near the plane are evaluated. Along a row the plane's value is c + m i, the
+# same slope m on every row; where the rows two round this one (itself included: the rows whose
+# crossings decide which of this row's bits the count and write passes read) do not all have one
+# sign (between -max c / m and -min c / m, two points more each way) its points get the plane's
+# value (evaluate's formula) in s and their bits; the points before and after take the sign of
+# the row's first and last point. bad counts the points at 0 exactly (the cell path's then).
 @tack.func
 def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     x, y, z = ds_point_ijk({G}, i, j, l, 0)
@@ -299,11 +302,9 @@ def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     dz = z - a2
     return b0 * dx + b1 * dy + b2 * dz
 
-def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, s, flags, first, last):
-    bad = tack.i64(0)
-    for r in range(len(first)):
-        j = r % ny
-        l = r // ny
+def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, s, above, bad):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
         cmin = 1.0e308
         cmax = -1.0e308
         # (the value is affine in y and z: its extremes are at the corners of those rows)
@@ -325,41 +326,65 @@ def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, s, flags, firs
             lo = max(tack.i64(math.floor(min(t1, t2))) - 2, tack.i64(0))
             hi = min(tack.i64(math.ceil(max(t1, t2))) + 3, tack.i64(nx))
             lo = min(lo, hi)
+        first = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, j, l) >= 0.0
+        last = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, nx - 1, j, l) >= 0.0
         r00 = tack.i64(nx) * r
-        fst = tack.i64(nx)
-        lst = tack.i64(0)
-        for i in range(lo, hi):
-            p = r00 + i
-            v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
-            s[p] = v
-            a = 1 if v >= 0.0 else 0
-            xb = 0
-            if i + 1 < nx:
-                xb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i + 1, j, l) >= 0.0 else 0)
-            yb = 0
-            if j < ny - 1:
-                yb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j + 1, l) >= 0.0 else 0)
-            zb = 0
-            if l < nz - 1:
-                zb = a ^ (1 if ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l + 1) >= 0.0 else 0)
-            f = a | (xb << 1) | (yb << 2) | (zb << 3)
-            flags[p] = f
-            bad += v == 0.0 or v != v
-            if f > 1:
-                fst = min(fst, tack.i64(i))
-                lst = tack.i64(i) + 1
-        first[r] = fst
-        last[r] = lst
-    return bad
+        odd = 0
+        for w in range(nw):
+            i0 = 64 * w
+            word = tack.u64(0)
+            if first:
+                word |= ds_fe_mask(lo - i0)
+            if last:
+                word |= ds_fe_mask(nx - i0) & ~ds_fe_mask(hi - i0)
+            for i in range(max(lo, i0), min(hi, i0 + 64)):
+                v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
+                s[r00 + i] = v
+                word |= tack.u64(1 if v >= 0.0 else 0) << tack.u64(i - i0)
+                odd |= 1 if (v == 0.0 or v != v) else 0
+            above[r, w] = word
+        bad[r] = odd
 
+# Point p's bit in row r.
 @tack.func
-def ds_fe_owned(f):
-    return ((f >> 1) & 1) + ((f >> 2) & 1) + ((f >> 3) & 1)
+def ds_fe_bit(above, r, p):
+    return tack.i64((above[r, p >> 6] >> tack.u64(p & 63)) & 1)
 
-# The above-bits of point i of the four rows round a row of cells, bit dj + 2 dl.
+# The crossed edges along x, y and z of row r = (j, l)'s points in word w.
 @tack.func
-def ds_fe_column(flags, r00, r10, r01, r11, i):
-    return (flags[r00 + i] & 1) | ((flags[r10 + i] & 1) << 1) | ((flags[r01 + i] & 1) << 2) | ((flags[r11 + i] & 1) << 3)
+def ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw):
+    a = above[r, w]
+    nxt = tack.u64(0)
+    if w + 1 < nw:
+        nxt = above[r, w + 1] & 1
+    x = (a ^ ((a >> 1) | (nxt << 63))) & ds_fe_mask(nx - 1 - 64 * w)
+    y = tack.u64(0)
+    z = tack.u64(0)
+    if j < ny - 1:
+        y = a ^ above[r + 1, w]
+    if l < nz - 1:
+        z = a ^ above[r + ny, w]
+    return (x, y, z)
+
+# The cells of the row of cells r (j < ny - 1, l < nz - 1) in word w with a crossed edge: those
+# whose eight corners are not all on one side.
+@tack.func
+def ds_fe_cells(above, r, w, nx, ny, nw):
+    a = above[r, w]
+    d = (a ^ above[r + 1, w]) | (a ^ above[r + ny, w]) | (a ^ above[r + ny + 1, w])
+    dn = tack.u64(0)
+    an = tack.u64(0)
+    if w + 1 < nw:
+        b = above[r, w + 1]
+        dn = ((b ^ above[r + 1, w + 1]) | (b ^ above[r + ny, w + 1]) | (b ^ above[r + ny + 1, w + 1])) & 1
+        an = b & 1
+    x = a ^ ((a >> 1) | (an << 63))
+    return (d | (d >> 1) | (dn << 63) | x) & ds_fe_mask(nx - 1 - 64 * w)
+
+# The bits of point p of the four rows round a row of cells, bit dj + 2 dl.
+@tack.func
+def ds_fe_column(above, r, ny, p):
+    return ds_fe_bit(above, r, p) | (ds_fe_bit(above, r + 1, p) << 1) | (ds_fe_bit(above, r + ny, p) << 2) | (ds_fe_bit(above, r + ny + 1, p) << 3)
 
 # The case of the cell between columns a (at i) and b (at i + 1): a voxel's corner di + 2 dj +
 # 4 dl, then the cell type's corner order (remap).
@@ -369,57 +394,48 @@ def ds_fe_case(remap, t, a, b):
     hi = (b & 1) | ((b & 2) << 1) | ((b & 4) << 2) | ((b & 8) << 3)
     return remap[t, lo | (hi << 1)]
 
-# The cells of row r whose edges may cross: those next to a point that owns a crossing in one of
-# the four rows round them (no other cell has a crossed edge).
-@tack.func
-def ds_fe_cells(first, last, nx, ny, j, l):
-    c0 = tack.i64(nx)
-    c1 = tack.i64(0)
-    for d in range(4):
-        q = (j + d % 2) + ny * (l + d // 2)
-        c0 = min(c0, first[q])
-        c1 = max(c1, last[q])
-    return (max(c0 - 1, 0), min(c1, tack.i64(nx) - 1))
-
-def ds_fe_count(flags, first, last, cases, remap, t, nx, ny, nz, points, triangles):
-    for r in range(len(points)):
-        j = r % ny
-        l = r // ny
-        r00 = tack.i64(nx) * r
+# Per row r: points[r] its crossings, before[r, w] those of its points before word w, and
+# triangles[r] those of its row of cells.
+def ds_fe_count(above, cases, remap, t, nx, ny, nz, nw, points, before, triangles):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
         n = tack.i64(0)
-        for i in range(first[r], last[r]):
-            n += ds_fe_owned(flags[r00 + i])
+        for w in range(nw):
+            x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
+            before[r, w] = n
+            n += ds_fe_popcount(x) + ds_fe_popcount(y) + ds_fe_popcount(z)
         points[r] = n
         m = tack.i64(0)
         if j < ny - 1 and l < nz - 1:
-            i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
-            r10 = r00 + nx
-            r01 = r00 + tack.i64(nx) * ny
-            r11 = r01 + nx
-            a = ds_fe_column(flags, r00, r10, r01, r11, i0)
-            for i in range(i0, i1):
-                b = ds_fe_column(flags, r00, r10, r01, r11, i + 1)
-                if a != b or (a != 0 and a != 15):
-                    m += cases[t, ds_fe_case(remap, t, a, b), 0]
-                a = b
+            for w in range(nw):
+                c = ds_fe_cells(above, r, w, nx, ny, nw)
+                while c != 0:
+                    i = 64 * w + ds_fe_lowest(c)
+                    c &= c - 1
+                    m += cases[t, ds_fe_case(remap, t, ds_fe_column(above, r, ny, i), ds_fe_column(above, r, ny, i + 1)), 0]
         triangles[r] = m
 
-def ds_fe_write({G}, s, value, flags, first, last, cases, remap, info, t, nx, ny, nz, point_at, tri_at, ends, frac, pts, conn, source):
-    for r in range(len(point_at)):
-        j = r % ny
-        l = r // ny
+def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz, nw, point_at, tri_at, n_points, n_tris, ends, frac, pts, conn, source):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
         nxy = tack.i64(nx) * ny
         r00 = tack.i64(nx) * r
-        # the row's own points, in order: their edges, fractions and places
+        # the row's own points, in order: their edges, fractions and places (a row without any,
+        # as most are in a slice, is passed by)
         q = point_at[r]
-        for i in range(first[r], last[r]):
-            p = r00 + i
-            f = flags[p]
-            if f > 1:
+        for w in range(nw if (point_at[r + 1] if r + 1 < len(point_at) else n_points) > q else 0):
+            x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
+            o = x | y | z
+            while o != 0:
+                b = ds_fe_lowest(o)
+                o &= o - 1
+                i = 64 * w + b
+                p = r00 + i
                 sa = tack.f64(s[p])
                 x0, y0, z0 = ds_point_ijk({G}, i, j, l, p)
                 for along in range(3):
-                    if ((f >> (along + 1)) & 1) != 0:
+                    bits = x if along == 0 else (y if along == 1 else z)
+                    if ((bits >> tack.u64(b)) & 1) != 0:
                         di = 1 if along == 0 else 0
                         dj = 1 if along == 1 else 0
                         dl = 1 if along == 2 else 0
@@ -433,56 +449,87 @@ def ds_fe_write({G}, s, value, flags, first, last, cases, remap, info, t, nx, ny
                         pts[q, 1] = y0 + u * (y1 - y0)
                         pts[q, 2] = z0 + u * (z1 - z0)
                         q += 1
-        if j < ny - 1 and l < nz - 1:
-            i0, i1 = ds_fe_cells(first, last, nx, ny, j, l)
-            # rw, bw (w = dj + 2 dl): the first point of row (j + dj, l + dl) and the first
-            # crossing of its point i (none of its points before i0 owns one); scalars, not a
-            # local array, so they stay in registers
-            r10 = r00 + nx
-            r01 = r00 + nxy
-            r11 = r01 + nx
-            b0 = point_at[r]
-            b1 = point_at[r + 1]
-            b2 = point_at[r + ny]
-            b3 = point_at[r + ny + 1]
-            at = tri_at[r]
-            a = ds_fe_column(flags, r00, r10, r01, r11, i0)
-            for i in range(i0, i1):
-                b = ds_fe_column(flags, r00, r10, r01, r11, i + 1)
-                if a != b or (a != 0 and a != 15):
-                    case = ds_fe_case(remap, t, a, b)
+        at = tri_at[r]
+        if j < ny - 1 and l < nz - 1 and (tri_at[r + 1] if r + 1 < len(tri_at) else n_tris) > at:
+            # Per word of cells, for the four rows of points round them (v = dj + 2 dl): their
+            # bits at i (wa) and i + 1 (wa1), their crossed edges along x, y, z at i (wx, wy, wz)
+            # and along x, y at i + 1 (wx1, wy1), and the number of their first crossing in the
+            # word (wb); local arrays, which LLVM keeps in registers.
+            wa = tack.zeros(4, tack.u64)
+            wa1 = tack.zeros(4, tack.u64)
+            wx = tack.zeros(4, tack.u64)
+            wx1 = tack.zeros(4, tack.u64)
+            wy = tack.zeros(4, tack.u64)
+            wy1 = tack.zeros(4, tack.u64)
+            wz = tack.zeros(4, tack.u64)
+            wb = tack.zeros(4, tack.i64)
+            # a cell's crossings' numbers, five per row round it (slot's order): its x-edge, its
+            # y-edges at i and i + 1, its z-edges at i and i + 1
+            ids = tack.zeros(20, tack.i64)
+            for w in range(nw):
+                c = ds_fe_cells(above, r, w, nx, ny, nw)
+                if c != 0:
+                    vx = ds_fe_mask(nx - 1 - 64 * w)
+                    vx1 = ds_fe_mask(nx - 2 - 64 * w)
+                    for v in range(4):
+                        rw = r + (v & 1) + ny * (v >> 1)
+                        a = above[rw, w]
+                        an = tack.u64(0)
+                        if w + 1 < nw:
+                            an = above[rw, w + 1]
+                        a1 = (a >> 1) | (an << 63)
+                        a2 = (a >> 2) | (an << 62)
+                        wa[v] = a
+                        wa1[v] = a1
+                        wx[v] = (a ^ a1) & vx
+                        wx1[v] = (a1 ^ a2) & vx1
+                        yw = tack.u64(0)
+                        yw1 = tack.u64(0)
+                        if j + (v & 1) < ny - 1:
+                            up = above[rw + 1, w]
+                            upn = tack.u64(0)
+                            if w + 1 < nw:
+                                upn = above[rw + 1, w + 1]
+                            yw = a ^ up
+                            yw1 = a1 ^ ((up >> 1) | (upn << 63))
+                        wy[v] = yw
+                        wy1[v] = yw1
+                        zw = tack.u64(0)
+                        if l + (v >> 1) < nz - 1:
+                            zw = a ^ above[rw + ny, w]
+                        wz[v] = zw
+                        wb[v] = point_at[rw] + before[rw, w]
+                while c != 0:
+                    k = tack.u64(ds_fe_lowest(c))
+                    # (the bits up to k: a mask with bit 63 always clear would hide the count
+                    # from LLVM)
+                    upto = c ^ (c - 1)
+                    c &= c - 1
+                    i = 64 * w + tack.i64(k)
+                    ca = tack.i64(0)
+                    cb = tack.i64(0)
+                    for v in range(4):
+                        ca |= tack.i64((wa[v] >> k) & 1) << v
+                        cb |= tack.i64((wa1[v] >> k) & 1) << v
+                    case = ds_fe_case(remap, t, ca, cb)
                     n = cases[t, case, 0]
+                    for v in range(4):
+                        # the number of the crossing after point i's own (nb), and of i's first
+                        nb = wb[v] + ds_fe_popcount(wx[v] & upto) + ds_fe_popcount(wy[v] & upto) + ds_fe_popcount(wz[v] & upto)
+                        x0 = tack.i64((wx[v] >> k) & 1)
+                        y0 = tack.i64((wy[v] >> k) & 1)
+                        base = nb - x0 - y0 - tack.i64((wz[v] >> k) & 1)
+                        nb += tack.i64((wx1[v] >> k) & 1)
+                        ids[5 * v] = base
+                        ids[5 * v + 1] = base + x0
+                        ids[5 * v + 2] = nb
+                        ids[5 * v + 3] = base + x0 + y0
+                        ids[5 * v + 4] = nb + tack.i64((wy1[v] >> k) & 1)
                     for q3 in range(3 * n):
-                        e = cases[t, case, 1 + q3]
-                        w = info[t, e, 1] + 2 * info[t, e, 2]
-                        rw = r00
-                        id = b0
-                        if w == 1:
-                            rw = r10
-                            id = b1
-                        elif w == 2:
-                            rw = r01
-                            id = b2
-                        elif w == 3:
-                            rw = r11
-                            id = b3
-                        f = flags[rw + i + info[t, e, 0]]
-                        if info[t, e, 0] != 0:
-                            id += ds_fe_owned(flags[rw + i])
-                        axis = info[t, e, 3]
-                        if axis >= 1:
-                            id += (f >> 1) & 1
-                        if axis == 2:
-                            id += (f >> 2) & 1
-                        conn[3 * at + q3] = id
+                        conn[3 * at + q3] = ids[slot[t, cases[t, case, 1 + q3]]]
                     for q3 in range(n):
                         source[at + q3] = i + (nx - 1) * (j + (ny - 1) * tack.i64(l))
                     at += n
-                b0 += ds_fe_owned(flags[r00 + i])
-                b1 += ds_fe_owned(flags[r10 + i])
-                b2 += ds_fe_owned(flags[r01 + i])
-                b3 += ds_fe_owned(flags[r11 + i])
-                a = b
 )";
 
 // The output points' dtype: f32 for images and rectilinear grids (VTK's contour filters on
@@ -515,11 +562,13 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   const Dims& d = ds.dims();
   if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
   const Device& device = ds.device();
-  // For each edge of the voxel's (11) and hexahedron's (12) tables, the owning corner's offsets
-  // and the edge's axis; and each voxel-order case as the type's case (remap).
+  // For each edge of the voxel's (11) and hexahedron's (12) tables, its place among the twenty
+  // crossings ds_fe_write numbers for a cell (slot: five per row of points round the cell, its
+  // x-edge, y-edges at i and i + 1, z-edges at i and i + 1); and each voxel-order case as the
+  // type's case (remap).
   const int hex[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                          {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-  std::vector<std::int64_t> info(15 * 12 * 4, 0), remap(15 * 256, 0);
+  std::vector<std::int64_t> slot(15 * 12, 0), remap(15 * 256, 0);
   for (int t : {11, 12}) {
     auto offset = [&](int k, int a) { return t == 11 ? (k >> a) & 1 : hex[k][a]; };
     for (int e = 0; e < 12; ++e) {
@@ -528,20 +577,20 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
       for (int x = 0; x < 3; ++x)
         if (offset(a, x) != offset(b, x)) axis = x;
       const int low = offset(a, axis) < offset(b, axis) ? a : b;
-      for (int x = 0; x < 3; ++x) info[(t * 12 + e) * 4 + x] = offset(low, x);
-      info[(t * 12 + e) * 4 + 3] = axis;
+      const int di = offset(low, 0), row = offset(low, 1) + 2 * offset(low, 2);
+      slot[static_cast<std::size_t>(t * 12 + e)] = 5 * row + (axis == 0 ? 0 : 2 * axis - 1 + di);
     }
     for (int c = 0; c < 256; ++c) {
       int out = 0;
       for (int k = 0; k < 8; ++k)
         if ((c >> (offset(k, 0) + 2 * offset(k, 1) + 4 * offset(k, 2))) & 1) out |= 1 << k;
-      remap[t * 256 + c] = out;
+      remap[static_cast<std::size_t>(t * 256 + c)] = out;
     }
   }
-  const Array info_a = array(info, {15, 12, 4}, device);
+  const Array slot_a = array(slot, {15, 12}, device);
   const Array remap_a = array(remap, {15, 256}, device);
   const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
-  const std::int64_t rows = d[1] * d[2];
+  const std::int64_t rows = d[1] * d[2], words = (d[0] + 63) / 64;
   const std::string text = g.source(kFlyingEdges);
   const Kernel& classify = algorithms::cached_kernel(text, "ds_fe_classify");
   const Kernel& count = algorithms::cached_kernel(text, "ds_fe_count");
@@ -549,27 +598,29 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   const std::vector<double> host_values = values.to_vector<double>();
   std::vector<Array> ends, frac, points, conn, source;
   std::int64_t n_points = 0, n_tris = 0;
-  Array flags = empty({ds.n_points()}, kU8, device);
-  Array first = empty({rows}, kI64, device), last = empty({rows}, kI64, device);
+  const DType u64(ScalarType::u64);
+  Array above = empty({rows, words}, u64, device), bad = empty({rows}, kU8, device);
+  Array before = empty({rows, words}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
-    const auto bad =
-        plane ? detail::launch(
-                    algorithms::cached_kernel(text, "ds_fe_plane_classify"), g,
-                    {f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]), f64(plane->b[0]),
-                     f64(plane->b[1]), f64(plane->b[2]), d[0], d[1], d[2], s, flags, first, last})
-              : classify(s, value, d[0], d[1], d[2], flags, first, last);
-    if (!bad || bad->value.i != 0) return std::nullopt;
+    if (plane) {
+      detail::launch(algorithms::cached_kernel(text, "ds_fe_plane_classify"), g,
+                     {f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]), f64(plane->b[0]),
+                      f64(plane->b[1]), f64(plane->b[2]), d[0], d[1], d[2], words, s, above, bad});
+    } else {
+      classify(s, value, d[0], words, above, bad);
+    }
+    if (any(bad)) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
-    count(flags, first, last, cases, remap_a, t, d[0], d[1], d[2], point_at, tri_at);
+    count(above, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
     const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
     if (nt_v == 0 && np_v == 0) continue;
     Array e = empty({np_v, 2}, kI64, device), u = empty({np_v}, DType(ScalarType::f64), device),
           pts = empty({np_v, 3}, points_dtype(ds), device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
     detail::launch(write, g,
-                   {s, value, flags, first, last, cases, remap_a, info_a, t, d[0], d[1], d[2],
-                    point_at, tri_at, e, u, pts, c, src});
+                   {s,     value,    above,  before, cases, remap_a, slot_a, t,   d[0], d[1], d[2],
+                    words, point_at, tri_at, np_v,   nt_v,  e,       u,      pts, c,    src});
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
       algorithms::cached_kernel(R"(
@@ -607,10 +658,12 @@ namespace {
 
 // contour, or with `plane` (an image's slice, `field` the plane's values where it has written
 // them) its flying edges over the points near the plane only; nothing when that finds a point on
-// the plane (then the caller evaluates the plane everywhere and contours).
+// the plane (then the caller evaluates the plane everywhere and contours). Without `field_out`
+// the output leaves `field` out (a slice's function values, zero on the surface).
 std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
                                     const std::vector<double>& values,
-                                    const ContourOptions& options, const ImplicitFunction* plane) {
+                                    const ContourOptions& options, const ImplicitFunction* plane,
+                                    bool field_out) {
   const Array s = detail::scalar_point_field(ds, field, "contour", "");
   const Array scalars = ds.point_data().at(field);
   if (values.empty()) {
@@ -789,9 +842,9 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
   };
   if (options.interpolate_fields) {
     for (const auto& [name, a] : ds.point_data().items())
-      r.point_data().set(name, interpolated(a, name));
+      if (field_out || name != field) r.point_data().set(name, interpolated(a, name));
     for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
-  } else {
+  } else if (field_out) {
     r.point_data().set(field, interpolated(scalars, field));
   }
   if (options.compute_normals) {
@@ -808,15 +861,14 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
 
 DataSet contour(const DataSet& ds, const std::string& field, const std::vector<double>& values,
                 const ContourOptions& options) {
-  return *contour_impl(ds, field, values, options, nullptr);
+  return *contour_impl(ds, field, values, options, nullptr, true);
 }
 
 namespace detail {
 
-std::optional<DataSet> slice_image_by_plane(const DataSet& ds, const std::string& field,
-                                            const ImplicitFunction& plane,
-                                            const ContourOptions& options) {
-  return contour_impl(ds, field, {0.0}, options, &plane);
+std::optional<DataSet> slice_contour(const DataSet& ds, const std::string& field,
+                                     const ContourOptions& options, const ImplicitFunction* plane) {
+  return contour_impl(ds, field, {0.0}, options, plane, false);
 }
 
 }  // namespace detail

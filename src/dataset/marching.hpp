@@ -48,12 +48,13 @@ void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
                            const std::string& name, const Array& out);
 DType interpolated_dtype(const Array& a);
 
-// slice of an image (every dims > 1) by a plane, where `field` names an f64 point field of ds
+// A slice: the contour at 0 of `field` (an implicit function's values), the field itself left
+// out of the output. With `plane` (an image, every dims > 1), `field` names an f64 point field
 // that need not hold values: flying edges over the points near the plane only, writing the
 // plane's values there (evaluate's); nothing when a point lies on the plane exactly (then
 // evaluate everywhere and contour, as for any function).
-std::optional<DataSet> slice_image_by_plane(const DataSet& ds, const std::string& field,
-                                            const ImplicitFunction& plane,
-                                            const ContourOptions& options);
+std::optional<DataSet> slice_contour(const DataSet& ds, const std::string& field,
+                                     const ContourOptions& options,
+                                     const ImplicitFunction* plane = nullptr);
 
 }  // namespace tack::dataset::detail

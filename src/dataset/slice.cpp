@@ -133,16 +133,11 @@ DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions
     // the plane's values only near it: the kernel writes them
     DataSet with = ds;
     with.point_data().set(kSliceField, empty({ds.n_points()}, DType(ScalarType::f64), ds.device()));
-    if (auto r = detail::slice_image_by_plane(with, kSliceField, f, options)) {
-      if (r->point_data().contains(kSliceField)) r->point_data().erase(kSliceField);
-      return *r;
-    }
+    if (auto r = detail::slice_contour(with, kSliceField, options, &f)) return *r;
   }
   DataSet with = ds;
   with.point_data().set(kSliceField, evaluate(f, ds));
-  DataSet r = contour(with, kSliceField, {0.0}, options);
-  if (r.point_data().contains(kSliceField)) r.point_data().erase(kSliceField);
-  return r;
+  return *detail::slice_contour(with, kSliceField, options);
 }
 
 }  // namespace tack::dataset

@@ -383,6 +383,29 @@ struct LinkResult {
   std::uint64_t lo = UINT64_MAX, hi = 0;  // the linked blocks' addresses (crash_report.hpp)
 };
 
+// With TACK_PERF_MAP=1, each linked function's address, size and name are appended to
+// /tmp/perf-PID.map, the file `perf report` reads to name JIT code (docs/performance.md,
+// "Profiling kernels"). Kernels loaded from the disk cache are not linked here: profile with
+// TACK_CACHE_DIR= (no cache).
+void write_perf_map(llvm::jitlink::LinkGraph& g) {
+  static const bool on = [] {
+    const char* v = std::getenv("TACK_PERF_MAP");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
+  if (!on) return;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) return;
+  for (llvm::jitlink::Symbol* sym : g.defined_symbols()) {
+    if (!sym->hasName() || sym->getSize() == 0 || !sym->isCallable()) continue;
+    std::fprintf(f, "%llx %llx %s\n", static_cast<unsigned long long>(sym->getAddress().getValue()),
+                 static_cast<unsigned long long>(sym->getSize()), sym->getName().str().c_str());
+  }
+  std::fclose(f);
+}
+
 class KernelLink final : public llvm::jitlink::JITLinkContext {
  public:
   KernelLink(const SymbolNames& names, LinkResult& out)
@@ -429,6 +452,7 @@ class KernelLink final : public llvm::jitlink::JITLinkContext {
         out_.hi = std::max(out_.hi, b->getAddress().getValue() + b->getSize());
       }
       out_.image = capture_image(g, names_);
+      write_perf_map(g);
       return llvm::Error::success();
     });
     return llvm::Error::success();

@@ -297,13 +297,15 @@ def test_a_mesh_of_more_points_than_an_i32_squares(device):
     assert np.count_nonzero(np.abs(r - 0.8) < 0.03) > np.count_nonzero(np.abs(r - 0.5) < 0.03)
 
 
+@pytest.mark.parametrize("dims", [(9, 7, 6), (64, 4, 3), (65, 5, 3), (131, 4, 4)])
 @pytest.mark.parametrize("kind", ["image", "structured"])
-def test_flying_edges_on_grids_is_the_cell_paths_output(kind, device):
+def test_flying_edges_on_grids_is_the_cell_paths_output(kind, dims, device):
     """Grids of 3-D cells take flying edges (no sort, every point made once by the row owning its
     edge); its triangles, their order, the point numbering and the cells are those of the cell
-    path, which the same grid as an unstructured grid of voxels (hexahedra) takes."""
-    dims = (9, 7, 6)
-    ds = td.image(dims, origin=(0.1, -0.2, 0.3), spacing=(0.3, 0.25, 0.4))
+    path, which the same grid as an unstructured grid of voxels (hexahedra) takes. Rows of one,
+    two and three 64-bit words of points (flying edges works on them), ending inside a word and
+    at its end."""
+    ds = td.image(dims, origin=(0.1, -0.2, 0.3), spacing=(2.7 / dims[0], 0.25, 0.4))
     pts = ds.points.numpy()
     if kind == "structured":
         pts = pts + 0.02 * np.sin(3 * pts[:, [1, 2, 0]])
@@ -601,7 +603,14 @@ def test_a_plane_through_an_image_looks_only_near_it(device):
               ((0.2, 0.7, 0.61), (0.0, 0.0, -2.0)), ((0.21, 0.7, 0.61), (1.0, 0.0, 0.0)),
               ((0.4, 0.5, 0.5), (-0.9, 0.05, 0.3)), ((0.5, 0.5, 0.5), (0.01, 1.0, 1.0)),
               ((-0.05, 0.45, 0.5), (1.0, 1.0, 1.0))]  # the last through grid points
-    for origin, normal in planes:
+    # rows of three 64-bit words (flying edges works on them), the planes crossing them in
+    # the first, the second and the third word, and along a whole row
+    wide = td.image((150, 11, 9), origin=(0.0, 0.0, 0.0), spacing=(0.01, 0.1, 0.1))
+    wide.point_data["t"] = np.arange(wide.n_points, dtype=np.float64)
+    wide_planes = [((0.3, 0.5, 0.4), (1.0, 0.2, 0.1)), ((0.9, 0.5, 0.4), (1.0, -0.3, 0.2)),
+                   ((1.35, 0.5, 0.4), (0.8, 0.1, 0.5)), ((0.5, 0.55, 0.45), (0.05, 1.0, 0.2)),
+                   ((0.705, 0.5, 0.4), (0.004, 0.03, -0.02))]
+    for ds, origin, normal in [(ds, o, n) for o, n in planes] + [(wide, o, n) for o, n in wide_planes]:
         plane = td.Plane(origin, normal)
         got = td.slice(ds, plane, compute_normals=False)
         ds.point_data["g"] = plane.evaluate(ds)
