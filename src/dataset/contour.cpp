@@ -272,9 +272,12 @@ def ds_fe_mask(n):
     return m
 
 # above[r, w] bit b: point 64 w + b of row r = (j, l) at or above the value; bad[r]: a point of
-# the row at the value exactly or NaN (then the cell path runs instead).
-def ds_fe_classify(s, value, nx, nw, above, bad):
+# the row at the value exactly or NaN (then the cell path runs instead); span[r]: the words of
+# the row whose points may own a crossing (here all).
+def ds_fe_classify(s, value, nx, nw, above, bad, span):
     for r in range(len(bad)):
+        span[r, 0] = 0
+        span[r, 1] = nw
         r00 = tack.i64(nx) * r
         odd = 0
         for w in range(nw):
@@ -287,13 +290,13 @@ def ds_fe_classify(s, value, nx, nw, above, bad):
             above[r, w] = word
         bad[r] = odd
 
-# A plane (through a with normal b) across an image, as ds_fe_classify with s the plane's values:
+# A plane (through a with normal b) across an image, as ds_fe_classify of the plane's values:
 # only the points near the plane are evaluated. Along a row the plane's value is c + m i, the
 # same slope m on every row; where the rows two round this one (itself included: the rows whose
 # crossings decide which of this row's bits the count and write passes read) do not all have one
 # sign (between -max c / m and -min c / m, two points more each way) its points get the plane's
-# value (evaluate's formula) in s and their bits; the points before and after take the sign of
-# the row's first and last point. bad counts the points at 0 exactly (the cell path's then).
+# value (evaluate's formula) and their bits; the points before and after take the sign of the
+# row's first and last point. bad flags a point at 0 exactly (the cell path's then).
 @tack.func
 def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     x, y, z = ds_point_ijk({G}, i, j, l, 0)
@@ -302,7 +305,7 @@ def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     dz = z - a2
     return b0 * dx + b1 * dy + b2 * dz
 
-def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, s, above, bad):
+def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, above, bad, span):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         cmin = 1.0e308
@@ -326,6 +329,9 @@ def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, s, above, 
             lo = max(tack.i64(math.floor(min(t1, t2))) - 2, tack.i64(0))
             hi = min(tack.i64(math.ceil(max(t1, t2))) + 3, tack.i64(nx))
             lo = min(lo, hi)
+        # (the points that own a crossing lie in [lo, hi))
+        span[r, 0] = lo >> 6 if lo < hi else 0
+        span[r, 1] = (hi + 63) >> 6 if lo < hi else 0
         first = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, j, l) >= 0.0
         last = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, nx - 1, j, l) >= 0.0
         r00 = tack.i64(nx) * r
@@ -339,7 +345,6 @@ def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, s, above, 
                 word |= ds_fe_mask(nx - i0) & ~ds_fe_mask(hi - i0)
             for i in range(max(lo, i0), min(hi, i0 + 64)):
                 v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
-                s[r00 + i] = v
                 word |= tack.u64(1 if v >= 0.0 else 0) << tack.u64(i - i0)
                 odd |= 1 if (v == 0.0 or v != v) else 0
             above[r, w] = word
@@ -381,6 +386,14 @@ def ds_fe_cells(above, r, w, nx, ny, nw):
     x = a ^ ((a >> 1) | (an << 63))
     return (d | (d >> 1) | (dn << 63) | x) & ds_fe_mask(nx - 1 - 64 * w)
 
+# The words of the row of cells r whose cells may be crossed: those of the four rows round it,
+# and the word before (its last cell reaches the next word's first point).
+@tack.func
+def ds_fe_cell_span(span, r, ny):
+    lo = min(min(span[r, 0], span[r + 1, 0]), min(span[r + ny, 0], span[r + ny + 1, 0]))
+    hi = max(max(span[r, 1], span[r + 1, 1]), max(span[r + ny, 1], span[r + ny + 1, 1]))
+    return (max(lo - 1, 0), hi)
+
 # The bits of point p of the four rows round a row of cells, bit dj + 2 dl.
 @tack.func
 def ds_fe_column(above, r, ny, p):
@@ -396,18 +409,20 @@ def ds_fe_case(remap, t, a, b):
 
 # Per row r: points[r] its crossings, before[r, w] those of its points before word w, and
 # triangles[r] those of its row of cells.
-def ds_fe_count(above, cases, remap, t, nx, ny, nz, nw, points, before, triangles):
+def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, triangles):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         n = tack.i64(0)
         for w in range(nw):
-            x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
             before[r, w] = n
-            n += ds_fe_popcount(x) + ds_fe_popcount(y) + ds_fe_popcount(z)
+            if w >= span[r, 0] and w < span[r, 1]:
+                x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
+                n += ds_fe_popcount(x) + ds_fe_popcount(y) + ds_fe_popcount(z)
         points[r] = n
         m = tack.i64(0)
         if j < ny - 1 and l < nz - 1:
-            for w in range(nw):
+            w0, w1 = ds_fe_cell_span(span, r, ny)
+            for w in range(w0, w1):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 while c != 0:
                     i = 64 * w + ds_fe_lowest(c)
@@ -415,15 +430,22 @@ def ds_fe_count(above, cases, remap, t, nx, ny, nz, nw, points, before, triangle
                     m += cases[t, ds_fe_case(remap, t, ds_fe_column(above, r, ny, i), ds_fe_column(above, r, ny, i + 1)), 0]
         triangles[r] = m
 
-def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz, nw, point_at, tri_at, n_points, n_tris, ends, frac, pts, conn, source):
+# The field's value at point p = (i, j, l): s[p], or a plane's value (evaluate's formula) when
+# the plane is sliced without its values (the kernels' text says which).
+@tack.func
+def ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p, i, j, l):
+    return {VALUE}
+
+# The points (their edges, fractions and places) and the triangles of each row, in two kernels
+# (one took a third longer than the two: LLVM's registers go further in each). A row without
+# any, as most are in a slice, is passed by.
+def ds_fe_write_points({G}, s, a0, a1, a2, b0, b1, b2, value, above, span, nx, ny, nz, nw, point_at, n_points, ends, frac, pts):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         nxy = tack.i64(nx) * ny
         r00 = tack.i64(nx) * r
-        # the row's own points, in order: their edges, fractions and places (a row without any,
-        # as most are in a slice, is passed by)
         q = point_at[r]
-        for w in range(nw if (point_at[r + 1] if r + 1 < len(point_at) else n_points) > q else 0):
+        for w in range(span[r, 0], span[r, 1] if (point_at[r + 1] if r + 1 < len(point_at) else n_points) > q else 0):
             x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
             o = x | y | z
             while o != 0:
@@ -431,7 +453,7 @@ def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz,
                 o &= o - 1
                 i = 64 * w + b
                 p = r00 + i
-                sa = tack.f64(s[p])
+                sa = ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p, i, j, l)
                 x0, y0, z0 = ds_point_ijk({G}, i, j, l, p)
                 for along in range(3):
                     bits = x if along == 0 else (y if along == 1 else z)
@@ -441,7 +463,7 @@ def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz,
                         dl = 1 if along == 2 else 0
                         p1 = p + di + dj * tack.i64(nx) + dl * nxy
                         x1, y1, z1 = ds_point_ijk({G}, i + di, j + dj, l + dl, p1)
-                        u = (value - sa) / (tack.f64(s[p1]) - sa)
+                        u = (value - sa) / (ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p1, i + di, j + dj, l + dl) - sa)
                         ends[q, 0] = p
                         ends[q, 1] = p1
                         frac[q] = u
@@ -449,6 +471,10 @@ def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz,
                         pts[q, 1] = y0 + u * (y1 - y0)
                         pts[q, 2] = z0 + u * (z1 - z0)
                         q += 1
+
+def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz, nw, point_at, tri_at, n_tris, conn, source):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
         at = tri_at[r]
         if j < ny - 1 and l < nz - 1 and (tri_at[r + 1] if r + 1 < len(tri_at) else n_tris) > at:
             # Per word of cells, for the four rows of points round them (v = dj + 2 dl): their
@@ -466,7 +492,8 @@ def ds_fe_write({G}, s, value, above, before, cases, remap, slot, t, nx, ny, nz,
             # a cell's crossings' numbers, five per row round it (slot's order): its x-edge, its
             # y-edges at i and i + 1, its z-edges at i and i + 1
             ids = tack.zeros(20, tack.i64)
-            for w in range(nw):
+            w0, w1 = ds_fe_cell_span(span, r, ny)
+            for w in range(w0, w1):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 if c != 0:
                     vx = ds_fe_mask(nx - 1 - 64 * w)
@@ -591,36 +618,48 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   const Array remap_a = array(remap, {15, 256}, device);
   const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
   const std::int64_t rows = d[1] * d[2], words = (d[0] + 63) / 64;
-  const std::string text = g.source(kFlyingEdges);
+  const std::string text = g.source(algorithms::subst(
+      kFlyingEdges, "VALUE",
+      plane ? "ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)" : "tack.f64(s[p])"));
+  const std::vector<KernelArg> plane_args =
+      plane ? std::vector<KernelArg>{f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]),
+                                     f64(plane->b[0]), f64(plane->b[1]), f64(plane->b[2])}
+            : std::vector<KernelArg>(6, f64(0.0));
   const Kernel& classify = algorithms::cached_kernel(text, "ds_fe_classify");
   const Kernel& count = algorithms::cached_kernel(text, "ds_fe_count");
-  const Kernel& write = algorithms::cached_kernel(text, "ds_fe_write");
+  const Kernel& write_points = algorithms::cached_kernel(text, "ds_fe_write_points");
+  const Kernel& write_triangles = algorithms::cached_kernel(text, "ds_fe_write_triangles");
   const std::vector<double> host_values = values.to_vector<double>();
   std::vector<Array> ends, frac, points, conn, source;
   std::int64_t n_points = 0, n_tris = 0;
   const DType u64(ScalarType::u64);
   Array above = empty({rows, words}, u64, device), bad = empty({rows}, kU8, device);
+  Array span = empty({rows, 2}, DType(ScalarType::i32), device);
   Array before = empty({rows, words}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
     if (plane) {
-      detail::launch(algorithms::cached_kernel(text, "ds_fe_plane_classify"), g,
-                     {f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]), f64(plane->b[0]),
-                      f64(plane->b[1]), f64(plane->b[2]), d[0], d[1], d[2], words, s, above, bad});
+      std::vector<KernelArg> args = plane_args;
+      args.insert(args.end(), {d[0], d[1], d[2], words, above, bad, span});
+      detail::launch(algorithms::cached_kernel(text, "ds_fe_plane_classify"), g, args);
     } else {
-      classify(s, value, d[0], words, above, bad);
+      classify(s, value, d[0], words, above, bad, span);
     }
     if (any(bad)) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
-    count(above, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
+    count(above, span, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
     const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
     if (nt_v == 0 && np_v == 0) continue;
     Array e = empty({np_v, 2}, kI64, device), u = empty({np_v}, DType(ScalarType::f64), device),
           pts = empty({np_v, 3}, points_dtype(ds), device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
-    detail::launch(write, g,
-                   {s,     value,    above,  before, cases, remap_a, slot_a, t,   d[0], d[1], d[2],
-                    words, point_at, tri_at, np_v,   nt_v,  e,       u,      pts, c,    src});
+    std::vector<KernelArg> args{s};
+    args.insert(args.end(), plane_args.begin(), plane_args.end());
+    args.insert(args.end(),
+                {value, above, span, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
+    detail::launch(write_points, g, args);
+    write_triangles(above, span, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words,
+                    point_at, tri_at, nt_v, c, src);
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
       algorithms::cached_kernel(R"(
@@ -656,16 +695,16 @@ def ds_fe_shift(conn, by):
 
 namespace {
 
-// contour, or with `plane` (an image's slice, `field` the plane's values where it has written
-// them) its flying edges over the points near the plane only; nothing when that finds a point on
-// the plane (then the caller evaluates the plane everywhere and contours). Without `field_out`
-// the output leaves `field` out (a slice's function values, zero on the surface).
+// contour, or with `plane` (an image's slice, no field) its flying edges over the points near
+// the plane only, without the plane's values; nothing when that finds a point on the plane (then
+// the caller evaluates the plane everywhere and contours). Without `field_out` the output leaves
+// `field` out (a slice's function values, zero on the surface).
 std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
                                     const std::vector<double>& values,
                                     const ContourOptions& options, const ImplicitFunction* plane,
                                     bool field_out) {
-  const Array s = detail::scalar_point_field(ds, field, "contour", "");
-  const Array scalars = ds.point_data().at(field);
+  const Array s = plane ? empty({1}, DType(ScalarType::f64), ds.device())
+                        : detail::scalar_point_field(ds, field, "contour", "");
   if (values.empty()) {
     throw ValueError("tack.dataset.contour: no contour values; pass one value or a list of them");
   }
@@ -845,7 +884,7 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
       if (field_out || name != field) r.point_data().set(name, interpolated(a, name));
     for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
   } else if (field_out) {
-    r.point_data().set(field, interpolated(scalars, field));
+    r.point_data().set(field, interpolated(ds.point_data().at(field), field));
   }
   if (options.compute_normals) {
     const Array grad = gradient(ds, field, "gradient").point_data().at("gradient");

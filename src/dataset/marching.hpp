@@ -49,10 +49,10 @@ void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
 DType interpolated_dtype(const Array& a);
 
 // A slice: the contour at 0 of `field` (an implicit function's values), the field itself left
-// out of the output. With `plane` (an image, every dims > 1), `field` names an f64 point field
-// that need not hold values: flying edges over the points near the plane only, writing the
-// plane's values there (evaluate's); nothing when a point lies on the plane exactly (then
-// evaluate everywhere and contour, as for any function).
+// out of the output. With `plane` (an image, every dims > 1; no normals) there is no field:
+// flying edges over the points near the plane only, evaluating it there (evaluate's formula);
+// nothing when a point lies on the plane exactly (then evaluate everywhere and contour, as for
+// any function).
 std::optional<DataSet> slice_contour(const DataSet& ds, const std::string& field,
                                      const ContourOptions& options,
                                      const ImplicitFunction* plane = nullptr);

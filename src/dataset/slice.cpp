@@ -129,11 +129,10 @@ def ds_implicit({G}, kind, a0, a1, a2, b0, b1, b2, r, out):
 
 DataSet slice(const DataSet& ds, const ImplicitFunction& f, const ContourOptions& options) {
   if (f.type == ImplicitFunction::Type::Plane && ds.kind() == Kind::Image && ds.dims()[0] > 1 &&
-      ds.dims()[1] > 1 && ds.dims()[2] > 1) {
-    // the plane's values only near it: the kernel writes them
-    DataSet with = ds;
-    with.point_data().set(kSliceField, empty({ds.n_points()}, DType(ScalarType::f64), ds.device()));
-    if (auto r = detail::slice_contour(with, kSliceField, options, &f)) return *r;
+      ds.dims()[1] > 1 && ds.dims()[2] > 1 && !options.compute_normals) {
+    // the plane's values only near it, where the kernels evaluate it (normals take the
+    // function's gradient: the values everywhere)
+    if (auto r = detail::slice_contour(ds, "", options, &f)) return *r;
   }
   DataSet with = ds;
   with.point_data().set(kSliceField, evaluate(f, ds));

@@ -620,3 +620,20 @@ def test_a_plane_through_an_image_looks_only_near_it(device):
         for a, b in ((got.points, want.points), (got.connectivity, want.connectivity),
                      (got.point_data["t"], want.point_data["t"])):
             assert np.array_equal(a.numpy(), b.numpy()), normal
+        assert "__tack_slice__" not in got.point_data.keys()
+
+
+def test_a_plane_slice_with_normals_takes_the_plane_s_gradient(device):
+    """Normals need the function's gradient, so a plane through an image with compute_normals
+    evaluates the plane everywhere: the same triangles as without normals, each normal minus the
+    plane's unit normal (the gradient of a linear function, exact up to rounding)."""
+    ds = td.image((30, 21, 17), origin=(-0.3, 0.1, 0.2), spacing=(0.05, 0.07, 0.06))
+    plane = td.Plane((0.41, 0.62, 0.55), (0.3, -0.5, 0.8))
+    plain, with_normals = td.slice(ds, plane), td.slice(ds, plane, compute_normals=True)
+    assert plain.n_cells == with_normals.n_cells > 0
+    np.testing.assert_array_equal(plain.connectivity.numpy(), with_normals.connectivity.numpy())
+    np.testing.assert_allclose(plain.points.numpy(), with_normals.points.numpy(), rtol=0, atol=1e-6)
+    unit = -np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
+    np.testing.assert_allclose(with_normals.point_data["Normals"].numpy(),
+                               np.tile(unit, (with_normals.n_points, 1)), rtol=0, atol=1e-5)
+    assert "Normals" not in plain.point_data.keys()
