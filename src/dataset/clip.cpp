@@ -18,7 +18,6 @@
 #include "dataset/contour_tables.hpp"
 #include "dataset/marching.hpp"
 #include "dataset/prelude.hpp"
-#include "runtime/parallel.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/dataset.hpp"
 #include "tack/error.hpp"
@@ -459,13 +458,8 @@ DataSet clip_values(const DataSet& ds, const Array& s, double value, bool invert
                             {2 * 15, 256, detail::kClipWidth}, device);
   const KernelArg at = f64(value);
 
-  // Chunks of cells: on the CPU a few dozen per thread (each walks its cells in order, so no
-  // per-cell counts are kept), on devices one cell each.
-  const std::int64_t chunk =
-      device.kind() == "cpu"
-          ? std::max<std::int64_t>(512, (n_cells + 64 * tack::detail::num_threads() - 1) /
-                                            (64 * tack::detail::num_threads()))
-          : 1;
+  // Chunks of cells (each walks its cells in order, so no per-cell counts are kept).
+  const std::int64_t chunk = detail::cell_chunk(device, n_cells);
   const std::int64_t chunks = std::max<std::int64_t>(1, (n_cells + chunk - 1) / chunk);
   Array cell_at = zeros({chunks}, kI64, device), point_at = zeros({chunks}, kI64, device),
         crossing_at = zeros({chunks}, kI64, device), centroid_at = zeros({chunks}, kI64, device),

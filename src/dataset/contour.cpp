@@ -120,24 +120,6 @@ def ds_contour_count_one({G}, s, values, cases, t, n, counts):
                 case |= tack.i64(1) << k
         counts[v * n_cells + c] = 0 if nan else cases[t, case, 0]
 
-# One value on an explicit dataset of one cell type t (n corners): a byte per point (1 at or
-# above the value, 2 NaN), then each cell's case from its points' bytes (four bytes read per
-# tetrahedron instead of four f64), its points at conn[c * n + k].
-def ds_contour_above(s, value, above):
-    for p in range(len(above)):
-        v = tack.f64(s[p])
-        above[p] = 2 if v != v else (1 if v >= value else 0)
-
-def ds_contour_count_bytes({G}, above, cases, t, n, counts):
-    for c in range(len(counts)):
-        case = tack.i64(0)
-        nan = 0
-        for k in range(n):
-            a = above[g_conn[tack.i64(c) * n + k]]
-            case |= tack.i64(a & 1) << k
-            nan |= a >> 1
-        counts[c] = 0 if nan != 0 else cases[t, case, 0]
-
 # Each item's vertices as the crossings of the edges they cross, and the item's cell.
 def ds_contour_write({G}, s, values, kinds, corners, cases, edges, cat, at, total, np, lows, highs, source):
     n_cells = len(at) // len(values)
@@ -236,6 +218,65 @@ def ds_contour_keep(conn, w, keep):
         keep[q] = 0 if ds_names_twice(conn, w, q) else 1
 )";
 
+// One value on an explicit dataset of one cell type {T} ({N} corners, its items {W} vertices
+// each; the text is made per type, so the loops over corners and vertices have known lengths): a
+// byte per point (1 at or above the value, 2 NaN), then each cell's case from its points' bytes
+// (four bytes read per tetrahedron instead of four f64), its points at conn[c * {N} + k]. The
+// cells go in chunks (on the CPU a few dozen per thread, on devices one cell each): count keeps
+// a bit per cell (it makes items) and a total per chunk, so only the chunks' totals are scanned;
+// write visits each chunk's cells with items (the set bits) from the chunk's first item.
+const char* const kContourBytes = R"(
+def ds_contour_above(s, value, above):
+    for p in range(len(above)):
+        v = tack.f64(s[p])
+        above[p] = 2 if v != v else (1 if v >= value else 0)
+
+@tack.func
+def ds_contour_byte_case({G}, above, c):
+    case = tack.i64(0)
+    nan = 0
+    for k in range({N}):
+        a = above[g_conn[c * {N} + k]]
+        case |= tack.i64(a & 1) << k
+        nan |= a >> 1
+    return -1 if nan != 0 else case
+
+def ds_contour_count_bytes({G}, above, cases, chunk, n_cells, active, totals):
+    for q in range(len(totals)):
+        c0 = q * chunk
+        c1 = min(c0 + chunk, n_cells)
+        m = tack.i64(0)
+        for w in range(active.shape[1]):
+            bits = tack.u64(0)
+            for b in range(min(tack.i64(64), c1 - c0 - 64 * w)):
+                case = ds_contour_byte_case({G}, above, c0 + 64 * w + b)
+                x = 0 if case < 0 else cases[{T}, case, 0]
+                m += x
+                bits |= tack.u64(1 if x > 0 else 0) << tack.u64(b)
+            active[q, w] = bits
+        totals[q] = m
+
+def ds_contour_write_bytes({G}, s, value, above, cases, edges, chunk, active, item_at, np, lows, highs, source):
+    for q in range(len(item_at)):
+        item = item_at[q]
+        for w in range(active.shape[1]):
+            bits = active[q, w]
+            while bits != 0:
+                c = q * chunk + 64 * w + ds_lowest(bits)
+                bits &= bits - 1
+                case = ds_contour_byte_case({G}, above, c)
+                for j in range(cases[{T}, case, 0]):
+                    source[item] = c
+                    for r in range({W}):
+                        e = cases[{T}, case, 1 + j * {W} + r]
+                        pa = g_conn[c * {N} + edges[{T}, e, 0]]
+                        pb = g_conn[c * {N} + edges[{T}, e, 1]]
+                        lw, hg = ds_edge_ends(s, 0, value, tack.i64(pa), tack.i64(pb), np)
+                        lows[item * {W} + r] = lw
+                        highs[item * {W} + r] = hg
+                    item += 1
+)";
+
 // Flying edges (Schroeder, Maynard and Geveci, 2015) on grids of 3-D cells, one value at a
 // time: every grid point owns the edges to its +x, +y and +z neighbours, so a row of points
 // (j, l) owns its points' crossings; a first pass classifies the points, a second counts each
@@ -248,29 +289,6 @@ def ds_contour_keep(conn, w, keep):
 // crossing's number in its row a count of set bits. Only the cells with a crossed edge (a few
 // in a hundred) are visited one by one (docs/design/contour.md, "Flying edges on bits").
 const char* const kFlyingEdges = R"(
-# The set bits of x (LLVM makes this one instruction).
-@tack.func
-def ds_fe_popcount(x):
-    y = x - ((x >> 1) & 0x5555555555555555)
-    y = (y & 0x3333333333333333) + ((y >> 2) & 0x3333333333333333)
-    y = (y + (y >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return tack.i64((y * 0x0101010101010101) >> 56)
-
-# The place of the lowest set bit of x (x != 0).
-@tack.func
-def ds_fe_lowest(x):
-    return ds_fe_popcount(x ^ (x - 1)) - 1
-
-# The bits of a word's first n points (n may be below 0 or above 64).
-@tack.func
-def ds_fe_mask(n):
-    m = tack.u64(0)
-    if n >= 64:
-        m = ~m
-    elif n > 0:
-        m = (tack.u64(1) << tack.u64(n)) - 1
-    return m
-
 # above[r, w] bit b: point 64 w + b of row r = (j, l) at or above the value; bad[r]: a point of
 # the row at the value exactly or NaN (then the cell path runs instead); span[r]: the words of
 # the row whose points may own a crossing (here all).
@@ -340,9 +358,9 @@ def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, above, bad
             i0 = 64 * w
             word = tack.u64(0)
             if first:
-                word |= ds_fe_mask(lo - i0)
+                word |= ds_mask(lo - i0)
             if last:
-                word |= ds_fe_mask(nx - i0) & ~ds_fe_mask(hi - i0)
+                word |= ds_mask(nx - i0) & ~ds_mask(hi - i0)
             for i in range(max(lo, i0), min(hi, i0 + 64)):
                 v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
                 word |= tack.u64(1 if v >= 0.0 else 0) << tack.u64(i - i0)
@@ -362,7 +380,7 @@ def ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw):
     nxt = tack.u64(0)
     if w + 1 < nw:
         nxt = above[r, w + 1] & 1
-    x = (a ^ ((a >> 1) | (nxt << 63))) & ds_fe_mask(nx - 1 - 64 * w)
+    x = (a ^ ((a >> 1) | (nxt << 63))) & ds_mask(nx - 1 - 64 * w)
     y = tack.u64(0)
     z = tack.u64(0)
     if j < ny - 1:
@@ -384,7 +402,7 @@ def ds_fe_cells(above, r, w, nx, ny, nw):
         dn = ((b ^ above[r + 1, w + 1]) | (b ^ above[r + ny, w + 1]) | (b ^ above[r + ny + 1, w + 1])) & 1
         an = b & 1
     x = a ^ ((a >> 1) | (an << 63))
-    return (d | (d >> 1) | (dn << 63) | x) & ds_fe_mask(nx - 1 - 64 * w)
+    return (d | (d >> 1) | (dn << 63) | x) & ds_mask(nx - 1 - 64 * w)
 
 # The words of the row of cells r whose cells may be crossed: those of the four rows round it,
 # and the word before (its last cell reaches the next word's first point).
@@ -417,7 +435,7 @@ def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, tr
             before[r, w] = n
             if w >= span[r, 0] and w < span[r, 1]:
                 x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
-                n += ds_fe_popcount(x) + ds_fe_popcount(y) + ds_fe_popcount(z)
+                n += ds_popcount(x) + ds_popcount(y) + ds_popcount(z)
         points[r] = n
         m = tack.i64(0)
         if j < ny - 1 and l < nz - 1:
@@ -425,7 +443,7 @@ def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, tr
             for w in range(w0, w1):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 while c != 0:
-                    i = 64 * w + ds_fe_lowest(c)
+                    i = 64 * w + ds_lowest(c)
                     c &= c - 1
                     m += cases[t, ds_fe_case(remap, t, ds_fe_column(above, r, ny, i), ds_fe_column(above, r, ny, i + 1)), 0]
         triangles[r] = m
@@ -449,7 +467,7 @@ def ds_fe_write_points({G}, s, a0, a1, a2, b0, b1, b2, value, above, span, nx, n
             x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
             o = x | y | z
             while o != 0:
-                b = ds_fe_lowest(o)
+                b = ds_lowest(o)
                 o &= o - 1
                 i = 64 * w + b
                 p = r00 + i
@@ -496,8 +514,8 @@ def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz
             for w in range(w0, w1):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 if c != 0:
-                    vx = ds_fe_mask(nx - 1 - 64 * w)
-                    vx1 = ds_fe_mask(nx - 2 - 64 * w)
+                    vx = ds_mask(nx - 1 - 64 * w)
+                    vx1 = ds_mask(nx - 2 - 64 * w)
                     for v in range(4):
                         rw = r + (v & 1) + ny * (v >> 1)
                         a = above[rw, w]
@@ -527,7 +545,7 @@ def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz
                         wz[v] = zw
                         wb[v] = point_at[rw] + before[rw, w]
                 while c != 0:
-                    k = tack.u64(ds_fe_lowest(c))
+                    k = tack.u64(ds_lowest(c))
                     # (the bits up to k: a mask with bit 63 always clear would hide the count
                     # from LLVM)
                     upto = c ^ (c - 1)
@@ -542,7 +560,7 @@ def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz
                     n = cases[t, case, 0]
                     for v in range(4):
                         # the number of the crossing after point i's own (nb), and of i's first
-                        nb = wb[v] + ds_fe_popcount(wx[v] & upto) + ds_fe_popcount(wy[v] & upto) + ds_fe_popcount(wz[v] & upto)
+                        nb = wb[v] + ds_popcount(wx[v] & upto) + ds_popcount(wy[v] & upto) + ds_popcount(wz[v] & upto)
                         x0 = tack.i64((wx[v] >> k) & 1)
                         y0 = tack.i64((wy[v] >> k) & 1)
                         base = nb - x0 - y0 - tack.i64((wz[v] >> k) & 1)
@@ -618,9 +636,11 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   const Array remap_a = array(remap, {15, 256}, device);
   const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
   const std::int64_t rows = d[1] * d[2], words = (d[0] + 63) / 64;
-  const std::string text = g.source(algorithms::subst(
-      kFlyingEdges, "VALUE",
-      plane ? "ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)" : "tack.f64(s[p])"));
+  const std::string text =
+      g.source(std::string(detail::kBits) +
+               algorithms::subst(
+                   kFlyingEdges, "VALUE",
+                   plane ? "ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)" : "tack.f64(s[p])"));
   const std::vector<KernelArg> plane_args =
       plane ? std::vector<KernelArg>{f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]),
                                      f64(plane->b[0]), f64(plane->b[1]), f64(plane->b[2])}
@@ -778,16 +798,40 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
       // i32 counts where every item's vertex index fits one: half the bytes to scan and read
       const bool narrow =
           n_values * n_cells * detail::kContourMaxItems * 3 < (std::int64_t{1} << 31);
-      Array at = empty({n_values * n_cells}, narrow ? DType(ScalarType::i32) : kI64, device);
       if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat &&
           n_values == 1 && !ds.is_structured()) {
-        // one value, one cell type: the points' bytes
-        Array above = empty({ds.n_points()}, kU8, device);
-        algorithms::cached_kernel(text, "ds_contour_above")(s, f64(values[0]), above);
-        detail::launch(
-            algorithms::cached_kernel(text, "ds_contour_count_bytes"), g,
-            {above, cases, one_type, corner_count[static_cast<std::size_t>(one_type)], at});
-      } else if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
+        // one value, one cell type: the points' bytes, chunks of cells
+        const std::int64_t w = cat + 1;
+        const std::string bytes_text =
+            g.source(std::string(detail::kPieces) + detail::kBits + kContour +
+                     algorithms::subst(
+                         algorithms::subst(
+                             algorithms::subst(kContourBytes, "T", std::to_string(one_type)), "N",
+                             std::to_string(corner_count[static_cast<std::size_t>(one_type)])),
+                         "W", std::to_string(w)));
+        const std::int64_t chunk = detail::cell_chunk(device, n_cells);
+        const std::int64_t chunks = (n_cells + chunk - 1) / chunk;
+        Array above = empty({ds.n_points()}, kU8, device),
+              active = empty({chunks, (chunk + 63) / 64}, DType(ScalarType::u64), device);
+        Array item_at = empty({chunks}, narrow ? DType(ScalarType::i32) : kI64, device);
+        algorithms::cached_kernel(bytes_text, "ds_contour_above")(s, f64(values[0]), above);
+        detail::launch(algorithms::cached_kernel(bytes_text, "ds_contour_count_bytes"), g,
+                       {above, cases, chunk, n_cells, active, item_at});
+        const std::int64_t n = detail::scan_total(item_at);
+        items[cat] = n;
+        if (n == 0) continue;
+        Array lows = empty({n * w}, kI64, device), highs = empty({n * w}, kI64, device),
+              source = empty({n}, kI64, device);
+        detail::launch(algorithms::cached_kernel(bytes_text, "ds_contour_write_bytes"), g,
+                       {s, f64(values[0]), above, cases, edges, chunk, active, item_at, np, lows,
+                        highs, source});
+        lows_of.push_back(lows);
+        highs_of.push_back(highs);
+        source_of.push_back(source);
+        continue;
+      }
+      Array at = empty({n_values * n_cells}, narrow ? DType(ScalarType::i32) : kI64, device);
+      if (one_type > 0 && categories()[static_cast<std::size_t>(one_type)] == cat) {
         // one cell type with a table: no type, piece or category per cell
         detail::launch(algorithms::cached_kernel(text, "ds_contour_count_one"), g,
                        {s, value_array, cases, one_type,

@@ -7,6 +7,7 @@
 
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
+#include "runtime/parallel.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 
@@ -66,6 +67,28 @@ def ds_piece_corner(t, j, r):
     elif t == 7:
         k = 0 if r == 0 else j + r
     return k
+)";
+
+const char* const kBits = R"(
+@tack.func
+def ds_popcount(x):
+    y = x - ((x >> 1) & 0x5555555555555555)
+    y = (y & 0x3333333333333333) + ((y >> 2) & 0x3333333333333333)
+    y = (y + (y >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return tack.i64((y * 0x0101010101010101) >> 56)
+
+@tack.func
+def ds_lowest(x):
+    return ds_popcount(x ^ (x - 1)) - 1
+
+@tack.func
+def ds_mask(n):
+    m = tack.u64(0)
+    if n >= 64:
+        m = ~m
+    elif n > 0:
+        m = (tack.u64(1) << tack.u64(n)) - 1
+    return m
 )";
 
 namespace {
@@ -191,6 +214,12 @@ def ds_contour_points({G}, ends, frac, out):
 constexpr std::int64_t kLongestBucket = 2048;
 
 }  // namespace
+
+std::int64_t cell_chunk(const Device& device, std::int64_t n_cells) {
+  if (device.kind() != "cpu") return 1;
+  const std::int64_t per = 64 * tack::detail::num_threads();
+  return std::max<std::int64_t>(512, (n_cells + per - 1) / per);
+}
 
 Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,
                           const Array& highs, std::int64_t np, bool merge) {

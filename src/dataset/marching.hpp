@@ -23,6 +23,12 @@ Array scalar_point_field(const DataSet& ds, const std::string& field, const std:
 // ds_piece_corner(t, j, r) is piece j's corner r as a corner of the cell.
 extern const char* const kPieces;
 
+// Kernel text of device functions on 64-bit words (u64): ds_popcount(x) the set bits of x (LLVM
+// makes it one instruction; a mask with bit 63 known clear hides the pattern from it, so count
+// the bits up to a set one, x & (c ^ (c - 1)), instead of those below it), ds_lowest(x) the place
+// of x's lowest set bit (x != 0), ds_mask(n) the word's first n bits (any n).
+extern const char* const kBits;
+
 // The output points of crossings named by pairs (lows[i], highs[i]) = (v * np + lo, hi), lo <=
 // hi point ids of an edge crossing values[v] of the point field s (lo == hi: at that point):
 // merged, the distinct pairs in sorted order (value, lower point, higher point) and each pair's
@@ -47,6 +53,10 @@ Array crossing_field(const Array& ends, const Array& frac, const Array& a, const
 void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
                            const std::string& name, const Array& out);
 DType interpolated_dtype(const Array& a);
+
+// The cells a kernel walks in order per work item: on the CPU a few dozen chunks per thread
+// (at least 512 cells each), on devices one cell each.
+std::int64_t cell_chunk(const Device& device, std::int64_t n_cells);
 
 // A slice: the contour at 0 of `field` (an implicit function's values), the field itself left
 // out of the output. With `plane` (an image, every dims > 1; no normals) there is no field:
