@@ -6,6 +6,8 @@
 // higher point); the distinct crossings, in that order, are the output points (each edge's
 // crossing made once, from its lower point id to its higher). Grids of 3-D cells take flying
 // edges, which makes the same output without merging anything.
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -309,12 +311,13 @@ def ds_fe_classify(s, value, nx, nw, above, bad, span):
         bad[r] = odd
 
 # A plane (through a with normal b) across an image, as ds_fe_classify of the plane's values:
-# only the points near the plane are evaluated. Along a row the plane's value is c + m i, the
-# same slope m on every row; where the rows two round this one (itself included: the rows whose
-# crossings decide which of this row's bits the count and write passes read) do not all have one
-# sign (between -max c / m and -min c / m, two points more each way) its points get the plane's
-# value (evaluate's formula) and their bits; the points before and after take the sign of the
-# row's first and last point. bad flags a point at 0 exactly (the cell path's then).
+# only the points near the plane are evaluated. The plane's value is affine, c0 + i m + j cj +
+# l cl; where the rows two round this one (itself included: the rows whose crossings decide which
+# of this row's bits the count and write passes read) do not all have one sign (between
+# -max c / m and -min c / m, two points more each way) its points get the plane's value
+# (evaluate's formula, so the bits are the full path's) and their bits; the points before and
+# after take the sign of the row's first and last point. bad flags a point at 0 exactly (the
+# cell path's then).
 @tack.func
 def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     x, y, z = ds_point_ijk({G}, i, j, l, 0)
@@ -323,19 +326,15 @@ def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
     dz = z - a2
     return b0 * dx + b1 * dy + b2 * dz
 
-def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, above, bad, span):
+def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, c0, cj, cl, m, slack, nx, ny, nz, nw, above, bad, span):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
-        cmin = 1.0e308
-        cmax = -1.0e308
-        # (the value is affine in y and z: its extremes are at the corners of those rows)
-        for d in range(4):
-            jj = min(max(j + 4 * (d % 2) - 2, 0), ny - 1)
-            ll = min(max(l + 4 * (d // 2) - 2, 0), nz - 1)
-            c = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, jj, ll)
-            cmin = min(cmin, c)
-            cmax = max(cmax, c)
-        m = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 1, j, l) - ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, j, l)
+        # the value at (0, j, l) is c0 + j cj + l cl (to within `slack`, which the range takes
+        # in), so the rows two round have values within e of it
+        c = c0 + tack.f64(j) * cj + tack.f64(l) * cl
+        e = 2.0 * (abs(cj) + abs(cl)) + slack
+        cmin = c - e
+        cmax = c + e
         lo = tack.i64(0)
         hi = tack.i64(0)
         if m == 0.0:
@@ -350,8 +349,9 @@ def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, nx, ny, nz, nw, above, bad
         # (the points that own a crossing lie in [lo, hi))
         span[r, 0] = lo >> 6 if lo < hi else 0
         span[r, 1] = (hi + 63) >> 6 if lo < hi else 0
-        first = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, 0, j, l) >= 0.0
-        last = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, nx - 1, j, l) >= 0.0
+        # (outside the range the value is two points' slope or more from 0)
+        first = c >= 0.0
+        last = c + tack.f64(nx - 1) * m >= 0.0
         r00 = tack.i64(nx) * r
         odd = 0
         for w in range(nw):
@@ -659,8 +659,19 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
     if (plane) {
+      // The plane's value at grid point (i, j, l) as c0 + i m + j cj + l cl, and a bound on how
+      // far evaluate's formula can round from that (far above it: the range only widens).
+      const std::array<double, 3> o = ds.origin(), h = ds.spacing();
+      double c0 = 0.0, size = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        c0 += plane->b[k] * (o[k] - plane->a[k]);
+        size += std::abs(plane->b[k]) *
+                (std::abs(o[k] - plane->a[k]) + std::abs(h[k]) * static_cast<double>(d[k]));
+      }
       std::vector<KernelArg> args = plane_args;
-      args.insert(args.end(), {d[0], d[1], d[2], words, above, bad, span});
+      args.insert(args.end(), {f64(c0), f64(plane->b[1] * h[1]), f64(plane->b[2] * h[2]),
+                               f64(plane->b[0] * h[0]), f64(1e-12 * size), d[0], d[1], d[2], words,
+                               above, bad, span});
       detail::launch(algorithms::cached_kernel(text, "ds_fe_plane_classify"), g, args);
     } else {
       classify(s, value, d[0], words, above, bad, span);
