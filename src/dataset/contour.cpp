@@ -608,9 +608,9 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
   const Device& device = ds.device();
   // For each edge of the voxel's (11) and hexahedron's (12) tables, its place among the twenty
-  // crossings ds_fe_write numbers for a cell (slot: five per row of points round the cell, its
-  // x-edge, y-edges at i and i + 1, z-edges at i and i + 1); and each voxel-order case as the
-  // type's case (remap).
+  // crossings ds_fe_write_triangles numbers for a cell (slot: five per row of points round the
+  // cell, its x-edge, y-edges at i and i + 1, z-edges at i and i + 1); and each voxel-order case as
+  // the type's case (remap).
   const int hex[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                          {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
   std::vector<std::int64_t> slot(15 * 12, 0), remap(15 * 256, 0);
