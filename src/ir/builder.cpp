@@ -164,12 +164,12 @@ Stmt if_then(Expr cond, Stmt then_body, Stmt else_body) {
   need(cond && is_bool(cond->type), "an if condition must be bool", cond);
   return If::make(std::move(cond), std::move(then_body), std::move(else_body));
 }
-Stmt for_range(std::string n, Expr start, Expr stop, Expr step, Stmt body) {
+Stmt for_range(std::string n, Expr start, Expr stop, Expr step, Stmt body, bool lanes) {
   need(start && is_int(start->type), "a range takes integers", start);
   need(stop && stop->type == start->type, "range bounds must have one type", start, stop);
   need(step && step->type == start->type, "range bounds must have one type", start, step);
   return For::make(std::move(n), std::move(start), std::move(stop), std::move(step),
-                   std::move(body));
+                   std::move(body), lanes);
 }
 Stmt while_loop(Expr cond, Stmt body) {
   need(cond && is_bool(cond->type), "a while condition must be bool", cond);

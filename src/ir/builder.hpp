@@ -112,7 +112,8 @@ Stmt assign(std::string name, Expr value);
 Stmt block(std::vector<Stmt> stmts);
 Stmt if_then(Expr cond, Stmt then_body, Stmt else_body = nullptr);
 // for name in range(start, stop, step); start, stop and step must share one integer type.
-Stmt for_range(std::string name, Expr start, Expr stop, Expr step, Stmt body);
+// lanes: see For::lanes.
+Stmt for_range(std::string name, Expr start, Expr stop, Expr step, Stmt body, bool lanes = false);
 Stmt while_loop(Expr cond, Stmt body);
 Stmt break_stmt();
 Stmt continue_stmt();

@@ -289,10 +289,10 @@ Stmt If::make(Expr cond, Stmt then_body, Stmt else_body) {
   TACK_INTERNAL_ASSERT(cond && then_body, "If without a condition or a then-branch");
   return std::make_shared<const If>(std::move(cond), std::move(then_body), std::move(else_body));
 }
-Stmt For::make(std::string name, Expr start, Expr stop, Expr step, Stmt body) {
+Stmt For::make(std::string name, Expr start, Expr stop, Expr step, Stmt body, bool lanes) {
   TACK_INTERNAL_ASSERT(start && stop && step && body, "For with a null part");
   return std::make_shared<const For>(std::move(name), std::move(start), std::move(stop),
-                                     std::move(step), std::move(body));
+                                     std::move(step), std::move(body), lanes);
 }
 Stmt While::make(Expr cond, Stmt body) {
   TACK_INTERNAL_ASSERT(cond && body, "While with a null part");

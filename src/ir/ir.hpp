@@ -454,21 +454,27 @@ struct If final : StmtNode {
 };
 
 // for name in range(start, stop, step): body. name is a local of `type` (an integer type, the
-// type of start, stop and step) scoped to the body.
+// type of start, stop and step) scoped to the body. `lanes`: the body is already several
+// independent copies of one iteration over consecutive indices (a kernel value's block,
+// docs/design/kernel_values.md), so a backend vectorizes across the copies, not across the
+// loop's steps (LLVM's loop vectorizer would load each copy's elements with strided gathers).
 struct For final : StmtNode {
   TACK_IR_NODE(For)
-  For(std::string n, Expr s0, Expr s1, Expr st, Stmt b)
+  For(std::string n, Expr s0, Expr s1, Expr st, Stmt b, bool l)
       : StmtNode(kKind),
         name(std::move(n)),
         start(std::move(s0)),
         stop(std::move(s1)),
         step(std::move(st)),
-        body(std::move(b)) {}
-  static Stmt make(std::string name, Expr start, Expr stop, Expr step, Stmt body);
+        body(std::move(b)),
+        lanes(l) {}
+  static Stmt make(std::string name, Expr start, Expr stop, Expr step, Stmt body,
+                   bool lanes = false);
   ScalarType type() const { return start->type; }
   std::string name;
   Expr start, stop, step;
   Stmt body;
+  bool lanes = false;
 };
 
 struct While final : StmtNode {

@@ -320,7 +320,7 @@ Stmt Mutator::mutate(const For& n, const Stmt& self) {
   Expr a = mutate_expr(n.start), b = mutate_expr(n.stop), c = mutate_expr(n.step);
   Stmt body = mutate_stmt(n.body);
   if (a == n.start && b == n.stop && c == n.step && body == n.body) return self;
-  return For::make(n.name, std::move(a), std::move(b), std::move(c), std::move(body));
+  return For::make(n.name, std::move(a), std::move(b), std::move(c), std::move(body), n.lanes);
 }
 Stmt Mutator::mutate(const While& n, const Stmt& self) {
   Expr c = mutate_expr(n.cond);

@@ -205,7 +205,8 @@ class LaneCopy final : public ir::Mutator {
     ++depth_;
     ir::Stmt body = mutate_stmt(n.body);
     --depth_;
-    return ir::For::make(name(n.name), std::move(a), std::move(b), std::move(c), std::move(body));
+    return ir::For::make(name(n.name), std::move(a), std::move(b), std::move(c), std::move(body),
+                         n.lanes);
   }
   ir::Stmt mutate(const ir::While& n, const ir::Stmt&) override {
     ir::Expr c = mutate_expr(n.cond);
@@ -403,11 +404,12 @@ ir::Stmt Lowerer::blocked_loop(std::vector<ir::ParallelDim> dims, std::vector<ir
   const ir::Expr steps =
       ir::floordiv(ir::add(size, ir::const_i64(lanes - 1)), ir::const_i64(lanes));
   const std::string full = fresh("step"), part = fresh("step");
-  per_block.push_back(ir::if_then(
-      ir::eq(size, block_size),
-      ir::for_range(full, ir::const_i64(0), ir::const_i64(ir::kReductionBlock / lanes),
-                    ir::const_i64(1), lane_copies(full, false)),
-      ir::for_range(part, ir::const_i64(0), steps, ir::const_i64(1), lane_copies(part, true))));
+  per_block.push_back(
+      ir::if_then(ir::eq(size, block_size),
+                  ir::for_range(full, ir::const_i64(0), ir::const_i64(ir::kReductionBlock / lanes),
+                                ir::const_i64(1), lane_copies(full, false), lanes > 1),
+                  ir::for_range(part, ir::const_i64(0), steps, ir::const_i64(1),
+                                lane_copies(part, true), lanes > 1)));
   for (size_t k = 0; k < reductions.size(); ++k) {
     const Reduction& r = reductions[k];
     const ir::ScalarType type = r.symbol->type;

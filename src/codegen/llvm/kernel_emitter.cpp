@@ -438,7 +438,18 @@ void KernelEmitter::visit(const ir::For& n) {
 
   b_.SetInsertPoint(latch);
   c->addIncoming(b_.CreateAdd(c, b_.getInt64(1), n.name + ".next", true, false), latch);
-  b_.CreateBr(header);
+  llvm::BranchInst* back = b_.CreateBr(header);
+  if (n.lanes) {
+    // The copies are the lanes: the SLP vectorizer packs them into vectors of consecutive
+    // elements; the loop vectorizer is kept off, which would vectorize across the steps with
+    // strided gathers (a kernel value's loop ran 4x slower that way).
+    llvm::LLVMContext& ctx = b_.getContext();
+    llvm::Metadata* off[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                             llvm::ConstantAsMetadata::get(b_.getFalse())};
+    llvm::MDNode* self = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, off)});
+    self->replaceOperandWith(0, self);
+    back->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
   b_.SetInsertPoint(exit);
 }
 
