@@ -6,6 +6,7 @@ the loop run once, and `return v` is the call's value, a NumPy scalar of its typ
 blocks in order onto the initial value: the same bits on every thread count and device. What cannot be a reduction is a CompileError saying how
 to write one."""
 import os
+import re
 import subprocess
 import sys
 
@@ -357,3 +358,22 @@ def test_a_bound_read_from_an_array_needs_host_memory():
     else:  # the block count is computed on the host
         with pytest.raises(RuntimeError, match="pass the bound as a scalar argument"):
             kv_bound_from_an_element(x)
+
+
+def test_an_integer_fold_loads_its_lanes_as_vectors():
+    """The 8 lane copies of a block are vectorized across the lanes: consecutive elements in one
+    vector load. The loop over the block's steps keeps LLVM's loop vectorizer off (it took an
+    integer fold's loop, which it may reassociate, and gathered each lane's elements, 4-7x
+    slower); docs/design/kernel_values.md."""
+    src = (
+        "def count_above(x, v):\n"
+        "    n = 0\n"
+        "    for i in range(len(x)):\n"
+        "        n += x[i] > v\n"
+        "    return n\n")
+    k = tack.kernel_from_source(src, "count_above")
+    x = tack.array(np.linspace(0.0, 1.0, 5000, dtype=np.float32))
+    assert k(x, tack.f32(0.25)) == np.count_nonzero(x.numpy() > 0.25)
+    ir = tack.inspect(k, x, tack.f32(0.25), mode="optimized")
+    assert "masked.gather" not in ir
+    assert re.search(r"load <\d+ x float>", ir), "no vector load of the lanes' elements"
