@@ -30,6 +30,7 @@ void init_kernel(nb::module_& m);
 void init_strided(nb::module_& m);
 void init_texture(nb::module_& m);
 void init_dataset(nb::module_& m);
+void init_amr(nb::module_& m);
 void init_algorithms(nb::module_& m, nb::class_<Array>& array_class);
 
 // The numpy module, imported once and kept for the life of the process.

@@ -15,4 +15,5 @@ NB_MODULE(_tack, m) {
   py::init_kernel(m);
   py::init_algorithms(m, array_class);
   py::init_dataset(m);
+  py::init_amr(m);
 }

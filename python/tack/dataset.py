@@ -18,7 +18,7 @@ __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstruc
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
            "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
            "clip", "clip_scalar", "clip_box", "Plane", "Sphere", "Cylinder", "Box",
-           "integrate", "gradient"]
+           "integrate", "gradient", "AMR", "ghost_cells", "average_down"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -293,6 +293,87 @@ def integrate(ds):
 
 
 # VTK in and out ------------------------------------------------------------------------------
+
+class AMR:
+    """A block-structured AMR hierarchy on level buffers (docs/design/amr.md). `levels`:
+    coarsest first, each a list of boxes `(lo, hi)`, inclusive (i, j, k) cell indices in that
+    level's index space (AMReX's and vtkAMRBox's convention); level l + 1's index space is level
+    l's refined by `ratio` (2 or 4) on every axis; level 0's boxes are the domain. Boxes of one
+    level must not overlap; a finer box must be aligned to the ratio and lie inside the coarser
+    level's boxes (a ValueError names the level and box otherwise).
+
+    Every field of a level lives in one buffer, `level_array(name, level)`; `box_array(name,
+    level, b)` is box b's values with their ghost layers, shape (nk + 2g, nj + 2g, ni + 2g)
+    (C order, x fastest, as VTK), a view of that buffer: kernels and `ghost_cells` /
+    `average_down` fill the boxes in place."""
+
+    def __init__(self, levels, ratio=2, *, device=None):
+        boxes = [[(tuple(int(v) for v in lo), tuple(int(v) for v in hi)) for lo, hi in level]
+                 for level in levels]
+        self._a = _core.AMR(boxes, int(ratio), _device(device))
+
+    @property
+    def ratio(self):
+        """The refinement ratio between consecutive levels."""
+        return self._a.ratio
+
+    @property
+    def n_levels(self):
+        """The number of levels."""
+        return self._a.n_levels
+
+    @property
+    def device(self):
+        """The device of the level buffers."""
+        return self._a.device
+
+    def boxes(self, level):
+        """Level `level`'s boxes as `((i, j, k), (i, j, k))` inclusive corners."""
+        return self._a.boxes(level)
+
+    def add_field(self, name, dtype=None, ghost=1):
+        """A cell field of `dtype` (default f64) with `ghost` layers round every box, its level
+        buffers zero-filled; replaces a field of that name."""
+        self._a.add_field(name, _tack.f64 if dtype is None else dtype, int(ghost))
+
+    @property
+    def fields(self):
+        """The fields' names."""
+        return self._a.field_names()
+
+    def ghost(self, name):
+        """The ghost width of field `name`."""
+        return self._a.ghost(name)
+
+    def level_array(self, name, level):
+        """Level `level`'s buffer of field `name`: every box's cells with their ghosts, box after
+        box in the level's order, each in C order (k, j, i)."""
+        return self._a.level_array(name, level)
+
+    def box_array(self, name, level, b):
+        """Box b of level `level`: its values of field `name` with their ghosts, shape
+        (nk + 2g, nj + 2g, ni + 2g), a view of the level buffer."""
+        return self._a.box_array(name, level, b)
+
+    def __repr__(self):
+        counts = ", ".join(str(len(self.boxes(level))) for level in range(self.n_levels))
+        return f"AMR({self.n_levels} levels of [{counts}] boxes, ratio {self.ratio}, " \
+               f"fields {self.fields})"
+
+
+def ghost_cells(amr, field):
+    """Fills every box's ghost cells of `field` in place: first, below the coarsest level, from
+    the coarser level's cell they lie in (piecewise constant), then from the box of the same
+    level they lie in, which wins (AMReX's FillPatch order). Ghost cells in neither (outside the
+    domain) keep their values. One launch per level and pass, whatever the number of boxes."""
+    _core.amr_ghost_cells(amr._a, field)
+
+
+def average_down(amr, field):
+    """Each coarse cell covered by a finer box takes the mean of its ratio^3 fine cells (summed
+    in f64 in (k, j, i) order), finest level first; a float field. One launch per level."""
+    _core.amr_average_down(amr._a, field)
+
 
 def _vtk():
     try:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/on_device.hpp"
+#include "tack/amr.hpp"
 #include "tack/dataset.hpp"
 #include "tack/tack.hpp"
 
@@ -262,6 +263,44 @@ TEST_P(DataSetOnDevice, ClipOfTwoTetrahedraKeepsATetrahedronAndAWedge) {
   EXPECT_EQ(clip(ds, "z", 2.0).n_cells(), 0);
   EXPECT_EQ(clip(ds, "z", -1.0).n_cells(), 2);
   expect_error<ValueError>([&] { clip(ds, "id", 0.5); }, {"cell field", "cell_to_point"});
+}
+
+TEST_P(DataSetOnDevice, AmrGhostCellsAndAverageDownFillTheLevelBuffersInPlace) {
+  // Two coarse boxes side by side, one fine box over the middle of the first.
+  AMR amr({{{{0, 0, 0}, {3, 1, 1}}, {{4, 0, 0}, {7, 1, 1}}}, {{{2, 0, 0}, {5, 3, 3}}}}, 2, dev_);
+  amr.add_field("u", DType(ScalarType::f64), 1);
+  // Coarse values: the cell's i (ghosts 0); fine values: 100 + i.
+  for (std::int64_t b = 0; b < 2; ++b) {
+    std::vector<double> v(6 * 4 * 4, 0.0);
+    for (std::int64_t k = 1; k < 3; ++k)
+      for (std::int64_t j = 1; j < 3; ++j)
+        for (std::int64_t i = 1; i < 5; ++i) v[(k * 4 + j) * 6 + i] = 4.0 * b + (i - 1);
+    copyto(amr.box_array("u", 0, b), arr(v, {4, 4, 6}));
+  }
+  std::vector<double> f(6 * 6 * 6, 0.0);
+  for (std::int64_t k = 1; k < 5; ++k)
+    for (std::int64_t j = 1; j < 5; ++j)
+      for (std::int64_t i = 1; i < 5; ++i) f[(k * 6 + j) * 6 + i] = 100.0 + (i + 1);
+  copyto(amr.box_array("u", 1, 0), arr(f, {6, 6, 6}));
+  ghost_cells(amr, "u");
+  // Coarse box 0's ghost at i = 4 is box 1's cell 4; the fine box's ghost at i = 1 lies in
+  // coarse cell 0.
+  const std::vector<double> c0 = amr.box_array("u", 0, 0).to_vector<double>();
+  EXPECT_EQ(c0[(1 * 4 + 1) * 6 + 5], 4.0);
+  const std::vector<double> f0 = amr.box_array("u", 1, 0).to_vector<double>();
+  EXPECT_EQ(f0[(1 * 6 + 1) * 6 + 0], 0.0);
+  EXPECT_EQ(f0[(1 * 6 + 1) * 6 + 5], 3.0);  // i = 6: coarse cell 3
+  average_down(amr, "u");
+  // Coarse cells 1 and 2 (fine 2..5) take the fine means: 100 + 2.5 and 100 + 4.5.
+  const std::vector<double> c = amr.box_array("u", 0, 0).to_vector<double>();
+  EXPECT_EQ(c[(1 * 4 + 1) * 6 + 2], 102.5);
+  EXPECT_EQ(c[(1 * 4 + 1) * 6 + 3], 104.5);
+  EXPECT_EQ(c[(1 * 4 + 1) * 6 + 1], 0.0);
+  expect_error<ValueError>(
+      [&] {
+        AMR({{{{0, 0, 0}, {3, 3, 3}}}, {{{1, 0, 0}, {4, 1, 1}}}}, 2);
+      },
+      {"level 1 box 0", "aligned"});
 }
 
 }  // namespace

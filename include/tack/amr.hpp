@@ -1,0 +1,78 @@
+// tack::dataset::AMR: block-structured adaptive mesh refinement on level buffers
+// (docs/design/amr.md). Levels of boxes of cells, coarsest first, each level's index space the
+// coarser one's refined by the ratio; every field of a level lives in one buffer, each box's
+// values (with their ghost layers) a view of it, so ghost_cells and average_down fill them in
+// place with one launch per level. Python: tack.dataset.AMR.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tack/array.hpp"
+#include "tack/device.hpp"
+
+namespace tack::dataset {
+
+// A box of cells: inclusive (i, j, k) indices in its level's index space.
+struct AmrBox {
+  std::array<std::int64_t, 3> lo{}, hi{};
+  std::int64_t cells(int axis) const {
+    return hi[static_cast<std::size_t>(axis)] - lo[static_cast<std::size_t>(axis)] + 1;
+  }
+};
+
+class AMR {
+ public:
+  // `levels` coarsest first; ratio 2 or 4. ValueError naming the level and box for a box with
+  // lo > hi, boxes of one level that overlap, a box of a finer level not aligned to the ratio or
+  // not inside the coarser level's boxes.
+  AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device = default_device());
+
+  int ratio() const { return ratio_; }
+  int n_levels() const { return static_cast<int>(levels_.size()); }
+  const std::vector<AmrBox>& boxes(int level) const;
+  const Device& device() const { return device_; }
+
+  // A cell field of `dtype` with `ghost` layers round every box (0 or more), its level buffers
+  // zero-filled; replaces a field of that name. ValueError for a negative ghost width.
+  void add_field(const std::string& name, DType dtype, int ghost);
+  bool has_field(const std::string& name) const { return fields_.count(name) != 0; }
+  std::vector<std::string> field_names() const;
+  int ghost(const std::string& field) const;
+  // Level `level`'s buffer of `field`: every box's cells with their ghosts, box after box, each
+  // in C order (k, j, i), x fastest. KeyError for an unknown field, IndexError for a level.
+  const Array& level_array(const std::string& field, int level) const;
+  // Box b's values with their ghosts, shape (nk + 2g, nj + 2g, ni + 2g): a view of the level
+  // buffer.
+  Array box_array(const std::string& field, int level, std::int64_t b) const;
+  // Where box b starts in its level's buffers (in elements) for a ghost width.
+  std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
+
+ private:
+  struct Field {
+    DType dtype;
+    int ghost = 0;
+    std::vector<Array> levels;
+  };
+  const Field& field(const std::string& name) const;
+  void check_level(int level) const;
+
+  std::vector<std::vector<AmrBox>> levels_;
+  int ratio_;
+  Device device_;
+  std::map<std::string, Field> fields_;
+};
+
+// Fills every box's ghost cells of `field` in place: first, on levels below the coarsest, from
+// the coarser level's cell they lie in (piecewise constant), then from the box of the same level
+// they lie in, which wins. Ghost cells in neither (outside the domain) keep their values.
+void ghost_cells(AMR& amr, const std::string& field);
+// Each coarse cell covered by a finer box takes the mean of its ratio^3 fine cells (summed in
+// f64 in (k, j, i) order), finest level first.
+void average_down(AMR& amr, const std::string& field);
+
+}  // namespace tack::dataset

@@ -1,0 +1,395 @@
+// Block-structured AMR on level buffers (tack/amr.hpp, docs/design/amr.md): the hierarchy's
+// checks, the level buffers and box views, and ghost_cells and average_down as kernels over
+// regions of index space, one launch per level.
+#include "tack/amr.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/kernel_text.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/error.hpp"
+
+namespace tack::dataset {
+namespace {
+
+using Box = AmrBox;
+using Index3 = std::array<std::int64_t, 3>;
+
+std::string str(const Box& b) {
+  auto v = [](const Index3& x) {
+    return "(" + std::to_string(x[0]) + ", " + std::to_string(x[1]) + ", " + std::to_string(x[2]) +
+           ")";
+  };
+  return v(b.lo) + "-" + v(b.hi);
+}
+
+std::string where(int level, std::size_t b, const Box& box) {
+  return "level " + std::to_string(level) + " box " + std::to_string(b) + " " + str(box);
+}
+
+bool empty_box(const Box& b) {
+  return b.lo[0] > b.hi[0] || b.lo[1] > b.hi[1] || b.lo[2] > b.hi[2];
+}
+
+Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (std::size_t x = 0; x < 3; ++x) {
+    r.lo[x] = std::max(a.lo[x], b.lo[x]);
+    r.hi[x] = std::min(a.hi[x], b.hi[x]);
+  }
+  return r;
+}
+
+std::int64_t volume(const Box& b) {
+  return empty_box(b) ? 0 : b.cells(0) * b.cells(1) * b.cells(2);
+}
+
+Box grow(const Box& b, std::int64_t g) {
+  Box r = b;
+  for (std::size_t x = 0; x < 3; ++x) {
+    r.lo[x] -= g;
+    r.hi[x] += g;
+  }
+  return r;
+}
+
+// Floor division (cell indices may be negative).
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+Box coarsen(const Box& b, std::int64_t r) {
+  Box c;
+  for (std::size_t x = 0; x < 3; ++x) {
+    c.lo[x] = floor_div(b.lo[x], r);
+    c.hi[x] = floor_div(b.hi[x], r);
+  }
+  return c;
+}
+
+Box refine(const Box& b, std::int64_t r) {
+  Box f;
+  for (std::size_t x = 0; x < 3; ++x) {
+    f.lo[x] = b.lo[x] * r;
+    f.hi[x] = b.hi[x] * r + r - 1;
+  }
+  return f;
+}
+
+// The boxes of a level that may meet a query box: sorted by their lower x, each query looks at
+// those whose lower x lies within the widest box's width before the query's upper x.
+class Finder {
+ public:
+  explicit Finder(const std::vector<Box>& boxes) : boxes_(boxes), order_(boxes.size()) {
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(),
+              [&](std::size_t a, std::size_t b) { return boxes[a].lo[0] < boxes[b].lo[0]; });
+    for (const Box& b : boxes) widest_ = std::max(widest_, b.cells(0));
+  }
+  // fn(index, intersection) for each box that meets q.
+  template <class Fn>
+  void each(const Box& q, Fn&& fn) const {
+    auto first =
+        std::lower_bound(order_.begin(), order_.end(), q.lo[0] - widest_ + 1,
+                         [&](std::size_t i, std::int64_t x) { return boxes_[i].lo[0] < x; });
+    for (auto it = first; it != order_.end() && boxes_[*it].lo[0] <= q.hi[0]; ++it) {
+      const Box r = intersect(q, boxes_[*it]);
+      if (!empty_box(r)) fn(*it, r);
+    }
+  }
+
+ private:
+  const std::vector<Box>& boxes_;
+  std::vector<std::size_t> order_;
+  std::int64_t widest_ = 0;
+};
+
+// The cells of `outer` not in `inner` (inner inside outer) as at most six boxes.
+std::vector<Box> difference(const Box& outer, const Box& inner) {
+  std::vector<Box> out;
+  Box rest = outer;
+  for (std::size_t x = 3; x-- > 0;) {  // z slabs, then y, then x
+    if (rest.lo[x] < inner.lo[x]) {
+      Box s = rest;
+      s.hi[x] = inner.lo[x] - 1;
+      out.push_back(s);
+    }
+    if (rest.hi[x] > inner.hi[x]) {
+      Box s = rest;
+      s.lo[x] = inner.hi[x] + 1;
+      out.push_back(s);
+    }
+    rest.lo[x] = inner.lo[x];
+    rest.hi[x] = inner.hi[x];
+  }
+  return out;
+}
+
+// A region's row: its bounds (in the destination's index space), then the destination block and
+// the source block, each as (offset in its level buffer, lower corner of the stored block with
+// its ghosts, x and y extents of the block).
+constexpr int kColumns = 18;
+
+void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_off,
+             const Box& d_block, std::int64_t s_off, const Box& s_block) {
+  const std::int64_t row[kColumns] = {region.lo[0],  region.lo[1],     region.lo[2],
+                                      region.hi[0],  region.hi[1],     region.hi[2],
+                                      d_off,         d_block.lo[0],    d_block.lo[1],
+                                      d_block.lo[2], d_block.cells(0), d_block.cells(1),
+                                      s_off,         s_block.lo[0],    s_block.lo[1],
+                                      s_block.lo[2], s_block.cells(0), s_block.cells(1)};
+  rows.insert(rows.end(), row, row + kColumns);
+}
+
+const char* const kAmr = R"(
+@tack.func
+def amr_at(t, q, c, i, j, k):
+    return t[q, c] + ((k - t[q, c + 3]) * t[q, c + 5] + (j - t[q, c + 2])) * t[q, c + 4] + (i - t[q, c + 1])
+
+# Each region's cells take the source's values: the same level's (r = 1) or the coarser level's
+# cell they lie in (r the ratio).
+def amr_fill(table, src, dst, r):
+    for q in range(table.shape[0]):
+        for k in range(table[q, 2], table[q, 5] + 1):
+            for j in range(table[q, 1], table[q, 4] + 1):
+                for i in range(table[q, 0], table[q, 3] + 1):
+                    dst[amr_at(table, q, 6, i, j, k)] = src[amr_at(table, q, 12, i // r, j // r, k // r)]
+
+# Each region's coarse cells take the mean of their r^3 fine cells, summed in f64 in (k, j, i)
+# order.
+def amr_average(table, fine, coarse, r):
+    for q in range(table.shape[0]):
+        for k in range(table[q, 2], table[q, 5] + 1):
+            for j in range(table[q, 1], table[q, 4] + 1):
+                for i in range(table[q, 0], table[q, 3] + 1):
+                    s = tack.f64(0.0)
+                    for dk in range(r):
+                        for dj in range(r):
+                            for di in range(r):
+                                s += tack.f64(fine[amr_at(table, q, 12, i * r + di, j * r + dj, k * r + dk)])
+                    coarse[amr_at(table, q, 6, i, j, k)] = s / tack.f64(r * r * r)
+)";
+
+}  // namespace
+
+AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device)
+    : levels_(std::move(levels)), ratio_(ratio), device_(std::move(device)) {
+  if (ratio_ != 2 && ratio_ != 4) {
+    throw ValueError("tack.dataset.AMR: a refinement ratio of " + std::to_string(ratio_) +
+                     "; give 2 or 4");
+  }
+  if (levels_.empty() || levels_[0].empty()) {
+    throw ValueError(
+        "tack.dataset.AMR: no boxes on level 0; give at least one box (level 0 is "
+        "the domain)");
+  }
+  for (int l = 0; l < n_levels(); ++l) {
+    const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      if (empty_box(boxes[b])) {
+        throw ValueError("tack.dataset.AMR: " + where(l, b, boxes[b]) +
+                         " has lo > hi on an axis; give (lo, hi) with lo <= hi (both inclusive)");
+      }
+      if (l > 0) {
+        for (std::size_t x = 0; x < 3; ++x) {
+          if (boxes[b].lo[x] % ratio_ != 0 || (boxes[b].hi[x] + 1) % ratio_ != 0) {
+            throw ValueError("tack.dataset.AMR: " + where(l, b, boxes[b]) +
+                             " is not aligned to the ratio " + std::to_string(ratio_) +
+                             ": lo and hi + 1 must be multiples of it on every axis (AMReX's "
+                             "rule), so that each coarse cell it covers is wholly inside it");
+          }
+        }
+      }
+    }
+    const Finder same(boxes);
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      same.each(boxes[b], [&](std::size_t c, const Box&) {
+        if (c != b) {
+          throw ValueError("tack.dataset.AMR: " + where(l, b, boxes[b]) + " overlaps box " +
+                           std::to_string(c) + " " + str(boxes[c]) +
+                           "; the boxes of one level must not share cells");
+        }
+      });
+    }
+    if (l == 0) continue;
+    const Finder coarse(levels_[static_cast<std::size_t>(l - 1)]);
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      const Box c = coarsen(boxes[b], ratio_);
+      std::int64_t covered = 0;
+      coarse.each(c, [&](std::size_t, const Box& r) { covered += volume(r); });
+      if (covered != volume(c)) {
+        throw ValueError("tack.dataset.AMR: " + where(l, b, boxes[b]) +
+                         " is not properly nested: the coarse cells it covers " + str(c) +
+                         " are not all inside level " + std::to_string(l - 1) +
+                         "'s boxes; refine only inside the coarser level");
+      }
+    }
+  }
+}
+
+const std::vector<AmrBox>& AMR::boxes(int level) const {
+  check_level(level);
+  return levels_[static_cast<std::size_t>(level)];
+}
+
+void AMR::check_level(int level) const {
+  if (level < 0 || level >= n_levels()) {
+    throw IndexError("tack.dataset.AMR: level " + std::to_string(level) + " of a hierarchy of " +
+                     std::to_string(n_levels()) + " levels; levels run from 0 (the coarsest) to " +
+                     std::to_string(n_levels() - 1));
+  }
+}
+
+std::int64_t AMR::box_offset(int level, std::int64_t b, int ghost) const {
+  const std::vector<Box>& boxes = this->boxes(level);
+  if (b < 0 || b >= static_cast<std::int64_t>(boxes.size())) {
+    throw IndexError("tack.dataset.AMR: box " + std::to_string(b) + " of level " +
+                     std::to_string(level) + ", which has " + std::to_string(boxes.size()) +
+                     " boxes");
+  }
+  std::int64_t at = 0;
+  for (std::int64_t k = 0; k < b; ++k)
+    at += volume(grow(boxes[static_cast<std::size_t>(k)], ghost));
+  return at;
+}
+
+void AMR::add_field(const std::string& name, DType dtype, int ghost) {
+  if (ghost < 0) {
+    throw ValueError("tack.dataset.AMR.add_field: a ghost width of " + std::to_string(ghost) +
+                     " for '" + name + "'; give 0 or more layers");
+  }
+  Field f{dtype, ghost, {}};
+  for (const std::vector<Box>& boxes : levels_) {
+    std::int64_t n = 0;
+    for (const Box& b : boxes) n += volume(grow(b, ghost));
+    f.levels.push_back(zeros({n}, dtype, device_));
+  }
+  fields_[name] = std::move(f);
+}
+
+std::vector<std::string> AMR::field_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : fields_) names.push_back(name);
+  return names;
+}
+
+const AMR::Field& AMR::field(const std::string& name) const {
+  auto it = fields_.find(name);
+  if (it == fields_.end()) {
+    std::string known;
+    for (const auto& [n, f] : fields_) known += (known.empty() ? "'" : ", '") + n + "'";
+    throw KeyError(
+        "tack.dataset.AMR: no field '" + name + "'" +
+        (known.empty() ? std::string("; add one with add_field") : "; the fields are " + known));
+  }
+  return it->second;
+}
+
+int AMR::ghost(const std::string& name) const {
+  return field(name).ghost;
+}
+
+const Array& AMR::level_array(const std::string& name, int level) const {
+  check_level(level);
+  return field(name).levels[static_cast<std::size_t>(level)];
+}
+
+Array AMR::box_array(const std::string& name, int level, std::int64_t b) const {
+  const Field& f = field(name);
+  const std::int64_t at = box_offset(level, b, f.ghost);
+  const Box g =
+      grow(levels_[static_cast<std::size_t>(level)][static_cast<std::size_t>(b)], f.ghost);
+  return f.levels[static_cast<std::size_t>(level)]
+      .slice(at, at + volume(g))
+      .reshape({g.cells(2), g.cells(1), g.cells(0)});
+}
+
+namespace {
+
+// Each box's offset in a level's buffers for a ghost width.
+std::vector<std::int64_t> offsets(const std::vector<Box>& boxes, int ghost) {
+  std::vector<std::int64_t> at(boxes.size() + 1, 0);
+  for (std::size_t b = 0; b < boxes.size(); ++b) at[b + 1] = at[b] + volume(grow(boxes[b], ghost));
+  return at;
+}
+
+Array table(const std::vector<std::int64_t>& rows, const Device& device) {
+  return array(rows, {static_cast<std::int64_t>(rows.size() / kColumns), kColumns}, device);
+}
+
+const Kernel& amr_kernel(const char* name) {
+  return algorithms::cached_kernel(kAmr, name);
+}
+
+}  // namespace
+
+void ghost_cells(AMR& amr, const std::string& field) {
+  const int g = amr.ghost(field);
+  if (g == 0) return;
+  const std::int64_t r = amr.ratio();
+  for (int l = 0; l < amr.n_levels(); ++l) {
+    const std::vector<Box>& boxes = amr.boxes(l);
+    const std::vector<std::int64_t> at = offsets(boxes, g);
+    const Array& buffer = amr.level_array(field, l);
+    if (l > 0) {
+      // The ghost cells inside the coarser level's boxes: the coarse cell they lie in.
+      const std::vector<Box>& coarse = amr.boxes(l - 1);
+      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
+      const Finder finder(coarse);
+      std::vector<std::int64_t> rows;
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        const Box block = grow(boxes[b], g);
+        for (const Box& slab : difference(block, boxes[b])) {
+          finder.each(coarsen(slab, r), [&](std::size_t c, const Box&) {
+            const Box region = intersect(slab, refine(coarse[c], r));
+            if (!empty_box(region))
+              add_row(rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
+          });
+        }
+      }
+      if (!rows.empty())
+        amr_kernel("amr_fill")(table(rows, amr.device()), amr.level_array(field, l - 1), buffer, r);
+    }
+    // The ghost cells inside another box of the level: its value.
+    const Finder finder(boxes);
+    std::vector<std::int64_t> rows;
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      const Box block = grow(boxes[b], g);
+      finder.each(block, [&](std::size_t c, const Box& region) {
+        if (c != b) add_row(rows, region, at[b], block, at[c], grow(boxes[c], g));
+      });
+    }
+    if (!rows.empty())
+      amr_kernel("amr_fill")(table(rows, amr.device()), buffer, buffer, std::int64_t{1});
+  }
+}
+
+void average_down(AMR& amr, const std::string& field) {
+  const int g = amr.ghost(field);
+  const std::int64_t r = amr.ratio();
+  if (!is_float(amr.level_array(field, 0).dtype().scalar)) {
+    throw TypeError("tack.dataset.average_down: field '" + field + "' is " +
+                    amr.level_array(field, 0).dtype().str() +
+                    "; averages need a float field (f32 or f64)");
+  }
+  for (int l = amr.n_levels() - 1; l > 0; --l) {
+    const std::vector<Box>& fine = amr.boxes(l);
+    const std::vector<Box>& coarse = amr.boxes(l - 1);
+    const std::vector<std::int64_t> fine_at = offsets(fine, g), coarse_at = offsets(coarse, g);
+    const Finder finder(coarse);
+    std::vector<std::int64_t> rows;
+    for (std::size_t f = 0; f < fine.size(); ++f) {
+      finder.each(coarsen(fine[f], r), [&](std::size_t c, const Box& region) {
+        add_row(rows, region, coarse_at[c], grow(coarse[c], g), fine_at[f], grow(fine[f], g));
+      });
+    }
+    if (!rows.empty())
+      amr_kernel("amr_average")(table(rows, amr.device()), amr.level_array(field, l),
+                                amr.level_array(field, l - 1), r);
+  }
+}
+
+}  // namespace tack::dataset

@@ -1,0 +1,212 @@
+"""tack.dataset.AMR (docs/design/amr.md): level buffers, box views, ghost_cells and average_down
+against a NumPy model of the same hierarchy, bit for bit, on every device."""
+import numpy as np
+import pytest
+
+import tack
+import tack.dataset as td
+
+
+def random_hierarchy(rng, ratio, n_levels, n0=12):
+    """Level 0 tiles the domain [0, n0)^3 with a few boxes; each finer level is random boxes,
+    each inside one coarser box (so aligned and nested), some touching its edges, some split in
+    two so that neighbours share faces, none overlapping."""
+    cuts = [sorted(rng.choice(np.arange(3, n0 - 2), size=1, replace=False).tolist()) for _ in range(3)]
+    spans = [[(0, cuts[a][0] - 1), (cuts[a][0], n0 - 1)] for a in range(3)]
+    levels = [[((x[0], y[0], z[0]), (x[1], y[1], z[1]))
+               for z in spans[2] for y in spans[1] for x in spans[0]]]
+    for _ in range(1, n_levels):
+        coarse = levels[-1]
+        taken = []  # in the coarse index space
+        for _ in range(40):
+            lo_c, hi_c = coarse[rng.integers(len(coarse))]
+            lo, hi = [], []
+            for a in range(3):
+                n = hi_c[a] - lo_c[a] + 1
+                w = int(rng.integers(1, min(n, 4) + 1))
+                s = lo_c[a] + int(rng.integers(0, n - w + 1))
+                lo.append(s)
+                hi.append(s + w - 1)
+            if any(all(lo[a] <= t[1][a] and t[0][a] <= hi[a] for a in range(3)) for t in taken):
+                continue
+            taken.append((tuple(lo), tuple(hi)))
+            if len(taken) >= 6:
+                break
+        fine = []
+        for lo, hi in taken:
+            flo = [v * ratio for v in lo]
+            fhi = [v * ratio + ratio - 1 for v in hi]
+            if hi[0] > lo[0] and rng.random() < 0.7:  # two neighbours sharing a face
+                mid = (lo[0] + 1) * ratio
+                fine.append((tuple(flo), (mid - 1, fhi[1], fhi[2])))
+                fine.append(((mid, flo[1], flo[2]), tuple(fhi)))
+            else:
+                fine.append((tuple(flo), tuple(fhi)))
+        levels.append(fine)
+    return levels
+
+
+class Model:
+    """The hierarchy's fields as NumPy blocks, one per box (with ghosts, (k, j, i) order)."""
+
+    def __init__(self, levels, ratio, ghost, rng, dtype):
+        self.levels, self.r, self.g = levels, ratio, ghost
+        self.blocks = [[rng.standard_normal(self.shape(b)).astype(dtype) for b in level]
+                       for level in levels]
+
+    def shape(self, box):
+        lo, hi = box
+        return tuple(hi[a] - lo[a] + 1 + 2 * self.g for a in (2, 1, 0))
+
+    def buffer(self, level):
+        return np.concatenate([b.ravel() for b in self.blocks[level]])
+
+    def size(self, level):
+        return self.r ** level * 12
+
+    def dense(self, level):
+        """The level's valid values over its index space (NaN where no box is)."""
+        n, g = self.size(level), self.g
+        d = np.full((n, n, n), np.nan)
+        for (lo, hi), blk in zip(self.levels[level], self.blocks[level]):
+            d[lo[2]:hi[2] + 1, lo[1]:hi[1] + 1, lo[0]:hi[0] + 1] = \
+                blk[g:blk.shape[0] - g, g:blk.shape[1] - g, g:blk.shape[2] - g]
+        return d
+
+    def ghost_cells(self):
+        g, r = self.g, self.r
+        for level in range(len(self.levels)):
+            same = self.dense(level)
+            coarse = self.dense(level - 1) if level > 0 else None
+            for (lo, hi), blk in zip(self.levels[level], self.blocks[level]):
+                k, j, i = np.meshgrid(*[np.arange(lo[a] - g, hi[a] + g + 1) for a in (2, 1, 0)],
+                                      indexing="ij")
+                ghost = ~((k >= lo[2]) & (k <= hi[2]) & (j >= lo[1]) & (j <= hi[1]) &
+                          (i >= lo[0]) & (i <= hi[0]))
+                n = self.size(level)
+                inside = (k >= 0) & (k < n) & (j >= 0) & (j < n) & (i >= 0) & (i < n)
+                if coarse is not None:
+                    kc, jc, ic = k // r, j // r, i // r
+                    nc = self.size(level - 1)
+                    ok = ghost & (kc >= 0) & (kc < nc) & (jc >= 0) & (jc < nc) & (ic >= 0) & (ic < nc)
+                    v = np.full(k.shape, np.nan)
+                    v[ok] = coarse[kc[ok], jc[ok], ic[ok]]
+                    take = ok & ~np.isnan(v)
+                    blk[take] = v[take]
+                v = np.full(k.shape, np.nan)
+                v[inside] = same[k[inside], j[inside], i[inside]]
+                take = ghost & inside & ~np.isnan(v)
+                blk[take] = v[take]
+
+    def average_down(self):
+        g, r = self.g, self.r
+        for level in range(len(self.levels) - 1, 0, -1):
+            dense = self.dense(level - 1)
+            for (lo, hi), blk in zip(self.levels[level], self.blocks[level]):
+                valid = blk[g:blk.shape[0] - g, g:blk.shape[1] - g, g:blk.shape[2] - g]
+                s = np.zeros(tuple(s // r for s in valid.shape))
+                for dk in range(r):
+                    for dj in range(r):
+                        for di in range(r):
+                            s = s + valid[dk::r, dj::r, di::r].astype(np.float64)
+                dense[lo[2] // r:(hi[2] + 1) // r, lo[1] // r:(hi[1] + 1) // r,
+                      lo[0] // r:(hi[0] + 1) // r] = s / float(r ** 3)
+            for (lo, hi), blk in zip(self.levels[level - 1], self.blocks[level - 1]):
+                blk[g:blk.shape[0] - g, g:blk.shape[1] - g, g:blk.shape[2] - g] = \
+                    dense[lo[2]:hi[2] + 1, lo[1]:hi[1] + 1, lo[0]:hi[0] + 1]
+
+
+def loaded(levels, ratio, ghost, seed, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    amr = td.AMR(levels, ratio=ratio)
+    amr.add_field("u", dtype=dtype, ghost=ghost)
+    model = Model(levels, ratio, ghost, rng, dtype)
+    for level in range(len(levels)):
+        tack.copyto(amr.level_array("u", level), model.buffer(level))
+    return amr, model
+
+
+@pytest.mark.parametrize("ratio, ghost, seed", [(2, 1, 0), (2, 2, 1), (2, 3, 2), (4, 1, 3),
+                                                (4, 2, 4), (4, 3, 5)])
+def test_ghost_cells_are_the_models(ratio, ghost, seed, device):
+    levels = random_hierarchy(np.random.default_rng(100 + seed), ratio, 3 if ratio == 2 else 2)
+    amr, model = loaded(levels, ratio, ghost, seed)
+    versions = [amr.level_array("u", level).version for level in range(amr.n_levels)]
+    td.ghost_cells(amr, "u")
+    model.ghost_cells()
+    for level in range(amr.n_levels):
+        np.testing.assert_array_equal(amr.level_array("u", level).numpy(), model.buffer(level))
+    # every level has neighbours or a coarser level to read, so every buffer was written
+    assert all(amr.level_array("u", level).version > versions[level]
+               for level in range(amr.n_levels))
+
+
+@pytest.mark.parametrize("ratio, seed, dtype", [(2, 6, np.float64), (2, 7, np.float32),
+                                                (4, 8, np.float64)])
+def test_average_down_is_the_models(ratio, seed, dtype, device):
+    levels = random_hierarchy(np.random.default_rng(200 + seed), ratio, 3 if ratio == 2 else 2)
+    amr, model = loaded(levels, ratio, 2, seed, dtype)
+    td.average_down(amr, "u")
+    model.average_down()
+    for level in range(amr.n_levels):
+        np.testing.assert_array_equal(amr.level_array("u", level).numpy(), model.buffer(level))
+
+
+def test_a_box_array_is_a_view_of_its_level_buffer(device):
+    amr = td.AMR([[((0, 0, 0), (3, 3, 3)), ((4, 0, 0), (7, 3, 3))]], ratio=2)
+    amr.add_field("u", ghost=1)
+    box = amr.box_array("u", 0, 1)
+    assert box.shape == (6, 6, 6) and box.is_view
+    tack.copyto(box, np.arange(216, dtype=np.float64).reshape(6, 6, 6))
+    level = amr.level_array("u", 0).numpy()
+    np.testing.assert_array_equal(level[216:], np.arange(216))
+    np.testing.assert_array_equal(level[:216], np.zeros(216))
+    tack.copyto(amr.level_array("u", 0), np.full(432, 7.0))
+    np.testing.assert_array_equal(box.numpy(), np.full((6, 6, 6), 7.0))
+
+
+def test_the_launches_do_not_grow_with_the_boxes(device):
+    """One launch per level and pass, whatever the number of boxes: each launch that writes a
+    level buffer moves its version once, and 30 + 60 boxes move it as much as 2 + 4 do."""
+    moved = []
+    for split in (2, 30):
+        xs = np.linspace(0, 60, split + 1).astype(int)
+        level0 = [((int(a), 0, 0), (int(b) - 1, 3, 3)) for a, b in zip(xs[:-1], xs[1:])]
+        level1 = [((x, 0, 0), (x + 1, 7, 7)) for x in range(0, 4 * split, 2)]
+        amr = td.AMR([level0, level1], ratio=2)
+        amr.add_field("u", ghost=1)
+        before = [amr.level_array("u", level).version for level in range(2)]
+        td.ghost_cells(amr, "u")
+        td.average_down(amr, "u")
+        moved.append([amr.level_array("u", level).version - before[level] for level in range(2)])
+    assert moved[0] == moved[1]
+    # level 1: from level 0, then from its own boxes; level 0: from its own boxes, then averaged
+    assert moved[0] == [2, 2]
+
+
+def test_errors_name_the_level_and_box():
+    with pytest.raises(ValueError, match="ratio of 3"):
+        td.AMR([[((0, 0, 0), (3, 3, 3))]], ratio=3)
+    with pytest.raises(ValueError, match="level 0 box 0 .* overlaps box 1"):
+        td.AMR([[((0, 0, 0), (3, 3, 3)), ((3, 0, 0), (5, 3, 3))]])
+    with pytest.raises(ValueError, match="level 1 box 0 .* not aligned to the ratio 2"):
+        td.AMR([[((0, 0, 0), (3, 3, 3))], [((1, 0, 0), (4, 3, 3))]])
+    with pytest.raises(ValueError, match="level 1 box 0 .* not properly nested"):
+        td.AMR([[((0, 0, 0), (3, 3, 3))], [((6, 0, 0), (9, 3, 3))]])
+    with pytest.raises(ValueError, match="lo > hi"):
+        td.AMR([[((0, 0, 0), (-1, 3, 3))]])
+    with pytest.raises(ValueError, match="no boxes on level 0"):
+        td.AMR([])
+    amr = td.AMR([[((0, 0, 0), (3, 3, 3))]])
+    with pytest.raises(ValueError, match="ghost width of -1"):
+        amr.add_field("u", ghost=-1)
+    amr.add_field("n", dtype=tack.i32, ghost=1)
+    with pytest.raises(KeyError, match="no field 'v'.*'n'"):
+        amr.level_array("v", 0)
+    with pytest.raises(IndexError, match="level 2 of a hierarchy of 1 levels"):
+        amr.level_array("n", 2)
+    with pytest.raises(IndexError, match="box 3 of level 0"):
+        amr.box_array("n", 0, 3)
+    with pytest.raises(TypeError, match="float field"):
+        td.average_down(amr, "n")
+    td.ghost_cells(amr, "n")  # any dtype: copies
