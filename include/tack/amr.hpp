@@ -53,18 +53,26 @@ class AMR {
   std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
 
  private:
+  friend void ghost_cells(AMR& amr, const std::string& field);
+  friend void average_down(AMR& amr, const std::string& field);
   struct Field {
     DType dtype;
     int ghost = 0;
     std::vector<Array> levels;
   };
+  // The regions ghost_cells and average_down fill for one ghost width, made on first use and
+  // kept (amr.cpp); copies of the hierarchy share them (its boxes never change).
+  struct Plans;
+  struct PlanCache;
   const Field& field(const std::string& name) const;
   void check_level(int level) const;
+  const Plans& plans(int ghost) const;
 
   std::vector<std::vector<AmrBox>> levels_;
   int ratio_;
   Device device_;
   std::map<std::string, Field> fields_;
+  std::shared_ptr<PlanCache> plans_;
 };
 
 // Fills every box's ghost cells of `field` in place: first, on levels below the coarsest, from

@@ -4,6 +4,10 @@
 #include "tack/amr.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,39 +148,94 @@ void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_
   rows.insert(rows.end(), row, row + kColumns);
 }
 
+// The kernels over a table's regions: each region's row read once into locals, indices by
+// rows (no division: the ratio is a power of two, so a coarse index is a shift, which floors
+// negative ones too).
 const char* const kAmr = R"(
-@tack.func
-def amr_at(t, q, c, i, j, k):
-    return t[q, c] + ((k - t[q, c + 3]) * t[q, c + 5] + (j - t[q, c + 2])) * t[q, c + 4] + (i - t[q, c + 1])
-
-# Each region's cells take the source's values: the same level's (r = 1) or the coarser level's
-# cell they lie in (r the ratio).
-def amr_fill(table, src, dst, r):
+# Each region's cells take the source's values: the same level's (shift 0) or those of the
+# coarser level's cell they lie in (shift log2 of the ratio).
+def amr_fill(table, src, dst, shift):
     for q in range(table.shape[0]):
-        for k in range(table[q, 2], table[q, 5] + 1):
-            for j in range(table[q, 1], table[q, 4] + 1):
-                for i in range(table[q, 0], table[q, 3] + 1):
-                    dst[amr_at(table, q, 6, i, j, k)] = src[amr_at(table, q, 12, i // r, j // r, k // r)]
+        x0 = table[q, 0]
+        y0 = table[q, 1]
+        z0 = table[q, 2]
+        x1 = table[q, 3]
+        y1 = table[q, 4]
+        z1 = table[q, 5]
+        d = table[q, 6]
+        dx = table[q, 7]
+        dy = table[q, 8]
+        dz = table[q, 9]
+        dnx = table[q, 10]
+        dny = table[q, 11]
+        o = table[q, 12]
+        sx = table[q, 13]
+        sy = table[q, 14]
+        sz = table[q, 15]
+        snx = table[q, 16]
+        sny = table[q, 17]
+        for k in range(z0, z1 + 1):
+            for j in range(y0, y1 + 1):
+                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                srow = o + (((k >> shift) - sz) * sny + ((j >> shift) - sy)) * snx - sx
+                for i in range(x0, x1 + 1):
+                    dst[drow + i] = src[srow + (i >> shift)]
 
-# Each region's coarse cells take the mean of their r^3 fine cells, summed in f64 in (k, j, i)
-# order.
-def amr_average(table, fine, coarse, r):
+# Each region's coarse cells take the mean of their 2^(3 shift) fine cells, summed in f64 in
+# (k, j, i) order.
+def amr_average(table, fine, coarse, shift):
+    r = tack.i64(1) << shift
+    scale = tack.f64(r * r * r)
     for q in range(table.shape[0]):
-        for k in range(table[q, 2], table[q, 5] + 1):
-            for j in range(table[q, 1], table[q, 4] + 1):
-                for i in range(table[q, 0], table[q, 3] + 1):
+        x0 = table[q, 0]
+        y0 = table[q, 1]
+        z0 = table[q, 2]
+        x1 = table[q, 3]
+        y1 = table[q, 4]
+        z1 = table[q, 5]
+        d = table[q, 6]
+        dx = table[q, 7]
+        dy = table[q, 8]
+        dz = table[q, 9]
+        dnx = table[q, 10]
+        dny = table[q, 11]
+        o = table[q, 12]
+        fx = table[q, 13]
+        fy = table[q, 14]
+        fz = table[q, 15]
+        fnx = table[q, 16]
+        fny = table[q, 17]
+        for k in range(z0, z1 + 1):
+            for j in range(y0, y1 + 1):
+                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                for i in range(x0, x1 + 1):
                     s = tack.f64(0.0)
                     for dk in range(r):
                         for dj in range(r):
+                            frow = o + (((k << shift) + dk - fz) * fny + ((j << shift) + dj - fy)) * fnx - fx + (i << shift)
                             for di in range(r):
-                                s += tack.f64(fine[amr_at(table, q, 12, i * r + di, j * r + dj, k * r + dk)])
-                    coarse[amr_at(table, q, 6, i, j, k)] = s / tack.f64(r * r * r)
+                                s += tack.f64(fine[frow + di])
+                    coarse[drow + i] = s / scale
 )";
 
 }  // namespace
 
+// Per level: the table of regions ghost_cells fills from the coarser level, from the same
+// level, and that average_down fills from the finer level (no table where there is no region).
+struct AMR::Plans {
+  std::vector<std::optional<Array>> coarse, same, average;
+};
+
+struct AMR::PlanCache {
+  std::mutex mutex;
+  std::map<int, std::shared_ptr<const Plans>> by_ghost;
+};
+
 AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device)
-    : levels_(std::move(levels)), ratio_(ratio), device_(std::move(device)) {
+    : levels_(std::move(levels)),
+      ratio_(ratio),
+      device_(std::move(device)),
+      plans_(std::make_shared<PlanCache>()) {
   if (ratio_ != 2 && ratio_ != 4) {
     throw ValueError("tack.dataset.AMR: a refinement ratio of " + std::to_string(ratio_) +
                      "; give 2 or 4");
@@ -320,75 +379,93 @@ Array table(const std::vector<std::int64_t>& rows, const Device& device) {
   return array(rows, {static_cast<std::int64_t>(rows.size() / kColumns), kColumns}, device);
 }
 
+// log2 of the ratio (2 or 4).
+std::int64_t shift(int ratio) {
+  return ratio == 4 ? 2 : 1;
+}
+
 const Kernel& amr_kernel(const char* name) {
   return algorithms::cached_kernel(kAmr, name);
 }
 
 }  // namespace
 
-void ghost_cells(AMR& amr, const std::string& field) {
-  const int g = amr.ghost(field);
-  if (g == 0) return;
-  const std::int64_t r = amr.ratio();
-  for (int l = 0; l < amr.n_levels(); ++l) {
-    const std::vector<Box>& boxes = amr.boxes(l);
+const AMR::Plans& AMR::plans(int g) const {
+  const std::lock_guard<std::mutex> lock(plans_->mutex);
+  std::shared_ptr<const Plans>& kept = plans_->by_ghost[g];
+  if (kept) return *kept;
+  auto made = std::make_shared<Plans>();
+  const std::int64_t r = ratio_;
+  auto as_table = [&](const std::vector<std::int64_t>& rows) -> std::optional<Array> {
+    if (rows.empty()) return std::nullopt;
+    return table(rows, device_);
+  };
+  for (int l = 0; l < n_levels(); ++l) {
+    const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
     const std::vector<std::int64_t> at = offsets(boxes, g);
-    const Array& buffer = amr.level_array(field, l);
+    std::vector<std::int64_t> coarse_rows, same_rows, average_rows;
     if (l > 0) {
-      // The ghost cells inside the coarser level's boxes: the coarse cell they lie in.
-      const std::vector<Box>& coarse = amr.boxes(l - 1);
+      // The ghost cells inside the coarser level's boxes: the coarse cell they lie in; and the
+      // coarse cells under this level's boxes: their mean.
+      const std::vector<Box>& coarse = levels_[static_cast<std::size_t>(l - 1)];
       const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
       const Finder finder(coarse);
-      std::vector<std::int64_t> rows;
       for (std::size_t b = 0; b < boxes.size(); ++b) {
         const Box block = grow(boxes[b], g);
         for (const Box& slab : difference(block, boxes[b])) {
           finder.each(coarsen(slab, r), [&](std::size_t c, const Box&) {
             const Box region = intersect(slab, refine(coarse[c], r));
             if (!empty_box(region))
-              add_row(rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
+              add_row(coarse_rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
           });
         }
+        finder.each(coarsen(boxes[b], r), [&](std::size_t c, const Box& region) {
+          add_row(average_rows, region, coarse_at[c], grow(coarse[c], g), at[b], block);
+        });
       }
-      if (!rows.empty())
-        amr_kernel("amr_fill")(table(rows, amr.device()), amr.level_array(field, l - 1), buffer, r);
     }
     // The ghost cells inside another box of the level: its value.
     const Finder finder(boxes);
-    std::vector<std::int64_t> rows;
     for (std::size_t b = 0; b < boxes.size(); ++b) {
       const Box block = grow(boxes[b], g);
       finder.each(block, [&](std::size_t c, const Box& region) {
-        if (c != b) add_row(rows, region, at[b], block, at[c], grow(boxes[c], g));
+        if (c != b) add_row(same_rows, region, at[b], block, at[c], grow(boxes[c], g));
       });
     }
-    if (!rows.empty())
-      amr_kernel("amr_fill")(table(rows, amr.device()), buffer, buffer, std::int64_t{1});
+    made->coarse.push_back(as_table(coarse_rows));
+    made->same.push_back(as_table(same_rows));
+    made->average.push_back(as_table(average_rows));
+  }
+  kept = made;
+  return *kept;
+}
+
+void ghost_cells(AMR& amr, const std::string& field) {
+  const int g = amr.ghost(field);
+  if (g == 0) return;
+  const AMR::Plans& plans = amr.plans(g);
+  const Kernel& fill = amr_kernel("amr_fill");
+  for (int l = 0; l < amr.n_levels(); ++l) {
+    const auto level = static_cast<std::size_t>(l);
+    const Array& buffer = amr.level_array(field, l);
+    if (plans.coarse[level])
+      fill(*plans.coarse[level], amr.level_array(field, l - 1), buffer, shift(amr.ratio()));
+    if (plans.same[level]) fill(*plans.same[level], buffer, buffer, std::int64_t{0});
   }
 }
 
 void average_down(AMR& amr, const std::string& field) {
-  const int g = amr.ghost(field);
-  const std::int64_t r = amr.ratio();
   if (!is_float(amr.level_array(field, 0).dtype().scalar)) {
     throw TypeError("tack.dataset.average_down: field '" + field + "' is " +
                     amr.level_array(field, 0).dtype().str() +
                     "; averages need a float field (f32 or f64)");
   }
+  const AMR::Plans& plans = amr.plans(amr.ghost(field));
   for (int l = amr.n_levels() - 1; l > 0; --l) {
-    const std::vector<Box>& fine = amr.boxes(l);
-    const std::vector<Box>& coarse = amr.boxes(l - 1);
-    const std::vector<std::int64_t> fine_at = offsets(fine, g), coarse_at = offsets(coarse, g);
-    const Finder finder(coarse);
-    std::vector<std::int64_t> rows;
-    for (std::size_t f = 0; f < fine.size(); ++f) {
-      finder.each(coarsen(fine[f], r), [&](std::size_t c, const Box& region) {
-        add_row(rows, region, coarse_at[c], grow(coarse[c], g), fine_at[f], grow(fine[f], g));
-      });
-    }
-    if (!rows.empty())
-      amr_kernel("amr_average")(table(rows, amr.device()), amr.level_array(field, l),
-                                amr.level_array(field, l - 1), r);
+    const auto level = static_cast<std::size_t>(l);
+    if (plans.average[level])
+      amr_kernel("amr_average")(*plans.average[level], amr.level_array(field, l),
+                                amr.level_array(field, l - 1), shift(amr.ratio()));
   }
 }
 
