@@ -27,12 +27,18 @@ struct AmrBox {
 
 class AMR {
  public:
-  // `levels` coarsest first; ratio 2 or 4. ValueError naming the level and box for a box with
+  // `levels` coarsest first; ratio 2 or 4; cell (i, j, k) of level l spans origin + (i, j, k) *
+  // spacing / ratio^l (and the next cell). ValueError naming the level and box for a box with
   // lo > hi, boxes of one level that overlap, a box of a finer level not aligned to the ratio or
-  // not inside the coarser level's boxes.
-  AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device = default_device());
+  // not inside the coarser level's boxes; for a spacing that is not positive and finite.
+  AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device = default_device(),
+      std::array<double, 3> origin = {0.0, 0.0, 0.0},
+      std::array<double, 3> spacing = {1.0, 1.0, 1.0});
 
   int ratio() const { return ratio_; }
+  const std::array<double, 3>& origin() const { return origin_; }
+  // Level `level`'s cell size: level 0's divided by ratio^level.
+  std::array<double, 3> spacing(int level) const;
   int n_levels() const { return static_cast<int>(levels_.size()); }
   const std::vector<AmrBox>& boxes(int level) const;
   const Device& device() const { return device_; }
@@ -51,6 +57,9 @@ class AMR {
   Array box_array(const std::string& field, int level, std::int64_t b) const;
   // Where box b starts in its level's buffers (in elements) for a ghost width.
   std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
+  // A u8 cell field `name` without ghosts: 1 where a box of the next finer level covers the
+  // cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere; replaces a field of that name.
+  void add_blanking(const std::string& name);
 
  private:
   friend void ghost_cells(AMR& amr, const std::string& field);
@@ -71,6 +80,7 @@ class AMR {
   std::vector<std::vector<AmrBox>> levels_;
   int ratio_;
   Device device_;
+  std::array<double, 3> origin_, spacing_;
   std::map<std::string, Field> fields_;
   std::shared_ptr<PlanCache> plans_;
 };

@@ -22,15 +22,20 @@ void init_amr(nb::module_& m) {
       .def(
           "__init__",
           [](dataset::AMR* self, const std::vector<std::vector<Corners>>& levels, int ratio,
-             const DeviceArg& device) {
+             const DeviceArg& device, const std::array<double, 3>& origin,
+             const std::array<double, 3>& spacing) {
             std::vector<std::vector<dataset::AmrBox>> boxes;
             for (const std::vector<Corners>& level : levels) {
               boxes.emplace_back();
               for (const auto& [lo, hi] : level) boxes.back().push_back({lo, hi});
             }
-            new (self) dataset::AMR(std::move(boxes), ratio, to_device(device));
+            new (self) dataset::AMR(std::move(boxes), ratio, to_device(device), origin, spacing);
           },
-          nb::arg("levels"), nb::arg("ratio"), nb::arg("device").none())
+          nb::arg("levels"), nb::arg("ratio"), nb::arg("device").none(), nb::arg("origin"),
+          nb::arg("spacing"))
+      .def_prop_ro("origin", &dataset::AMR::origin)
+      .def("spacing", &dataset::AMR::spacing)
+      .def("add_blanking", &dataset::AMR::add_blanking)
       .def_prop_ro("ratio", &dataset::AMR::ratio)
       .def_prop_ro("n_levels", &dataset::AMR::n_levels)
       .def_prop_ro("device", &dataset::AMR::device)

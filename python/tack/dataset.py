@@ -305,12 +305,16 @@ class AMR:
     Every field of a level lives in one buffer, `level_array(name, level)`; `box_array(name,
     level, b)` is box b's values with their ghost layers, shape (nk + 2g, nj + 2g, ni + 2g)
     (C order, x fastest, as VTK), a view of that buffer: kernels and `ghost_cells` /
-    `average_down` fill the boxes in place."""
+    `average_down` fill the boxes in place. Cell (i, j, k) of level l starts at origin + (i, j,
+    k) * spacing / ratio^l. `from_vtk` reads a vtkOverlappingAMR into one, `to_vtk` writes one
+    out."""
 
-    def __init__(self, levels, ratio=2, *, device=None):
+    def __init__(self, levels, ratio=2, *, origin=(0.0, 0.0, 0.0), spacing=(1.0, 1.0, 1.0),
+                 device=None):
         boxes = [[(tuple(int(v) for v in lo), tuple(int(v) for v in hi)) for lo, hi in level]
                  for level in levels]
-        self._a = _core.AMR(boxes, int(ratio), _device(device))
+        self._a = _core.AMR(boxes, int(ratio), _device(device), tuple(float(v) for v in origin),
+                            tuple(float(v) for v in spacing))
 
     @property
     def ratio(self):
@@ -321,6 +325,20 @@ class AMR:
     def n_levels(self):
         """The number of levels."""
         return self._a.n_levels
+
+    @property
+    def origin(self):
+        """Where cell (0, 0, 0) of every level starts."""
+        return tuple(self._a.origin)
+
+    def spacing(self, level=0):
+        """Level `level`'s cell size: level 0's divided by ratio^level."""
+        return tuple(self._a.spacing(level))
+
+    def add_blanking(self, name="blanked"):
+        """A u8 cell field `name` (no ghosts): 1 where a box of the next finer level covers the
+        cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere."""
+        self._a.add_blanking(name)
 
     @property
     def device(self):
@@ -469,13 +487,121 @@ def _poly_cells(reader, obj):
             reader.wrap(_np.concatenate([p[2] for p in parts])))
 
 
-def from_vtk(obj, *, device=None, writable=False):
+def _amr_from_vtk(obj, device, ghost):
+    """An AMR from a vtkOverlappingAMR: its boxes, origin, spacing and ratio, and each cell
+    array of its blocks as a field with `ghost` layers (an array of several components as one
+    field per component, `name_0`, `name_1`, ...; VTK's blanking array, vtkGhostType, left
+    out), copied into the level buffers."""
+    vtk, ns = _vtk()
+    n_levels = obj.GetNumberOfLevels()
+    count = obj.GetNumberOfBlocks if hasattr(obj, "GetNumberOfBlocks") else obj.GetNumberOfDataSets
+    grid_of = (obj.GetDataSetAsImageData if hasattr(obj, "GetDataSetAsImageData")
+               else obj.GetDataSet)
+
+    def corners(box):
+        lo, hi = [0, 0, 0], [0, 0, 0]
+        box.GetDimensions(lo, hi)  # (GetLoCorner() is a bare pointer in Python)
+        return tuple(lo), tuple(hi)
+    levels = [[corners(obj.GetAMRBox(level, b)) for b in range(count(level))]
+              for level in range(n_levels)]
+    ratios = {obj.GetRefinementRatio(level) for level in range(max(n_levels - 1, 1))}
+    if len(ratios) != 1:
+        raise ValueError(f"tack.dataset.from_vtk: this vtkOverlappingAMR refines its levels by "
+                         f"{sorted(ratios)}; tack.dataset.AMR takes one ratio (2 or 4) for all")
+    spacing, corner = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+    obj.GetSpacing(0, spacing)
+    if levels and levels[0]:
+        obj.GetOrigin(0, 0, corner)  # (GetOrigin() is a bare pointer in Python)
+    origin = [corner[a] - levels[0][0][0][a] * spacing[a] if levels and levels[0] else 0.0
+              for a in range(3)]
+    amr = AMR(levels, ratios.pop(), origin=origin, spacing=spacing, device=device)
+    fields = {}  # name -> (dtype, components), from the first block that has the array
+    for level in range(n_levels):
+        for b in range(len(levels[level])):
+            block = grid_of(level, b)
+            if block is None:
+                continue
+            cd = block.GetCellData()
+            for k in range(cd.GetNumberOfArrays()):
+                a = cd.GetArray(k)
+                if a is None or a.GetName() in (None, "vtkGhostType") or a.GetName() in fields:
+                    continue
+                fields[a.GetName()] = (ns.vtk_to_numpy(a).dtype, a.GetNumberOfComponents())
+    for name, (dtype, ncomp) in fields.items():
+        names = [name] if ncomp == 1 else [f"{name}_{c}" for c in range(ncomp)]
+        for n in names:
+            amr.add_field(n, dtype=dtype, ghost=ghost)
+        for level in range(n_levels):
+            parts = [[] for _ in names]
+            for b, (lo, hi) in enumerate(levels[level]):
+                shape = tuple(hi[a] - lo[a] + 1 for a in (2, 1, 0))
+                block = grid_of(level, b)
+                a = None if block is None else block.GetCellData().GetArray(name)
+                if a is None:
+                    raise ValueError(f"tack.dataset.from_vtk: level {level} box {b} of this "
+                                     f"vtkOverlappingAMR has no cell array '{name}' (others do); "
+                                     f"every block needs the same cell arrays")
+                values = ns.vtk_to_numpy(a).reshape(shape + ((ncomp,) if ncomp > 1 else ()))
+                for c, part in enumerate(parts):
+                    full = _np.zeros(tuple(n + 2 * ghost for n in shape), dtype)
+                    inner = tuple(_np.s_[ghost:ghost + n] for n in shape)  # (slice: ours)
+                    full[inner] = values if ncomp == 1 else values[..., c]
+                    part.append(full.ravel())
+            for n, part in zip(names, parts):
+                if part:
+                    _tack.copyto(amr.level_array(n, level), _np.concatenate(part))
+    return amr
+
+
+def _amr_to_vtk(amr):
+    """A vtkOverlappingAMR of `amr`: a vtkUniformGrid per box (without ghosts) holding each
+    field's values as a cell array, and VTK's blanking."""
+    vtk, ns = _vtk()
+    out = vtk.vtkOverlappingAMR()
+    out.Initialize([len(amr.boxes(level)) for level in range(amr.n_levels)])
+    out.SetOrigin(tuple(amr.origin))
+    values = {name: [amr.level_array(name, level).numpy() for level in range(amr.n_levels)]
+              for name in amr.fields}
+    grid_type = getattr(vtk, "vtkUniformGrid", vtk.vtkImageData)
+    for level in range(amr.n_levels):
+        h = amr.spacing(level)
+        out.SetSpacing(level, h)
+        out.SetRefinementRatio(level, amr.ratio)
+        at = {name: 0 for name in amr.fields}
+        for b, (lo, hi) in enumerate(amr.boxes(level)):
+            out.SetAMRBox(level, b, vtk.vtkAMRBox(lo, hi))
+            grid = grid_type()
+            grid.SetOrigin(*[amr.origin[a] + lo[a] * h[a] for a in range(3)])
+            grid.SetSpacing(*h)
+            grid.SetDimensions(*[hi[a] - lo[a] + 2 for a in range(3)])
+            for name in amr.fields:
+                g = amr.ghost(name)
+                shape = tuple(hi[a] - lo[a] + 1 + 2 * g for a in (2, 1, 0))
+                n = shape[0] * shape[1] * shape[2]
+                block = values[name][level][at[name]:at[name] + n].reshape(shape)
+                at[name] += n
+                inner = _np.ascontiguousarray(block[g:shape[0] - g, g:shape[1] - g, g:shape[2] - g])
+                a = ns.numpy_to_vtk(inner.ravel(), deep=True)
+                a.SetName(name)
+                grid.GetCellData().AddArray(a)
+            out.SetDataSet(level, b, grid)
+    vtk.vtkAMRUtilities.BlankCells(out)
+    return out
+
+
+def from_vtk(obj, *, device=None, writable=False, ghost=1):
     """A DataSet from a VTK dataset (vtkImageData, vtkRectilinearGrid, vtkStructuredGrid,
     vtkUnstructuredGrid, vtkPolyData; PyVista's objects are these) with its named point and cell
     arrays. On the CPU the arrays are VTK's memory (the VTK arrays kept alive), read-only unless
-    writable=True; on another device (device=None: the default device) they are copied."""
+    writable=True; on another device (device=None: the default device) they are copied.
+
+    A vtkOverlappingAMR gives an `AMR` instead: its boxes, origin, spacing and ratio, and its
+    blocks' cell arrays as fields with `ghost` layers (copied; an array of several components
+    as one field per component, `name_0`, ...; VTK's blanking array left out)."""
     reader = _Reader(_device(device), writable)
     vtk = reader.vtk
+    if obj.IsA("vtkOverlappingAMR") if hasattr(obj, "IsA") else False:
+        return _amr_from_vtk(obj, reader.device, int(ghost))
     if not isinstance(obj, vtk.vtkDataSet):
         raise TypeError(f"tack.dataset.from_vtk takes a VTK dataset, got {type(obj).__name__}")
     name = obj.GetClassName()
@@ -544,7 +670,11 @@ def _to_numpy(a):
 def to_vtk(ds):
     """The VTK dataset of `ds` (vtkImageData, vtkRectilinearGrid, vtkStructuredGrid,
     vtkUnstructuredGrid or vtkPolyData) with its fields; on the CPU over the same memory (the
-    Tack arrays kept alive by the VTK arrays), from copies otherwise."""
+    Tack arrays kept alive by the VTK arrays), from copies otherwise. An `AMR` gives a
+    vtkOverlappingAMR: a vtkUniformGrid per box holding its fields' values (without ghosts) as
+    cell arrays, with VTK's blanking."""
+    if isinstance(ds, AMR):
+        return _amr_to_vtk(ds)
     vtk, ns = _vtk()
 
     def varr(a, name=None):

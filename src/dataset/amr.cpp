@@ -4,6 +4,7 @@
 #include "tack/amr.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -181,6 +182,15 @@ def amr_fill(table, src, dst, shift):
                 for i in range(x0, x1 + 1):
                     dst[drow + i] = src[srow + (i >> shift)]
 
+# Each region's cells (in the destination block) are set to 1.
+def amr_mark(table, dst):
+    for q in range(table.shape[0]):
+        for k in range(table[q, 2], table[q, 5] + 1):
+            for j in range(table[q, 1], table[q, 4] + 1):
+                drow = table[q, 6] + ((k - table[q, 9]) * table[q, 11] + (j - table[q, 8])) * table[q, 10] - table[q, 7]
+                for i in range(table[q, 0], table[q, 3] + 1):
+                    dst[drow + i] = 1
+
 # Each region's coarse cells take the mean of their 2^(3 shift) fine cells, summed in f64 in
 # (k, j, i) order.
 def amr_average(table, fine, coarse, shift):
@@ -231,11 +241,21 @@ struct AMR::PlanCache {
   std::map<int, std::shared_ptr<const Plans>> by_ghost;
 };
 
-AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device)
+AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device,
+         std::array<double, 3> origin, std::array<double, 3> spacing)
     : levels_(std::move(levels)),
       ratio_(ratio),
       device_(std::move(device)),
+      origin_(origin),
+      spacing_(spacing),
       plans_(std::make_shared<PlanCache>()) {
+  for (std::size_t x = 0; x < 3; ++x) {
+    if (!(spacing_[x] > 0.0) || !std::isfinite(spacing_[x]) || !std::isfinite(origin_[x])) {
+      throw ValueError("tack.dataset.AMR: origin " + std::to_string(origin_[x]) + " and spacing " +
+                       std::to_string(spacing_[x]) + " along axis " + std::to_string(x) +
+                       "; give a finite origin and a positive, finite spacing");
+    }
+  }
   if (ratio_ != 2 && ratio_ != 4) {
     throw ValueError("tack.dataset.AMR: a refinement ratio of " + std::to_string(ratio_) +
                      "; give 2 or 4");
@@ -287,6 +307,14 @@ AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device)
       }
     }
   }
+}
+
+std::array<double, 3> AMR::spacing(int level) const {
+  check_level(level);
+  std::array<double, 3> h = spacing_;
+  for (int l = 0; l < level; ++l)
+    for (double& v : h) v /= ratio_;
+  return h;
 }
 
 const std::vector<AmrBox>& AMR::boxes(int level) const {
@@ -438,6 +466,15 @@ const AMR::Plans& AMR::plans(int g) const {
   }
   kept = made;
   return *kept;
+}
+
+void AMR::add_blanking(const std::string& name) {
+  add_field(name, DType(ScalarType::u8), 0);
+  const Plans& p = plans(0);
+  for (int l = 1; l < n_levels(); ++l) {
+    const auto level = static_cast<std::size_t>(l);
+    if (p.average[level]) amr_kernel("amr_mark")(*p.average[level], field(name).levels[level - 1]);
+  }
 }
 
 void ghost_cells(AMR& amr, const std::string& field) {

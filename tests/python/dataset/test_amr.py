@@ -210,3 +210,97 @@ def test_errors_name_the_level_and_box():
     with pytest.raises(TypeError, match="float field"):
         td.average_down(amr, "n")
     td.ghost_cells(amr, "n")  # any dtype: copies
+
+
+def interior(amr, name, level, b):
+    g = amr.ghost(name)
+    a = amr.box_array(name, level, b).numpy()
+    return a[g:a.shape[0] - g, g:a.shape[1] - g, g:a.shape[2] - g]
+
+
+def test_blanking_is_vtks():
+    """add_blanking marks the cells a finer box covers: VTK's HIDDENCELL bit of vtkGhostType
+    (vtkAMRUtilities.BlankCells) on the same hierarchy, box by box."""
+    ns = pytest.importorskip("vtkmodules.util.numpy_support")
+    levels = random_hierarchy(np.random.default_rng(7), 2, 3)
+    amr = td.AMR(levels, ratio=2, origin=(0.5, -1.0, 2.0), spacing=(0.1, 0.2, 0.3))
+    amr.add_field("u", ghost=1)
+    out = td.to_vtk(amr)
+    amr.add_blanking("blanked")
+    assert amr.ghost("blanked") == 0
+    for level in range(amr.n_levels):
+        for b, (lo, hi) in enumerate(amr.boxes(level)):
+            ghost = out.GetDataSetAsImageData(level, b).GetCellData().GetArray("vtkGhostType")
+            shape = tuple(hi[a] - lo[a] + 1 for a in (2, 1, 0))
+            hidden = (ns.vtk_to_numpy(ghost).reshape(shape) & 8) != 0
+            np.testing.assert_array_equal(amr.box_array("blanked", level, b).numpy() == 1,
+                                          hidden, err_msg=f"level {level} box {b}")
+    assert amr.level_array("blanked", 0).numpy().any()
+
+
+def test_vtk_round_trip_through_a_file(tmp_path):
+    """to_vtk writes a vtkOverlappingAMR (boxes, origin, spacing, ratio, a vtkUniformGrid per
+    box with the fields' values); VTK's XML writer and reader keep it; from_vtk reads it back
+    into the same hierarchy and values (the ghost width its own)."""
+    vtk = pytest.importorskip("vtkmodules.all")
+    levels = random_hierarchy(np.random.default_rng(11), 2, 3)
+    amr, model = loaded(levels, 2, 2, 12)
+    amr.add_field("n", dtype=tack.i32, ghost=1)
+    tack.copyto(amr.level_array("n", 1),
+                np.arange(amr.level_array("n", 1).shape[0], dtype=np.int32))
+    path = str(tmp_path / "h.vthb")
+    w = vtk.vtkXMLUniformGridAMRWriter()
+    w.SetInputData(td.to_vtk(amr))
+    w.SetFileName(path)
+    assert w.Write() == 1
+    r = vtk.vtkXMLUniformGridAMRReader()
+    r.SetFileName(path)
+    r.Update()
+    back = td.from_vtk(r.GetOutput(), ghost=3)
+    assert back.n_levels == amr.n_levels and back.ratio == 2
+    assert back.origin == amr.origin and back.spacing(2) == amr.spacing(2)
+    assert sorted(back.fields) == ["n", "u"] and back.ghost("u") == 3
+    for level in range(amr.n_levels):
+        assert back.boxes(level) == amr.boxes(level)
+        for b in range(len(amr.boxes(level))):
+            for name in ("u", "n"):
+                np.testing.assert_array_equal(interior(back, name, level, b),
+                                              interior(amr, name, level, b))
+    assert back.level_array("n", 0).dtype == tack.i32
+
+
+def test_from_vtk_splits_vector_arrays_and_checks_the_ratio():
+    vtk = pytest.importorskip("vtkmodules.all")
+    ns = pytest.importorskip("vtkmodules.util.numpy_support")
+    amr = td.AMR([[((0, 0, 0), (3, 3, 3))], [((2, 2, 2), (5, 5, 5))]], ratio=2,
+                 spacing=(1.0, 2.0, 3.0))
+    amr.add_field("a", ghost=0)
+    out = td.to_vtk(amr)
+    for level in range(2):
+        grid = out.GetDataSetAsImageData(level, 0)
+        v = ns.numpy_to_vtk(np.arange(64 * 3, dtype=np.float32).reshape(64, 3) + level, deep=True)
+        v.SetName("velocity")
+        grid.GetCellData().AddArray(v)
+    back = td.from_vtk(out)
+    assert sorted(back.fields) == ["a", "velocity_0", "velocity_1", "velocity_2"]
+    np.testing.assert_array_equal(interior(back, "velocity_2", 1, 0).ravel(),
+                                  np.arange(64, dtype=np.float32) * 3 + 2 + 1)
+    assert back.spacing(1) == (0.5, 1.0, 1.5)
+    out2 = vtk.vtkOverlappingAMR()
+    out2.Initialize([1, 1, 1])
+    for level, r in enumerate((2, 4, 2)):
+        out2.SetRefinementRatio(level, r)
+        out2.SetSpacing(level, (1.0, 1.0, 1.0))
+    for level, box in enumerate((((0, 0, 0), (3, 3, 3)), ((0, 0, 0), (1, 1, 1)),
+                                 ((0, 0, 0), (1, 1, 1)))):
+        out2.SetAMRBox(level, 0, vtk.vtkAMRBox(*box))
+    with pytest.raises(ValueError, match="one ratio"):
+        td.from_vtk(out2)
+
+
+def test_geometry_is_checked():
+    with pytest.raises(ValueError, match="positive, finite spacing"):
+        td.AMR([[((0, 0, 0), (3, 3, 3))]], spacing=(1.0, 0.0, 1.0))
+    amr = td.AMR([[((0, 0, 0), (3, 3, 3))], [((0, 0, 0), (3, 3, 3))]], ratio=4,
+                 origin=(1, 2, 3), spacing=(1.0, 2.0, 4.0))
+    assert amr.origin == (1.0, 2.0, 3.0) and amr.spacing(1) == (0.25, 0.5, 1.0)
