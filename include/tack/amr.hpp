@@ -30,7 +30,8 @@ class AMR {
   // `levels` coarsest first; ratio 2 or 4; cell (i, j, k) of level l spans origin + (i, j, k) *
   // spacing / ratio^l (and the next cell). ValueError naming the level and box for a box with
   // lo > hi, boxes of one level that overlap, a box of a finer level not aligned to the ratio or
-  // not inside the coarser level's boxes; for a spacing that is not positive and finite.
+  // not inside the coarser level's boxes, level 0's boxes not tiling a box (the domain); for a
+  // spacing that is not positive and finite.
   AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device = default_device(),
       std::array<double, 3> origin = {0.0, 0.0, 0.0},
       std::array<double, 3> spacing = {1.0, 1.0, 1.0});
@@ -57,8 +58,10 @@ class AMR {
   Array box_array(const std::string& field, int level, std::int64_t b) const;
   // Where box b starts in its level's buffers (in elements) for a ghost width.
   std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
-  // A u8 cell field `name` without ghosts: 1 where a box of the next finer level covers the
-  // cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere; replaces a field of that name.
+  // Per level, a u8 value per cell in a field's layout without ghosts: 1 where a box of the next
+  // finer level covers the cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere.
+  std::vector<Array> blanking() const;
+  // blanking() as a cell field `name` without ghosts; replaces a field of that name.
   void add_blanking(const std::string& name);
 
  private:
@@ -81,6 +84,7 @@ class AMR {
   int ratio_;
   Device device_;
   std::array<double, 3> origin_, spacing_;
+  AmrBox domain_;  // level 0's boxes, which tile it
   std::map<std::string, Field> fields_;
   std::shared_ptr<PlanCache> plans_;
 };

@@ -36,6 +36,7 @@ void init_amr(nb::module_& m) {
       .def_prop_ro("origin", &dataset::AMR::origin)
       .def("spacing", &dataset::AMR::spacing)
       .def("add_blanking", &dataset::AMR::add_blanking)
+      .def("blanking", &dataset::AMR::blanking)
       .def_prop_ro("ratio", &dataset::AMR::ratio)
       .def_prop_ro("n_levels", &dataset::AMR::n_levels)
       .def_prop_ro("device", &dataset::AMR::device)

@@ -18,7 +18,7 @@ __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstruc
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
            "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
            "clip", "clip_scalar", "clip_box", "Plane", "Sphere", "Cylinder", "Box",
-           "integrate", "gradient", "AMR", "ghost_cells", "average_down"]
+           "integrate", "gradient", "AMR", "ghost_cells", "average_down", "amr_to_unstructured"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -377,6 +377,72 @@ class AMR:
         counts = ", ".join(str(len(self.boxes(level))) for level in range(self.n_levels))
         return f"AMR({self.n_levels} levels of [{counts}] boxes, ratio {self.ratio}, " \
                f"fields {self.fields})"
+
+
+def amr_to_unstructured(amr, fields=None):
+    """The cells of `amr` no finer box covers, as an unstructured grid of voxels (VTK's type
+    11) with `fields` (default: all) as cell fields: what other filters take (`threshold`,
+    `contour`). Each box keeps its own grid of points (shared by its cells, not with other
+    boxes). A field with ghost layers is also a point field: each point the mean of the eight
+    cells round it, ghosts included, so once `ghost_cells` has run, a point on a face two boxes
+    of a level share has the same value in both (their contours meet). A copy, on the
+    hierarchy's device."""
+    names = list(amr.fields) if fields is None else list(fields)
+    blanked = [b.numpy() for b in amr._a.blanking()]
+    values = {n: [amr.level_array(n, level).numpy() for level in range(amr.n_levels)]
+              for n in names}
+    corner = _np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0],
+                        [0, 0, 1], [1, 0, 1], [0, 1, 1], [1, 1, 1]])  # voxel order
+    points, conn, cells = [], [], {n: [] for n in names}
+    at_points = {n: [] for n in names if amr.ghost(n) >= 1}
+    n_points = 0
+    for level in range(amr.n_levels):
+        h = _np.array(amr.spacing(level))
+        at = 0
+        vat = {n: 0 for n in names}
+        for lo, hi in amr.boxes(level):
+            n = [hi[a] - lo[a] + 1 for a in range(3)]
+            count = n[0] * n[1] * n[2]
+            keep = blanked[level][at:at + count].reshape(n[2], n[1], n[0]) == 0
+            at += count
+            k, j, i = _np.nonzero(keep)
+            if len(i) == 0:
+                for name in names:
+                    g = amr.ghost(name)
+                    vat[name] += (n[0] + 2 * g) * (n[1] + 2 * g) * (n[2] + 2 * g)
+                continue
+            pk, pj, pi = _np.meshgrid(*[_np.arange(n[a] + 1) for a in (2, 1, 0)], indexing="ij")
+            grid = _np.stack([pi.ravel(), pj.ravel(), pk.ravel()], axis=1)
+            points.append(_np.asarray(amr.origin) + (grid + _np.array(lo)) * h)
+            ids = ((k[:, None] + corner[:, 2]) * (n[1] + 1) + (j[:, None] + corner[:, 1])) * \
+                (n[0] + 1) + (i[:, None] + corner[:, 0])
+            conn.append((ids + n_points).ravel())
+            n_points += grid.shape[0]
+            for name in names:
+                g = amr.ghost(name)
+                shape = (n[2] + 2 * g, n[1] + 2 * g, n[0] + 2 * g)
+                size = shape[0] * shape[1] * shape[2]
+                block = values[name][level][vat[name]:vat[name] + size].reshape(shape)
+                vat[name] += size
+                cells[name].append(block[k + g, j + g, i + g])
+                if name in at_points:  # point p: cells p - 1 and p on each axis
+                    c = block[g - 1:shape[0] - g + 1, g - 1:shape[1] - g + 1,
+                              g - 1:shape[2] - g + 1].astype(_np.float64)
+                    mean = (c[:-1, :-1, :-1] + c[:-1, :-1, 1:] + c[:-1, 1:, :-1] + c[:-1, 1:, 1:] +
+                            c[1:, :-1, :-1] + c[1:, :-1, 1:] + c[1:, 1:, :-1] + c[1:, 1:, 1:]) / 8
+                    at_points[name].append(mean.ravel())
+    pts = _np.concatenate(points) if points else _np.zeros((0, 3))
+    connectivity = _np.concatenate(conn).astype(_np.int64) if conn else _np.zeros(0, _np.int64)
+    n_cells = len(connectivity) // 8
+    ds = unstructured(pts, _np.arange(0, 8 * n_cells + 1, 8, dtype=_np.int64), connectivity,
+                      _np.full(n_cells, 11, _np.uint8), device=amr.device)
+    for name in names:
+        ds.cell_data[name] = _np.concatenate(cells[name]) if cells[name] else \
+            _np.zeros(0, amr.level_array(name, 0).numpy().dtype)
+        if name in at_points:
+            ds.point_data[name] = _np.concatenate(at_points[name]) if at_points[name] else \
+                _np.zeros(0)
+    return ds
 
 
 def ghost_cells(amr, field):

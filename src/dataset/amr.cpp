@@ -293,7 +293,25 @@ AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device,
         }
       });
     }
-    if (l == 0) continue;
+    if (l == 0) {
+      // The domain: level 0's bounding box, which its boxes must tile.
+      domain_ = boxes[0];
+      std::int64_t covered = 0;
+      for (const Box& b : boxes) {
+        covered += volume(b);
+        for (std::size_t x = 0; x < 3; ++x) {
+          domain_.lo[x] = std::min(domain_.lo[x], b.lo[x]);
+          domain_.hi[x] = std::max(domain_.hi[x], b.hi[x]);
+        }
+      }
+      if (covered != volume(domain_)) {
+        throw ValueError("tack.dataset.AMR: level 0's boxes cover " + std::to_string(covered) +
+                         " of the " + std::to_string(volume(domain_)) +
+                         " cells of their bounding box " + str(domain_) +
+                         "; level 0 must tile the domain, a box (AMReX's rule)");
+      }
+      continue;
+    }
     const Finder coarse(levels_[static_cast<std::size_t>(l - 1)]);
     for (std::size_t b = 0; b < boxes.size(); ++b) {
       const Box c = coarsen(boxes[b], ratio_);
@@ -428,7 +446,9 @@ const AMR::Plans& AMR::plans(int g) const {
     if (rows.empty()) return std::nullopt;
     return table(rows, device_);
   };
+  Box domain = domain_;  // in each level's index space in turn
   for (int l = 0; l < n_levels(); ++l) {
+    if (l > 0) domain = refine(domain, r);
     const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
     const std::vector<std::int64_t> at = offsets(boxes, g);
     std::vector<std::int64_t> coarse_rows, same_rows, average_rows;
@@ -441,8 +461,11 @@ const AMR::Plans& AMR::plans(int g) const {
       for (std::size_t b = 0; b < boxes.size(); ++b) {
         const Box block = grow(boxes[b], g);
         for (const Box& slab : difference(block, boxes[b])) {
-          finder.each(coarsen(slab, r), [&](std::size_t c, const Box&) {
-            const Box region = intersect(slab, refine(coarse[c], r));
+          // (a coarse box's ghost cells count: filled before this level, they hold what the
+          // coarse cell there holds, so ghosts past the coarse boxes get values too, and every
+          // block holding a coarse cell holds the same value)
+          finder.each(grow(coarsen(slab, r), g), [&](std::size_t c, const Box&) {
+            const Box region = intersect(intersect(slab, refine(grow(coarse[c], g), r)), domain);
             if (!empty_box(region))
               add_row(coarse_rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
           });
@@ -468,13 +491,24 @@ const AMR::Plans& AMR::plans(int g) const {
   return *kept;
 }
 
-void AMR::add_blanking(const std::string& name) {
-  add_field(name, DType(ScalarType::u8), 0);
+std::vector<Array> AMR::blanking() const {
+  std::vector<Array> out;
+  for (const std::vector<Box>& boxes : levels_) {
+    std::int64_t n = 0;
+    for (const Box& b : boxes) n += volume(b);
+    out.push_back(zeros({n}, DType(ScalarType::u8), device_));
+  }
   const Plans& p = plans(0);
   for (int l = 1; l < n_levels(); ++l) {
     const auto level = static_cast<std::size_t>(l);
-    if (p.average[level]) amr_kernel("amr_mark")(*p.average[level], field(name).levels[level - 1]);
+    if (p.average[level]) amr_kernel("amr_mark")(*p.average[level], out[level - 1]);
   }
+  return out;
+}
+
+void AMR::add_blanking(const std::string& name) {
+  Field f{DType(ScalarType::u8), 0, blanking()};
+  fields_[name] = std::move(f);
 }
 
 void ghost_cells(AMR& amr, const std::string& field) {

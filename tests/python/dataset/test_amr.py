@@ -73,11 +73,24 @@ class Model:
                 blk[g:blk.shape[0] - g, g:blk.shape[1] - g, g:blk.shape[2] - g]
         return d
 
+    def dense_with_ghosts(self, level):
+        """dense(level), and where no box is, what a box's (filled) ghost cell there holds."""
+        n, g = self.size(level), self.g
+        d = self.dense(level)
+        for (lo, hi), blk in zip(self.levels[level], self.blocks[level]):
+            k, j, i = np.meshgrid(*[np.arange(lo[a] - g, hi[a] + g + 1) for a in (2, 1, 0)],
+                                  indexing="ij")
+            inside = (k >= 0) & (k < n) & (j >= 0) & (j < n) & (i >= 0) & (i < n)
+            empty = np.zeros(k.shape, bool)
+            empty[inside] = np.isnan(d[k[inside], j[inside], i[inside]])
+            d[k[empty], j[empty], i[empty]] = blk[empty]
+        return d
+
     def ghost_cells(self):
         g, r = self.g, self.r
         for level in range(len(self.levels)):
             same = self.dense(level)
-            coarse = self.dense(level - 1) if level > 0 else None
+            coarse = self.dense_with_ghosts(level - 1) if level > 0 else None
             for (lo, hi), blk in zip(self.levels[level], self.blocks[level]):
                 k, j, i = np.meshgrid(*[np.arange(lo[a] - g, hi[a] + g + 1) for a in (2, 1, 0)],
                                       indexing="ij")
@@ -197,6 +210,8 @@ def test_errors_name_the_level_and_box():
         td.AMR([[((0, 0, 0), (-1, 3, 3))]])
     with pytest.raises(ValueError, match="no boxes on level 0"):
         td.AMR([])
+    with pytest.raises(ValueError, match="level 0 must tile the domain"):
+        td.AMR([[((0, 0, 0), (3, 3, 3)), ((4, 4, 0), (7, 7, 3))]])
     amr = td.AMR([[((0, 0, 0), (3, 3, 3))]])
     with pytest.raises(ValueError, match="ghost width of -1"):
         amr.add_field("u", ghost=-1)
@@ -304,3 +319,39 @@ def test_geometry_is_checked():
     amr = td.AMR([[((0, 0, 0), (3, 3, 3))], [((0, 0, 0), (3, 3, 3))]], ratio=4,
                  origin=(1, 2, 3), spacing=(1.0, 2.0, 4.0))
     assert amr.origin == (1.0, 2.0, 3.0) and amr.spacing(1) == (0.25, 0.5, 1.0)
+
+
+def test_to_unstructured_keeps_the_uncovered_cells_and_meets_at_shared_faces(device):
+    """The cells no finer box covers, as voxels: their volumes fill the domain once, their cell
+    values are the boxes'; the field at the points (the eight cells round each, ghosts included)
+    is the same on both sides of a face two boxes share once ghost_cells has run."""
+    levels = random_hierarchy(np.random.default_rng(21), 2, 3)
+    amr, model = loaded(levels, 2, 1, 22)
+    td.ghost_cells(amr, "u")
+    cells = td.amr_to_unstructured(amr)
+    assert abs(td.integrate(cells)["volume"] - 12.0 ** 3) < 1e-9
+    blanked = [b.numpy() for b in amr._a.blanking()]
+    expected = []
+    for level in range(amr.n_levels):
+        at = 0
+        for b, (lo, hi) in enumerate(amr.boxes(level)):
+            n = tuple(hi[a] - lo[a] + 1 for a in (2, 1, 0))
+            keep = blanked[level][at:at + np.prod(n)].reshape(n) == 0
+            at += int(np.prod(n))
+            expected.append(interior(amr, "u", level, b)[keep])
+    np.testing.assert_array_equal(cells.cell_data["u"].numpy(), np.concatenate(expected))
+    # points at one place on one level carry one value, whichever box they belong to (but on
+    # the domain's boundary, whose ghosts are never filled)
+    pts, vals = cells.points.numpy(), cells.point_data["u"].numpy()
+    level_of_point = np.concatenate([
+        np.full((hi[0] - lo[0] + 2) * (hi[1] - lo[1] + 2) * (hi[2] - lo[2] + 2), level)
+        for level in range(amr.n_levels) for lo, hi in amr.boxes(level)])
+    seen = {}
+    for p, v, level in zip(np.round(pts * 4.0 ** 2).astype(np.int64), vals, level_of_point):
+        if p.min() > 0 and p.max() < 12 * 16:
+            seen.setdefault((level, tuple(p)), set()).add(v)
+    assert len(seen) > 1000
+    differing = [v for v in seen.values() if len(v) > 1]
+    assert not differing, f"{len(differing)} shared points with differing values"
+    kept = td.threshold(cells, "u", 0.0, 10.0, association="cell")
+    assert kept.n_cells == np.count_nonzero(cells.cell_data["u"].numpy() >= 0.0)
