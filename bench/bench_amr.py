@@ -100,7 +100,8 @@ class NumpyAmr:
                         clo, chi = self.levels[level - 1][c]
                         flo = [max(glo[a], clo[a] * R) for a in range(3)]
                         fhi = [min(ghi[a], chi[a] * R + R - 1) for a in range(3)]
-                        coarse = self.get(level - 1, c, [v // R for v in flo], [v // R for v in fhi])
+                        coarse = self.get(level - 1, c, [v // R for v in flo],
+                                          [v // R for v in fhi])
                         fine = coarse.repeat(R, 0).repeat(R, 1).repeat(R, 2)
                         off = [flo[a] - (flo[a] // R) * R for a in range(3)]
                         fine = fine[off[2]:off[2] + fhi[2] - flo[2] + 1,
@@ -111,7 +112,8 @@ class NumpyAmr:
                         vlo = [max(flo[a], lo[a]) for a in range(3)]
                         vhi = [min(fhi[a], hi[a]) for a in range(3)]
                         if all(vlo[a] <= vhi[a] for a in range(3)):
-                            s = tuple(slice(vlo[a] - flo[a], vhi[a] - flo[a] + 1) for a in (2, 1, 0))
+                            s = tuple(slice(vlo[a] - flo[a], vhi[a] - flo[a] + 1)
+                                      for a in (2, 1, 0))
                             self.put(level, b, vlo, vhi, inner[s])
                 for c in self.boxes_in(level, glo, ghi):  # from the same level
                     if c == b:
@@ -149,7 +151,8 @@ def main():
     td.ghost_cells(amr, "u")
     td.average_down(amr, "u")
     tack.sync()
-    print(f"  first calls (regions planned, kernels compiled): {(time.perf_counter() - t0) * 1e3:.0f} ms")
+    first = (time.perf_counter() - t0) * 1e3
+    print(f"  first calls (regions planned, kernels compiled): {first:.0f} ms")
     tack.finish_compiles()
     versions = [amr.level_array("u", level).version for level in range(amr.n_levels)]
     td.ghost_cells(amr, "u")

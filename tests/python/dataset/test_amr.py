@@ -11,7 +11,8 @@ def random_hierarchy(rng, ratio, n_levels, n0=12):
     """Level 0 tiles the domain [0, n0)^3 with a few boxes; each finer level is random boxes,
     each inside one coarser box (so aligned and nested), some touching its edges, some split in
     two so that neighbours share faces, none overlapping."""
-    cuts = [sorted(rng.choice(np.arange(3, n0 - 2), size=1, replace=False).tolist()) for _ in range(3)]
+    cuts = [sorted(rng.choice(np.arange(3, n0 - 2), size=1, replace=False).tolist())
+            for _ in range(3)]
     spans = [[(0, cuts[a][0] - 1), (cuts[a][0], n0 - 1)] for a in range(3)]
     levels = [[((x[0], y[0], z[0]), (x[1], y[1], z[1]))
                for z in spans[2] for y in spans[1] for x in spans[0]]]
@@ -101,7 +102,8 @@ class Model:
                 if coarse is not None:
                     kc, jc, ic = k // r, j // r, i // r
                     nc = self.size(level - 1)
-                    ok = ghost & (kc >= 0) & (kc < nc) & (jc >= 0) & (jc < nc) & (ic >= 0) & (ic < nc)
+                    ok = ghost & (kc >= 0) & (kc < nc) & (jc >= 0) & (jc < nc) & \
+                        (ic >= 0) & (ic < nc)
                     v = np.full(k.shape, np.nan)
                     v[ok] = coarse[kc[ok], jc[ok], ic[ok]]
                     take = ok & ~np.isnan(v)
