@@ -58,6 +58,13 @@ class AMR {
   Array box_array(const std::string& field, int level, std::int64_t b) const;
   // Where box b starts in its level's buffers (in elements) for a ghost width.
   std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
+  // A new hierarchy with level `level`'s boxes replaced by `boxes` (the finer levels kept: they
+  // must still nest in it, a ValueError otherwise) and every field carried over in new level
+  // buffers: other levels' values copied; the new level's cells (ghosts included) from the old
+  // boxes where they were, else from the coarser level's cell they lie in (piecewise constant;
+  // its ghosts count, as they are), else zero. Run ghost_cells after it for fresh ghosts.
+  AMR regrid(int level, std::vector<AmrBox> boxes) const;
+
   // Per level, a u8 value per cell in a field's layout without ghosts: 1 where a box of the next
   // finer level covers the cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere.
   std::vector<Array> blanking() const;

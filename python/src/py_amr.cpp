@@ -37,6 +37,13 @@ void init_amr(nb::module_& m) {
       .def("spacing", &dataset::AMR::spacing)
       .def("add_blanking", &dataset::AMR::add_blanking)
       .def("blanking", &dataset::AMR::blanking)
+      .def("regrid",
+           [](const dataset::AMR& a, int level, const std::vector<Corners>& boxes) {
+             std::vector<dataset::AmrBox> b;
+             for (const auto& [lo, hi] : boxes) b.push_back({lo, hi});
+             GilRelease release;
+             return a.regrid(level, std::move(b));
+           })
       .def_prop_ro("ratio", &dataset::AMR::ratio)
       .def_prop_ro("n_levels", &dataset::AMR::n_levels)
       .def_prop_ro("device", &dataset::AMR::device)

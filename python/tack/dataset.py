@@ -347,7 +347,7 @@ class AMR:
 
     def boxes(self, level):
         """Level `level`'s boxes as `((i, j, k), (i, j, k))` inclusive corners."""
-        return self._a.boxes(level)
+        return [(tuple(lo), tuple(hi)) for lo, hi in self._a.boxes(level)]
 
     def add_field(self, name, dtype=None, ghost=1):
         """A cell field of `dtype` (default f64) with `ghost` layers round every box, its level
@@ -372,6 +372,17 @@ class AMR:
         """Box b of level `level`: its values of field `name` with their ghosts, shape
         (nk + 2g, nj + 2g, ni + 2g), a view of the level buffer."""
         return self._a.box_array(name, level, b)
+
+    def regrid(self, level, boxes):
+        """A new hierarchy with level `level`'s boxes replaced by `boxes` (the finer levels kept:
+        they must still nest in it) and every field carried over in new level buffers: the
+        other levels' values copied; the new level's cells (ghosts included) from the old boxes
+        where they were, else from the coarser level's cell they lie in (piecewise constant),
+        else zero. Run `ghost_cells` after it for fresh ghosts."""
+        out = AMR.__new__(AMR)
+        out._a = self._a.regrid(int(level), [(tuple(int(v) for v in lo),
+                                              tuple(int(v) for v in hi)) for lo, hi in boxes])
+        return out
 
     def __repr__(self):
         counts = ", ".join(str(len(self.boxes(level))) for level in range(self.n_levels))

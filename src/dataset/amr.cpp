@@ -511,6 +511,56 @@ void AMR::add_blanking(const std::string& name) {
   fields_[name] = std::move(f);
 }
 
+AMR AMR::regrid(int level, std::vector<AmrBox> boxes) const {
+  check_level(level);
+  std::vector<std::vector<Box>> levels = levels_;
+  levels[static_cast<std::size_t>(level)] = std::move(boxes);
+  AMR out(std::move(levels), ratio_, device_, origin_, spacing_);
+  const std::int64_t r = ratio_;
+  Box domain = out.domain_;  // in the regridded level's index space
+  for (int l = 1; l <= level; ++l) domain = refine(domain, r);
+  const auto lv = static_cast<std::size_t>(level);
+  const std::vector<Box>& now = out.levels_[lv];
+  const std::vector<Box>& before = levels_[lv];
+  const Kernel& fill = amr_kernel("amr_fill");
+  for (const auto& [name, f] : fields_) {
+    out.add_field(name, f.dtype, f.ghost);
+    Field& to = out.fields_.at(name);
+    const int g = f.ghost;
+    for (int l = 0; l < n_levels(); ++l)
+      if (l != level)
+        copyto(to.levels[static_cast<std::size_t>(l)], f.levels[static_cast<std::size_t>(l)]);
+    const std::vector<std::int64_t> at = offsets(now, g);
+    if (level > 0) {
+      const std::vector<Box>& coarse = levels_[lv - 1];
+      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
+      const Finder finder(coarse);
+      std::vector<std::int64_t> rows;
+      for (std::size_t b = 0; b < now.size(); ++b) {
+        const Box block = grow(now[b], g);
+        finder.each(grow(coarsen(block, r), g), [&](std::size_t c, const Box&) {
+          const Box region = intersect(intersect(block, refine(grow(coarse[c], g), r)), domain);
+          if (!empty_box(region))
+            add_row(rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
+        });
+      }
+      if (!rows.empty())
+        fill(table(rows, device_), to.levels[lv - 1], to.levels[lv], shift(ratio_));
+    }
+    const std::vector<std::int64_t> before_at = offsets(before, g);
+    const Finder finder(before);
+    std::vector<std::int64_t> rows;
+    for (std::size_t b = 0; b < now.size(); ++b) {
+      const Box block = grow(now[b], g);
+      finder.each(block, [&](std::size_t c, const Box& region) {
+        add_row(rows, region, at[b], block, before_at[c], grow(before[c], g));
+      });
+    }
+    if (!rows.empty()) fill(table(rows, device_), f.levels[lv], to.levels[lv], std::int64_t{0});
+  }
+  return out;
+}
+
 void ghost_cells(AMR& amr, const std::string& field) {
   const int g = amr.ghost(field);
   if (g == 0) return;

@@ -357,3 +357,31 @@ def test_to_unstructured_keeps_the_uncovered_cells_and_meets_at_shared_faces(dev
     assert not differing, f"{len(differing)} shared points with differing values"
     kept = td.threshold(cells, "u", 0.0, 10.0, association="cell")
     assert kept.n_cells == np.count_nonzero(cells.cell_data["u"].numpy() >= 0.0)
+
+
+def test_regrid_keeps_values_and_fills_new_cells_from_the_coarser_level(device):
+    """Level 1 regridded: a box grown and one added; the cells that were there keep their
+    values, new ones take their coarse cell's, the other levels' buffers are copies; the finer
+    level must still nest."""
+    levels = [[((0, 0, 0), (7, 7, 7))], [((4, 4, 4), (7, 7, 7))], [((10, 10, 10), (13, 13, 13))]]
+    amr, model = loaded(levels, 2, 1, 31)
+    new1 = [((2, 4, 4), (7, 7, 7)), ((8, 4, 4), (11, 7, 7))]
+    out = amr.regrid(1, new1)
+    assert out.boxes(1) == new1 and out.boxes(2) == amr.boxes(2) and out.fields == ["u"]
+    for level in (0, 2):
+        np.testing.assert_array_equal(out.level_array("u", level).numpy(),
+                                      amr.level_array("u", level).numpy())
+    old = interior(amr, "u", 1, 0)   # cells x 4..7 of the old box
+    coarse = interior(amr, "u", 0, 0)
+    for b, (lo, hi) in enumerate(new1):
+        got = interior(out, "u", 1, b)
+        for (k, j, i), v in np.ndenumerate(got):
+            x, y, z = lo[0] + i, lo[1] + j, lo[2] + k
+            want = old[z - 4, y - 4, x - 4] if 4 <= x <= 7 else coarse[z // 2, y // 2, x // 2]
+            assert v == want, (b, x, y, z)
+    # the regridded hierarchy fills its ghosts like any other
+    td.ghost_cells(out, "u")
+    left, right = out.box_array("u", 1, 0).numpy(), interior(out, "u", 1, 1)
+    np.testing.assert_array_equal(left[1:-1, 1:-1, -1], right[:, :, 0])  # x = 8, in box 1
+    with pytest.raises(ValueError, match="level 2 box 0 .* not properly nested"):
+        amr.regrid(1, [((0, 0, 0), (3, 3, 3))])
