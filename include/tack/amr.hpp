@@ -25,6 +25,8 @@ struct AmrBox {
   }
 };
 
+enum class AmrInterpolation { Constant, Linear };
+
 class AMR {
  public:
   // `levels` coarsest first; ratio 2 or 4; cell (i, j, k) of level l spans origin + (i, j, k) *
@@ -72,7 +74,7 @@ class AMR {
   void add_blanking(const std::string& name);
 
  private:
-  friend void ghost_cells(AMR& amr, const std::string& field);
+  friend void ghost_cells(AMR& amr, const std::string& field, AmrInterpolation interpolation);
   friend void average_down(AMR& amr, const std::string& field);
   struct Field {
     DType dtype;
@@ -96,10 +98,16 @@ class AMR {
   std::shared_ptr<PlanCache> plans_;
 };
 
-// Fills every box's ghost cells of `field` in place: first, on levels below the coarsest, from
-// the coarser level's cell they lie in (piecewise constant), then from the box of the same level
-// they lie in, which wins. Ghost cells in neither (outside the domain) keep their values.
-void ghost_cells(AMR& amr, const std::string& field);
+// Fills every box's ghost cells of `field` in place, levels coarsest first: first, on levels
+// below the coarsest, from the coarser level (its ghosts, filled just before, included): the
+// value of the coarse cell a ghost lies in (Constant), or (Linear, float fields) that value plus
+// the coarse cell's slopes (central differences of its neighbours, one-sided where one is
+// missing: outside the domain, past the coarse data, or NaN) times the ghost's offset from the
+// coarse cell's centre, which keeps linear fields exact and the coarse cell's mean; then from
+// the box of the same level they lie in, which wins. Ghost cells outside the domain keep their
+// values.
+void ghost_cells(AMR& amr, const std::string& field,
+                 AmrInterpolation interpolation = AmrInterpolation::Constant);
 // Each coarse cell covered by a finer box takes the mean of its ratio^3 fine cells (summed in
 // f64 in (k, j, i) order), finest level first.
 void average_down(AMR& amr, const std::string& field);

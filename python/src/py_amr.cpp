@@ -65,11 +65,18 @@ void init_amr(nb::module_& m) {
       .def("box_array", &dataset::AMR::box_array, nb::arg("name"), nb::arg("level"), nb::arg("b"));
   m.def(
       "amr_ghost_cells",
-      [](dataset::AMR& a, const std::string& field) {
+      [](dataset::AMR& a, const std::string& field, const std::string& interpolation) {
+        dataset::AmrInterpolation how = dataset::AmrInterpolation::Constant;
+        if (interpolation == "linear") {
+          how = dataset::AmrInterpolation::Linear;
+        } else if (interpolation != "constant") {
+          throw ValueError("tack.dataset.ghost_cells: interpolation='" + interpolation +
+                           "'; take 'constant' (piecewise constant) or 'linear'");
+        }
         GilRelease release;
-        dataset::ghost_cells(a, field);
+        dataset::ghost_cells(a, field, how);
       },
-      nb::arg("amr"), nb::arg("field"));
+      nb::arg("amr"), nb::arg("field"), nb::arg("interpolation"));
   m.def(
       "amr_average_down",
       [](dataset::AMR& a, const std::string& field) {

@@ -456,12 +456,15 @@ def amr_to_unstructured(amr, fields=None):
     return ds
 
 
-def ghost_cells(amr, field):
-    """Fills every box's ghost cells of `field` in place: first, below the coarsest level, from
-    the coarser level's cell they lie in (piecewise constant), then from the box of the same
-    level they lie in, which wins (AMReX's FillPatch order). Ghost cells in neither (outside the
-    domain) keep their values. One launch per level and pass, whatever the number of boxes."""
-    _core.amr_ghost_cells(amr._a, field)
+def ghost_cells(amr, field, interpolation="constant"):
+    """Fills every box's ghost cells of `field` in place, levels coarsest first: first, below
+    the coarsest level, from the coarser level (its ghosts, filled just before, included): with
+    interpolation="constant" the value of the coarse cell a ghost lies in, with "linear" (float
+    fields) that value plus the coarse cell's slopes (central differences, one-sided where a
+    neighbour is missing) times the ghost's offset from the coarse cell's centre; then from the
+    box of the same level they lie in, which wins (AMReX's FillPatch order). Ghost cells outside
+    the domain keep their values. A few launches per level, whatever the number of boxes."""
+    _core.amr_ghost_cells(amr._a, field, str(interpolation))
 
 
 def average_down(amr, field):

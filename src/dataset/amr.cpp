@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -182,6 +183,66 @@ def amr_fill(table, src, dst, shift):
                 for i in range(x0, x1 + 1):
                     dst[drow + i] = src[srow + (i >> shift)]
 
+# A coarse patch's value at (i, j, k), and whether it is there: in the coarser level's domain
+# (d0..d5) and not NaN (the patch starts as NaN; only cells some coarse block holds are filled).
+@tack.func
+def amr_patch(patch, o, px, py, pz, pnx, pny, i, j, k, d0, d1, d2, d3, d4, d5):
+    v = tack.f64(0.0)
+    ok = i >= d0 and j >= d1 and k >= d2 and i <= d3 and j <= d4 and k <= d5
+    if ok:
+        v = tack.f64(patch[o + ((k - pz) * pny + (j - py)) * pnx + (i - px)])
+        ok = v == v
+    return (v, ok)
+
+# A slope along one axis from the values before (m) and after (p) the centre (c).
+@tack.func
+def amr_slope(vm, okm, c, vp, okp):
+    s = tack.f64(0.0)
+    if okm and okp:
+        s = (vp - vm) * 0.5
+    elif okp:
+        s = vp - c
+    elif okm:
+        s = c - vm
+    return s
+
+# Each region's fine cells: the coarse cell's value plus its slopes times the fine cell's offset
+# from the coarse cell's centre (in coarse cells), read from the box's coarse patch.
+def amr_interp(table, patch, dst, shift, d0, d1, d2, d3, d4, d5):
+    r = tack.i64(1) << shift
+    for q in range(table.shape[0]):
+        d = table[q, 6]
+        dx = table[q, 7]
+        dy = table[q, 8]
+        dz = table[q, 9]
+        dnx = table[q, 10]
+        dny = table[q, 11]
+        o = table[q, 12]
+        px = table[q, 13]
+        py = table[q, 14]
+        pz = table[q, 15]
+        pnx = table[q, 16]
+        pny = table[q, 17]
+        for k in range(table[q, 2], table[q, 5] + 1):
+            for j in range(table[q, 1], table[q, 4] + 1):
+                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                for i in range(table[q, 0], table[q, 3] + 1):
+                    ci = i >> shift
+                    cj = j >> shift
+                    ck = k >> shift
+                    c, okc = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck, d0, d1, d2, d3, d4, d5)
+                    if okc:
+                        xm, okxm = amr_patch(patch, o, px, py, pz, pnx, pny, ci - 1, cj, ck, d0, d1, d2, d3, d4, d5)
+                        xp, okxp = amr_patch(patch, o, px, py, pz, pnx, pny, ci + 1, cj, ck, d0, d1, d2, d3, d4, d5)
+                        ym, okym = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj - 1, ck, d0, d1, d2, d3, d4, d5)
+                        yp, okyp = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj + 1, ck, d0, d1, d2, d3, d4, d5)
+                        zm, okzm = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck - 1, d0, d1, d2, d3, d4, d5)
+                        zp, okzp = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck + 1, d0, d1, d2, d3, d4, d5)
+                        tx = (tack.f64(i - ci * r) + 0.5) / tack.f64(r) - 0.5
+                        ty = (tack.f64(j - cj * r) + 0.5) / tack.f64(r) - 0.5
+                        tz = (tack.f64(k - ck * r) + 0.5) / tack.f64(r) - 0.5
+                        dst[drow + i] = c + tx * amr_slope(xm, okxm, c, xp, okxp) + ty * amr_slope(ym, okym, c, yp, okyp) + tz * amr_slope(zm, okzm, c, zp, okzp)
+
 # Each region's cells (in the destination block) are set to 1.
 def amr_mark(table, dst):
     for q in range(table.shape[0]):
@@ -234,6 +295,13 @@ def amr_average(table, fine, coarse, shift):
 // level, and that average_down fills from the finer level (no table where there is no region).
 struct AMR::Plans {
   std::vector<std::optional<Array>> coarse, same, average;
+  // Linear interpolation, per level: each box's coarse patch (the coarse cells under its grown
+  // block and one more round them, in a patch buffer of `patch_size` values), the regions that
+  // fill the patches from the coarser level, and those that interpolate the box's ghost cells in
+  // the domain from its patch.
+  std::vector<std::optional<Array>> patch_fill, patch_interp;
+  std::vector<std::int64_t> patch_size;
+  std::vector<std::array<std::int64_t, 6>> coarse_domain;  // the coarser level's domain (lo, hi)
 };
 
 struct AMR::PlanCache {
@@ -483,6 +551,37 @@ const AMR::Plans& AMR::plans(int g) const {
         if (c != b) add_row(same_rows, region, at[b], block, at[c], grow(boxes[c], g));
       });
     }
+    std::vector<std::int64_t> patch_rows, interp_rows;
+    std::int64_t patch_at = 0;
+    std::array<std::int64_t, 6> coarse_domain{};
+    if (l > 0) {
+      const std::vector<Box>& coarse = levels_[static_cast<std::size_t>(l - 1)];
+      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
+      const Finder finder(coarse);
+      const Box cdomain = coarsen(domain, r);
+      for (std::size_t x = 0; x < 3; ++x) {
+        coarse_domain[x] = cdomain.lo[x];
+        coarse_domain[3 + x] = cdomain.hi[x];
+      }
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        const Box block = grow(boxes[b], g);
+        const Box patch = grow(coarsen(block, r), 1);
+        finder.each(grow(patch, g), [&](std::size_t c, const Box&) {
+          const Box region = intersect(intersect(patch, grow(coarse[c], g)), cdomain);
+          if (!empty_box(region))
+            add_row(patch_rows, region, patch_at, patch, coarse_at[c], grow(coarse[c], g));
+        });
+        for (const Box& slab : difference(block, boxes[b])) {
+          const Box region = intersect(slab, domain);
+          if (!empty_box(region)) add_row(interp_rows, region, at[b], block, patch_at, patch);
+        }
+        patch_at += volume(patch);
+      }
+    }
+    made->patch_fill.push_back(as_table(patch_rows));
+    made->patch_interp.push_back(as_table(interp_rows));
+    made->patch_size.push_back(patch_at);
+    made->coarse_domain.push_back(coarse_domain);
     made->coarse.push_back(as_table(coarse_rows));
     made->same.push_back(as_table(same_rows));
     made->average.push_back(as_table(average_rows));
@@ -561,16 +660,35 @@ AMR AMR::regrid(int level, std::vector<AmrBox> boxes) const {
   return out;
 }
 
-void ghost_cells(AMR& amr, const std::string& field) {
+void ghost_cells(AMR& amr, const std::string& field, AmrInterpolation interpolation) {
   const int g = amr.ghost(field);
   if (g == 0) return;
+  const DType dtype = amr.level_array(field, 0).dtype();
+  if (interpolation == AmrInterpolation::Linear && !is_float(dtype.scalar)) {
+    throw TypeError("tack.dataset.ghost_cells: linear interpolation of field '" + field +
+                    "', which is " + dtype.str() +
+                    "; interpolate float fields, or take interpolation='constant'");
+  }
   const AMR::Plans& plans = amr.plans(g);
   const Kernel& fill = amr_kernel("amr_fill");
   for (int l = 0; l < amr.n_levels(); ++l) {
     const auto level = static_cast<std::size_t>(l);
     const Array& buffer = amr.level_array(field, l);
-    if (plans.coarse[level])
-      fill(*plans.coarse[level], amr.level_array(field, l - 1), buffer, shift(amr.ratio()));
+    if (interpolation == AmrInterpolation::Constant) {
+      if (plans.coarse[level])
+        fill(*plans.coarse[level], amr.level_array(field, l - 1), buffer, shift(amr.ratio()));
+    } else if (plans.patch_interp[level]) {
+      // the boxes' coarse patches (NaN where no coarse block holds the cell), then each ghost
+      // from its patch
+      Array patch =
+          full({plans.patch_size[level]}, Scalar::from(std::numeric_limits<double>::quiet_NaN()),
+               dtype, amr.device());
+      if (plans.patch_fill[level])
+        fill(*plans.patch_fill[level], amr.level_array(field, l - 1), patch, std::int64_t{0});
+      const std::array<std::int64_t, 6>& d = plans.coarse_domain[level];
+      amr_kernel("amr_interp")(*plans.patch_interp[level], patch, buffer, shift(amr.ratio()), d[0],
+                               d[1], d[2], d[3], d[4], d[5]);
+    }
     if (plans.same[level]) fill(*plans.same[level], buffer, buffer, std::int64_t{0});
   }
 }

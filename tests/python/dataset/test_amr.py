@@ -87,7 +87,37 @@ class Model:
             d[k[empty], j[empty], i[empty]] = blk[empty]
         return d
 
-    def ghost_cells(self):
+    def linear(self, coarse, k, j, i):
+        """The linear interpolation at fine cells (k, j, i) from the coarse values (NaN where
+        there are none), NaN where the coarse cell itself has none."""
+        r, n = self.r, coarse.shape[0]
+        ck, cj, ci = k // r, j // r, i // r
+
+        def at(a, b, c):
+            ok = (a >= 0) & (a < n) & (b >= 0) & (b < n) & (c >= 0) & (c < n)
+            v = np.full(a.shape, np.nan)
+            v[ok] = coarse[a[ok], b[ok], c[ok]]
+            return v, ~np.isnan(v)
+
+        c, okc = at(ck, cj, ci)
+        out = c.copy()
+
+        def slope(m, p):
+            (vm, okm), (vp, okp) = m, p
+            return np.where(okm & okp, (vp - vm) * 0.5,
+                            np.where(okp, vp - c, np.where(okm, c - vm, 0.0)))
+
+        sx = slope(at(ck, cj, ci - 1), at(ck, cj, ci + 1))
+        sy = slope(at(ck, cj - 1, ci), at(ck, cj + 1, ci))
+        sz = slope(at(ck - 1, cj, ci), at(ck + 1, cj, ci))
+        tx = ((i - ci * r).astype(np.float64) + 0.5) / r - 0.5
+        ty = ((j - cj * r).astype(np.float64) + 0.5) / r - 0.5
+        tz = ((k - ck * r).astype(np.float64) + 0.5) / r - 0.5
+        out = c + tx * sx + ty * sy + tz * sz
+        out[~okc] = np.nan
+        return out
+
+    def ghost_cells(self, interpolation="constant"):
         g, r = self.g, self.r
         for level in range(len(self.levels)):
             same = self.dense(level)
@@ -99,7 +129,13 @@ class Model:
                           (i >= lo[0]) & (i <= hi[0]))
                 n = self.size(level)
                 inside = (k >= 0) & (k < n) & (j >= 0) & (j < n) & (i >= 0) & (i < n)
-                if coarse is not None:
+                if coarse is not None and interpolation == "linear":
+                    v = np.full(k.shape, np.nan)
+                    v[ghost & inside] = self.linear(coarse, k[ghost & inside], j[ghost & inside],
+                                                    i[ghost & inside])
+                    take = ghost & inside & ~np.isnan(v)
+                    blk[take] = v[take]
+                elif coarse is not None:
                     kc, jc, ic = k // r, j // r, i // r
                     nc = self.size(level - 1)
                     ok = ghost & (kc >= 0) & (kc < nc) & (jc >= 0) & (jc < nc) & \
@@ -154,6 +190,46 @@ def test_ghost_cells_are_the_models(ratio, ghost, seed, device):
     # every level has neighbours or a coarser level to read, so every buffer was written
     assert all(amr.level_array("u", level).version > versions[level]
                for level in range(amr.n_levels))
+
+
+@pytest.mark.parametrize("ratio, ghost, seed", [(2, 1, 40), (2, 2, 41), (4, 1, 42), (4, 3, 43)])
+def test_linear_ghost_cells_are_the_models(ratio, ghost, seed, device):
+    levels = random_hierarchy(np.random.default_rng(300 + seed), ratio, 3 if ratio == 2 else 2)
+    amr, model = loaded(levels, ratio, ghost, seed)
+    td.ghost_cells(amr, "u", interpolation="linear")
+    model.ghost_cells("linear")
+    for level in range(amr.n_levels):
+        np.testing.assert_array_equal(amr.level_array("u", level).numpy(), model.buffer(level))
+
+
+def test_linear_ghost_cells_are_exact_for_a_linear_field():
+    """A linear field's ghosts from the coarser level are the field at their centres (one-sided
+    slopes at the domain's edge included); constant interpolation is not."""
+    levels = [[((0, 0, 0), (7, 7, 7))], [((0, 2, 4), (5, 9, 11))]]
+    amr = td.AMR(levels, ratio=2)
+    amr.add_field("u", ghost=2)
+
+    def f(lo, hi, h, g):
+        k, j, i = np.meshgrid(*[np.arange(lo[a] - g, hi[a] + g + 1) for a in (2, 1, 0)],
+                              indexing="ij")
+        return 0.5 + 2.0 * (i + 0.5) * h - 1.5 * (j + 0.5) * h + 0.25 * (k + 0.5) * h
+    tack.copyto(amr.level_array("u", 0), f(*levels[0][0], 1.0, 2).ravel())
+    td.ghost_cells(amr, "u", interpolation="linear")
+    box = amr.box_array("u", 1, 0).numpy()
+    want = f(*levels[1][0], 0.5, 2)
+    k, j, i = np.meshgrid(*[np.arange(levels[1][0][0][a] - 2, levels[1][0][1][a] + 3)
+                            for a in (2, 1, 0)], indexing="ij")
+    ghost_in_domain = ((i < 0) | (i > 5) | (j < 2) | (j > 9) | (k < 4) | (k > 11)) & \
+        (i >= 0) & (i < 16) & (j >= 0) & (j < 16) & (k >= 0) & (k < 16)
+    np.testing.assert_allclose(box[ghost_in_domain], want[ghost_in_domain], rtol=0, atol=1e-12)
+    td.ghost_cells(amr, "u")
+    assert np.abs(amr.box_array("u", 1, 0).numpy()[ghost_in_domain] -
+                  want[ghost_in_domain]).max() > 0.1
+    amr.add_field("n", dtype=tack.i32, ghost=1)
+    with pytest.raises(TypeError, match="float fields"):
+        td.ghost_cells(amr, "n", interpolation="linear")
+    with pytest.raises(ValueError, match="'constant'"):
+        td.ghost_cells(amr, "u", interpolation="cubic")
 
 
 @pytest.mark.parametrize("ratio, seed, dtype", [(2, 6, np.float64), (2, 7, np.float32),
