@@ -161,6 +161,8 @@ def main():
                 for level in range(amr.n_levels)]
     t_ghost = best_of(lambda: (td.ghost_cells(amr, "u"), tack.sync()))
     t_avg = best_of(lambda: (td.average_down(amr, "u"), tack.sync()))
+    td.ghost_cells(amr, "u", interpolation="linear")
+    t_linear = best_of(lambda: (td.ghost_cells(amr, "u", interpolation="linear"), tack.sync()))
 
     # Concatenate and copy: every box its own array; per operation, each level's boxes
     # concatenated into one buffer, the operation on it, every box copied back.
@@ -204,6 +206,7 @@ def main():
         record("bench_amr.py", f"{name} ({n_boxes} boxes)", round(cat / t, 2),
                "concatenate-and-copy / in place")
         record("bench_amr.py", f"{name} ({n_boxes} boxes)", round(npy / t, 2), "NumPy / in place")
+    print(f"  ghost_cells with linear interpolation from the coarser levels: {t_linear * 1e3:.2f} ms")
     print(f"  launches writing each level (coarsest first) in one call of both: {launches} "
           f"(the same for any number of boxes); NumPy's values within {worst:.1e} of Tack's")
 

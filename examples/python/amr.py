@@ -10,10 +10,9 @@ import numpy as np
 
 import tack
 import tack.dataset as td
-from heat import write_png
-from isosurface import colour, raster
+from isosurface import draw
 
-N0, BOX, SIZE, RADIUS = 16, 4, 320, 0.55  # level 0: N0^3 cells over [-1, 1]^3, boxes of BOX^3
+N0, BOX, RADIUS = 16, 4, 0.55  # level 0: N0^3 cells over [-1, 1]^3, boxes of BOX^3
 
 
 @tack.kernel
@@ -64,12 +63,7 @@ def main():
 
     cells = td.amr_to_unstructured(amr)  # "inside" per cell, and at the points
     surface = td.contour(cells, "inside", 0.0, compute_normals=True)
-    empty = np.iinfo(np.int64).max
-    frame = tack.full(SIZE * SIZE, empty, dtype=tack.i64)
-    raster(surface.points, surface.point_data["Normals"], surface.connectivity, frame, SIZE)
-    rgb = tack.zeros((SIZE, SIZE, 3), dtype=tack.u8)
-    colour(frame, empty, rgb)
-    write_png("amr.png", rgb.numpy())
+    draw(surface, "amr.png")
     counts = [len(level) for level in levels]
     print(f"AMR of {counts} boxes on {amr.device}: {cells.n_cells} unblanked cells, "
           f"{surface.n_cells} triangles on the sphere of radius {RADIUS}; wrote amr.png")

@@ -71,6 +71,16 @@ def colour(frame, empty: int, rgb):
             rgb[py, px, 2] = tack.u8(90.0 + 110.0 * s)
 
 
+def draw(surface, path):
+    """Writes the triangles of `surface` (with "Normals") seen down the z axis as a PNG."""
+    empty = np.iinfo(np.int64).max
+    frame = tack.full(SIZE * SIZE, empty, dtype=tack.i64)
+    raster(surface.points, surface.point_data["Normals"], surface.connectivity, frame, SIZE)
+    rgb = tack.zeros((SIZE, SIZE, 3), dtype=tack.u8)
+    colour(frame, empty, rgb)
+    write_png(path, rgb.numpy())
+
+
 def main():
     ds = td.image((N, N, N), origin=(-1, -1, -1), spacing=(2 / (N - 1),) * 3)
     p = ds.points.numpy()
@@ -78,12 +88,7 @@ def main():
                 for *c, r in BLOBS)                        # metaballs
     ds.point_data["blobs"] = field
     surface = td.contour(ds, "blobs", 1.0, compute_normals=True)
-    empty = np.iinfo(np.int64).max
-    frame = tack.full(SIZE * SIZE, empty, dtype=tack.i64)
-    raster(surface.points, surface.point_data["Normals"], surface.connectivity, frame, SIZE)
-    rgb = tack.zeros((SIZE, SIZE, 3), dtype=tack.u8)
-    colour(frame, empty, rgb)
-    write_png("isosurface.png", rgb.numpy())
+    draw(surface, "isosurface.png")
     area = td.integrate(surface)["area"]
     print(f"{surface.n_cells} triangles, {surface.n_points} points on {surface.device} "
           f"(the contour of a {N}^3 field); area {area:.3f}; wrote isosurface.png")

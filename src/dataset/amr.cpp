@@ -154,28 +154,19 @@ void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_
 // rows (no division: the ratio is a power of two, so a coarse index is a shift, which floors
 // negative ones too).
 const char* const kAmr = R"(
+# Region q's row: its bounds (x0, y0, z0, x1, y1, z1), then the destination's block (offset,
+# lower corner, x and y extents) and the source's.
+@tack.func
+def amr_row(table, q):
+    return (table[q, 0], table[q, 1], table[q, 2], table[q, 3], table[q, 4], table[q, 5],
+            table[q, 6], table[q, 7], table[q, 8], table[q, 9], table[q, 10], table[q, 11],
+            table[q, 12], table[q, 13], table[q, 14], table[q, 15], table[q, 16], table[q, 17])
+
 # Each region's cells take the source's values: the same level's (shift 0) or those of the
 # coarser level's cell they lie in (shift log2 of the ratio).
 def amr_fill(table, src, dst, shift):
     for q in range(table.shape[0]):
-        x0 = table[q, 0]
-        y0 = table[q, 1]
-        z0 = table[q, 2]
-        x1 = table[q, 3]
-        y1 = table[q, 4]
-        z1 = table[q, 5]
-        d = table[q, 6]
-        dx = table[q, 7]
-        dy = table[q, 8]
-        dz = table[q, 9]
-        dnx = table[q, 10]
-        dny = table[q, 11]
-        o = table[q, 12]
-        sx = table[q, 13]
-        sy = table[q, 14]
-        sz = table[q, 15]
-        snx = table[q, 16]
-        sny = table[q, 17]
+        x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, sx, sy, sz, snx, sny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
                 drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
@@ -211,22 +202,11 @@ def amr_slope(vm, okm, c, vp, okp):
 def amr_interp(table, patch, dst, shift, d0, d1, d2, d3, d4, d5):
     r = tack.i64(1) << shift
     for q in range(table.shape[0]):
-        d = table[q, 6]
-        dx = table[q, 7]
-        dy = table[q, 8]
-        dz = table[q, 9]
-        dnx = table[q, 10]
-        dny = table[q, 11]
-        o = table[q, 12]
-        px = table[q, 13]
-        py = table[q, 14]
-        pz = table[q, 15]
-        pnx = table[q, 16]
-        pny = table[q, 17]
-        for k in range(table[q, 2], table[q, 5] + 1):
-            for j in range(table[q, 1], table[q, 4] + 1):
+        x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, px, py, pz, pnx, pny = amr_row(table, q)
+        for k in range(z0, z1 + 1):
+            for j in range(y0, y1 + 1):
                 drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
-                for i in range(table[q, 0], table[q, 3] + 1):
+                for i in range(x0, x1 + 1):
                     ci = i >> shift
                     cj = j >> shift
                     ck = k >> shift
@@ -246,10 +226,11 @@ def amr_interp(table, patch, dst, shift, d0, d1, d2, d3, d4, d5):
 # Each region's cells (in the destination block) are set to 1.
 def amr_mark(table, dst):
     for q in range(table.shape[0]):
-        for k in range(table[q, 2], table[q, 5] + 1):
-            for j in range(table[q, 1], table[q, 4] + 1):
-                drow = table[q, 6] + ((k - table[q, 9]) * table[q, 11] + (j - table[q, 8])) * table[q, 10] - table[q, 7]
-                for i in range(table[q, 0], table[q, 3] + 1):
+        x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, sx, sy, sz, snx, sny = amr_row(table, q)
+        for k in range(z0, z1 + 1):
+            for j in range(y0, y1 + 1):
+                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                for i in range(x0, x1 + 1):
                     dst[drow + i] = 1
 
 # Each region's coarse cells take the mean of their 2^(3 shift) fine cells, summed in f64 in
@@ -258,24 +239,7 @@ def amr_average(table, fine, coarse, shift):
     r = tack.i64(1) << shift
     scale = tack.f64(r * r * r)
     for q in range(table.shape[0]):
-        x0 = table[q, 0]
-        y0 = table[q, 1]
-        z0 = table[q, 2]
-        x1 = table[q, 3]
-        y1 = table[q, 4]
-        z1 = table[q, 5]
-        d = table[q, 6]
-        dx = table[q, 7]
-        dy = table[q, 8]
-        dz = table[q, 9]
-        dnx = table[q, 10]
-        dny = table[q, 11]
-        o = table[q, 12]
-        fx = table[q, 13]
-        fy = table[q, 14]
-        fz = table[q, 15]
-        fnx = table[q, 16]
-        fny = table[q, 17]
+        x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, fx, fy, fz, fnx, fny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
                 drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
