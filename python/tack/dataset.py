@@ -680,7 +680,7 @@ def from_vtk(obj, *, device=None, writable=False, ghost=1):
     as one field per component, `name_0`, ...; VTK's blanking array left out)."""
     reader = _Reader(_device(device), writable)
     vtk = reader.vtk
-    if obj.IsA("vtkOverlappingAMR") if hasattr(obj, "IsA") else False:
+    if isinstance(obj, vtk.vtkOverlappingAMR):
         return _amr_from_vtk(obj, reader.device, int(ghost))
     if not isinstance(obj, vtk.vtkDataSet):
         raise TypeError(f"tack.dataset.from_vtk takes a VTK dataset, got {type(obj).__name__}")

@@ -139,6 +139,13 @@ std::vector<Box> difference(const Box& outer, const Box& inner) {
 // its ghosts, x and y extents of the block).
 constexpr int kColumns = 18;
 
+// Each box's offset in a level's buffers for a ghost width (and the buffers' size, last).
+std::vector<std::int64_t> offsets(const std::vector<Box>& boxes, int ghost) {
+  std::vector<std::int64_t> at(boxes.size() + 1, 0);
+  for (std::size_t b = 0; b < boxes.size(); ++b) at[b + 1] = at[b] + volume(grow(boxes[b], ghost));
+  return at;
+}
+
 void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_off,
              const Box& d_block, std::int64_t s_off, const Box& s_block) {
   const std::int64_t row[kColumns] = {region.lo[0],  region.lo[1],     region.lo[2],
@@ -154,6 +161,12 @@ void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_
 // rows (no division: the ratio is a power of two, so a coarse index is a shift, which floors
 // negative ones too).
 const char* const kAmr = R"(
+# Where row (j, k) of a block (offset o, lower corner (x, y, z), x and y extents nx, ny) starts,
+# less its lower x: the index of its cell i is that plus i.
+@tack.func
+def amr_start(o, x, y, z, nx, ny, j, k):
+    return o + ((k - z) * ny + (j - y)) * nx - x
+
 # Region q's row: its bounds (x0, y0, z0, x1, y1, z1), then the destination's block (offset,
 # lower corner, x and y extents) and the source's.
 @tack.func
@@ -169,8 +182,8 @@ def amr_fill(table, src, dst, shift):
         x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, sx, sy, sz, snx, sny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
-                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
-                srow = o + (((k >> shift) - sz) * sny + ((j >> shift) - sy)) * snx - sx
+                drow = amr_start(d, dx, dy, dz, dnx, dny, j, k)
+                srow = amr_start(o, sx, sy, sz, snx, sny, j >> shift, k >> shift)
                 for i in range(x0, x1 + 1):
                     dst[drow + i] = src[srow + (i >> shift)]
 
@@ -181,7 +194,7 @@ def amr_patch(patch, o, px, py, pz, pnx, pny, i, j, k, d0, d1, d2, d3, d4, d5):
     v = tack.f64(0.0)
     ok = i >= d0 and j >= d1 and k >= d2 and i <= d3 and j <= d4 and k <= d5
     if ok:
-        v = tack.f64(patch[o + ((k - pz) * pny + (j - py)) * pnx + (i - px)])
+        v = tack.f64(patch[amr_start(o, px, py, pz, pnx, pny, j, k) + i])
         ok = v == v
     return (v, ok)
 
@@ -205,7 +218,7 @@ def amr_interp(table, patch, dst, shift, d0, d1, d2, d3, d4, d5):
         x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, px, py, pz, pnx, pny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
-                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                drow = amr_start(d, dx, dy, dz, dnx, dny, j, k)
                 for i in range(x0, x1 + 1):
                     ci = i >> shift
                     cj = j >> shift
@@ -229,7 +242,7 @@ def amr_mark(table, dst):
         x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, sx, sy, sz, snx, sny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
-                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                drow = amr_start(d, dx, dy, dz, dnx, dny, j, k)
                 for i in range(x0, x1 + 1):
                     dst[drow + i] = 1
 
@@ -242,12 +255,12 @@ def amr_average(table, fine, coarse, shift):
         x0, y0, z0, x1, y1, z1, d, dx, dy, dz, dnx, dny, o, fx, fy, fz, fnx, fny = amr_row(table, q)
         for k in range(z0, z1 + 1):
             for j in range(y0, y1 + 1):
-                drow = d + ((k - dz) * dny + (j - dy)) * dnx - dx
+                drow = amr_start(d, dx, dy, dz, dnx, dny, j, k)
                 for i in range(x0, x1 + 1):
                     s = tack.f64(0.0)
                     for dk in range(r):
                         for dj in range(r):
-                            frow = o + (((k << shift) + dk - fz) * fny + ((j << shift) + dj - fy)) * fnx - fx + (i << shift)
+                            frow = amr_start(o, fx, fy, fz, fnx, fny, (j << shift) + dj, (k << shift) + dk) + (i << shift)
                             for di in range(r):
                                 s += tack.f64(fine[frow + di])
                     coarse[drow + i] = s / scale
@@ -387,10 +400,7 @@ std::int64_t AMR::box_offset(int level, std::int64_t b, int ghost) const {
                      std::to_string(level) + ", which has " + std::to_string(boxes.size()) +
                      " boxes");
   }
-  std::int64_t at = 0;
-  for (std::int64_t k = 0; k < b; ++k)
-    at += volume(grow(boxes[static_cast<std::size_t>(k)], ghost));
-  return at;
+  return offsets(boxes, ghost)[static_cast<std::size_t>(b)];
 }
 
 void AMR::add_field(const std::string& name, DType dtype, int ghost) {
@@ -446,13 +456,6 @@ Array AMR::box_array(const std::string& name, int level, std::int64_t b) const {
 
 namespace {
 
-// Each box's offset in a level's buffers for a ghost width.
-std::vector<std::int64_t> offsets(const std::vector<Box>& boxes, int ghost) {
-  std::vector<std::int64_t> at(boxes.size() + 1, 0);
-  for (std::size_t b = 0; b < boxes.size(); ++b) at[b + 1] = at[b] + volume(grow(boxes[b], ghost));
-  return at;
-}
-
 Array table(const std::vector<std::int64_t>& rows, const Device& device) {
   return array(rows, {static_cast<std::int64_t>(rows.size() / kColumns), kColumns}, device);
 }
@@ -465,6 +468,37 @@ std::int64_t shift(int ratio) {
 const Kernel& amr_kernel(const char* name) {
   return algorithms::cached_kernel(kAmr, name);
 }
+
+// A level's boxes as the sources of regions, for a ghost width: each box's block (grown by it)
+// and the block's offset in the level's buffers.
+struct Blocks {
+  Blocks(const std::vector<Box>& b, int ghost)
+      : boxes(b), g(ghost), at(offsets(b, ghost)), finder(b) {}
+
+  // Rows giving the cells of `target` (in an index space r times finer, inside `block` at
+  // `block_at`) the value of the cell of these boxes' blocks each lies in, ghosts included (they
+  // hold what the cell there holds), within `domain`.
+  void coarse_rows(std::vector<std::int64_t>& rows, const Box& target, std::int64_t block_at,
+                   const Box& block, std::int64_t r, const Box& domain) const {
+    finder.each(grow(coarsen(target, r), g), [&](std::size_t c, const Box&) {
+      const Box region = intersect(intersect(target, refine(grow(boxes[c], g), r)), domain);
+      if (!empty_box(region)) add_row(rows, region, block_at, block, at[c], grow(boxes[c], g));
+    });
+  }
+  // Rows giving the cells of `block` (at `block_at`) that lie in a box's valid cells that box's
+  // values (box `skip` left out).
+  void copy_rows(std::vector<std::int64_t>& rows, std::int64_t block_at, const Box& block,
+                 std::size_t skip = SIZE_MAX) const {
+    finder.each(block, [&](std::size_t c, const Box& region) {
+      if (c != skip) add_row(rows, region, block_at, block, at[c], grow(boxes[c], g));
+    });
+  }
+
+  const std::vector<Box>& boxes;
+  int g;
+  std::vector<std::int64_t> at;
+  Finder finder;
+};
 
 }  // namespace
 
@@ -484,44 +518,17 @@ const AMR::Plans& AMR::plans(int g) const {
     const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
     const std::vector<std::int64_t> at = offsets(boxes, g);
     std::vector<std::int64_t> coarse_rows, same_rows, average_rows;
-    if (l > 0) {
-      // The ghost cells inside the coarser level's boxes: the coarse cell they lie in; and the
-      // coarse cells under this level's boxes: their mean.
-      const std::vector<Box>& coarse = levels_[static_cast<std::size_t>(l - 1)];
-      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
-      const Finder finder(coarse);
-      for (std::size_t b = 0; b < boxes.size(); ++b) {
-        const Box block = grow(boxes[b], g);
-        for (const Box& slab : difference(block, boxes[b])) {
-          // (a coarse box's ghost cells count: filled before this level, they hold what the
-          // coarse cell there holds, so ghosts past the coarse boxes get values too, and every
-          // block holding a coarse cell holds the same value)
-          finder.each(grow(coarsen(slab, r), g), [&](std::size_t c, const Box&) {
-            const Box region = intersect(intersect(slab, refine(grow(coarse[c], g), r)), domain);
-            if (!empty_box(region))
-              add_row(coarse_rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
-          });
-        }
-        finder.each(coarsen(boxes[b], r), [&](std::size_t c, const Box& region) {
-          add_row(average_rows, region, coarse_at[c], grow(coarse[c], g), at[b], block);
-        });
-      }
-    }
-    // The ghost cells inside another box of the level: its value.
-    const Finder finder(boxes);
-    for (std::size_t b = 0; b < boxes.size(); ++b) {
-      const Box block = grow(boxes[b], g);
-      finder.each(block, [&](std::size_t c, const Box& region) {
-        if (c != b) add_row(same_rows, region, at[b], block, at[c], grow(boxes[c], g));
-      });
-    }
     std::vector<std::int64_t> patch_rows, interp_rows;
     std::int64_t patch_at = 0;
     std::array<std::int64_t, 6> coarse_domain{};
     if (l > 0) {
-      const std::vector<Box>& coarse = levels_[static_cast<std::size_t>(l - 1)];
-      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
-      const Finder finder(coarse);
+      // The ghost cells in the domain: the coarse cell they lie in (a coarse box's ghost cells
+      // count: filled before this level, they hold what the coarse cell there holds, so ghosts
+      // past the coarse boxes get values too, and every block holding a coarse cell holds the
+      // same value); the coarse cells under this level's boxes: their mean; for linear
+      // interpolation, each box's coarse patch (the coarse cells under its block and one more
+      // round them) and its ghost cells in the domain read from it.
+      const Blocks coarse(levels_[static_cast<std::size_t>(l - 1)], g);
       const Box cdomain = coarsen(domain, r);
       for (std::size_t x = 0; x < 3; ++x) {
         coarse_domain[x] = cdomain.lo[x];
@@ -530,18 +537,22 @@ const AMR::Plans& AMR::plans(int g) const {
       for (std::size_t b = 0; b < boxes.size(); ++b) {
         const Box block = grow(boxes[b], g);
         const Box patch = grow(coarsen(block, r), 1);
-        finder.each(grow(patch, g), [&](std::size_t c, const Box&) {
-          const Box region = intersect(intersect(patch, grow(coarse[c], g)), cdomain);
-          if (!empty_box(region))
-            add_row(patch_rows, region, patch_at, patch, coarse_at[c], grow(coarse[c], g));
-        });
+        coarse.coarse_rows(patch_rows, patch, patch_at, patch, 1, cdomain);
         for (const Box& slab : difference(block, boxes[b])) {
+          coarse.coarse_rows(coarse_rows, slab, at[b], block, r, domain);
           const Box region = intersect(slab, domain);
           if (!empty_box(region)) add_row(interp_rows, region, at[b], block, patch_at, patch);
         }
+        coarse.finder.each(coarsen(boxes[b], r), [&](std::size_t c, const Box& region) {
+          add_row(average_rows, region, coarse.at[c], grow(coarse.boxes[c], g), at[b], block);
+        });
         patch_at += volume(patch);
       }
     }
+    // The ghost cells inside another box of the level: its value.
+    const Blocks same(boxes, g);
+    for (std::size_t b = 0; b < boxes.size(); ++b)
+      same.copy_rows(same_rows, at[b], grow(boxes[b], g), b);
     made->patch_fill.push_back(as_table(patch_rows));
     made->patch_interp.push_back(as_table(interp_rows));
     made->patch_size.push_back(patch_at);
@@ -595,30 +606,16 @@ AMR AMR::regrid(int level, std::vector<AmrBox> boxes) const {
         copyto(to.levels[static_cast<std::size_t>(l)], f.levels[static_cast<std::size_t>(l)]);
     const std::vector<std::int64_t> at = offsets(now, g);
     if (level > 0) {
-      const std::vector<Box>& coarse = levels_[lv - 1];
-      const std::vector<std::int64_t> coarse_at = offsets(coarse, g);
-      const Finder finder(coarse);
+      const Blocks coarse(levels_[lv - 1], g);
       std::vector<std::int64_t> rows;
-      for (std::size_t b = 0; b < now.size(); ++b) {
-        const Box block = grow(now[b], g);
-        finder.each(grow(coarsen(block, r), g), [&](std::size_t c, const Box&) {
-          const Box region = intersect(intersect(block, refine(grow(coarse[c], g), r)), domain);
-          if (!empty_box(region))
-            add_row(rows, region, at[b], block, coarse_at[c], grow(coarse[c], g));
-        });
-      }
+      for (std::size_t b = 0; b < now.size(); ++b)
+        coarse.coarse_rows(rows, grow(now[b], g), at[b], grow(now[b], g), r, domain);
       if (!rows.empty())
         fill(table(rows, device_), to.levels[lv - 1], to.levels[lv], shift(ratio_));
     }
-    const std::vector<std::int64_t> before_at = offsets(before, g);
-    const Finder finder(before);
+    const Blocks old(before, g);
     std::vector<std::int64_t> rows;
-    for (std::size_t b = 0; b < now.size(); ++b) {
-      const Box block = grow(now[b], g);
-      finder.each(block, [&](std::size_t c, const Box& region) {
-        add_row(rows, region, at[b], block, before_at[c], grow(before[c], g));
-      });
-    }
+    for (std::size_t b = 0; b < now.size(); ++b) old.copy_rows(rows, at[b], grow(now[b], g));
     if (!rows.empty()) fill(table(rows, device_), f.levels[lv], to.levels[lv], std::int64_t{0});
   }
   return out;

@@ -590,8 +590,8 @@ Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
   return compress(keep, a.reshape({a.size() / w, w}), 0).reshape({-1});
 }
 
-// What a contour pass leaves: each output point's key, the items' connectivity and their
-// cells.
+// What flying edges leaves: each output point's edge (ends), fraction along it and place, the
+// triangles' connectivity and their cells.
 struct Pieces {
   Array ends, frac, points, conn, source;
   std::int64_t triangles = 0;

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -93,3 +94,31 @@ def test_tack_log_prints_compiles_then_cache_loads(tmp_path):
                            env={k: v for k, v in env.items() if k != "TACK_LOG"},
                            capture_output=True, text=True, timeout=120)
     assert "tack:" not in quiet.stderr
+
+
+def test_tack_perf_map_names_each_linked_kernel(tmp_path):
+    """TACK_PERF_MAP=1 appends each linked kernel's address, size and name to
+    /tmp/perf-PID.map (perf's file for JIT code); without it nothing is written."""
+    script = tmp_path / "k.py"
+    script.write_text(SCRIPT + "\nimport os\nprint(os.getpid())\n")
+    env = dict(os.environ, TACK_PERF_MAP="1", TACK_CACHE_DIR="", TACK_TIERED_COMPILE="0")
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    path = f"/tmp/perf-{run.stdout.split()[-1]}.map"
+    try:
+        lines = open(path).read().splitlines()
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+    named = [line.split() for line in lines if line.endswith(" tack_chunk_lg_scale")]
+    assert named, lines
+    start, size = int(named[0][0], 16), int(named[0][1], 16)
+    assert start > 0 and size > 0
+    env.pop("TACK_PERF_MAP")
+    began = time.time()
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    path = f"/tmp/perf-{run.stdout.split()[-1]}.map"
+    # (a file of an earlier process of the same id may be there: it must not be new)
+    assert not os.path.exists(path) or os.path.getmtime(path) < began

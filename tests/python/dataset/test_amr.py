@@ -389,6 +389,10 @@ def test_from_vtk_splits_vector_arrays_and_checks_the_ratio():
         out2.SetAMRBox(level, 0, vtk.vtkAMRBox(*box))
     with pytest.raises(ValueError, match="one ratio"):
         td.from_vtk(out2)
+    # an array some blocks lack
+    out.GetDataSetAsImageData(1, 0).GetCellData().RemoveArray("velocity")
+    with pytest.raises(ValueError, match="level 1 box 0 .* no cell array 'velocity'"):
+        td.from_vtk(out)
 
 
 def test_geometry_is_checked():
