@@ -198,9 +198,12 @@ def amr_patch(patch, o, px, py, pz, pnx, pny, i, j, k, d0, d1, d2, d3, d4, d5):
         ok = v == v
     return (v, ok)
 
-# A slope along one axis from the values before (m) and after (p) the centre (c).
+# The patch's slope at coarse cell (ci, cj, ck) (value c) along the axis (di, dj, dk): central
+# from the cells before and after, one-sided where one of them is missing, 0 where both are.
 @tack.func
-def amr_slope(vm, okm, c, vp, okp):
+def amr_slope(patch, o, px, py, pz, pnx, pny, ci, cj, ck, di, dj, dk, c, d0, d1, d2, d3, d4, d5):
+    vm, okm = amr_patch(patch, o, px, py, pz, pnx, pny, ci - di, cj - dj, ck - dk, d0, d1, d2, d3, d4, d5)
+    vp, okp = amr_patch(patch, o, px, py, pz, pnx, pny, ci + di, cj + dj, ck + dk, d0, d1, d2, d3, d4, d5)
     s = tack.f64(0.0)
     if okm and okp:
         s = (vp - vm) * 0.5
@@ -225,16 +228,13 @@ def amr_interp(table, patch, dst, shift, d0, d1, d2, d3, d4, d5):
                     ck = k >> shift
                     c, okc = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck, d0, d1, d2, d3, d4, d5)
                     if okc:
-                        xm, okxm = amr_patch(patch, o, px, py, pz, pnx, pny, ci - 1, cj, ck, d0, d1, d2, d3, d4, d5)
-                        xp, okxp = amr_patch(patch, o, px, py, pz, pnx, pny, ci + 1, cj, ck, d0, d1, d2, d3, d4, d5)
-                        ym, okym = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj - 1, ck, d0, d1, d2, d3, d4, d5)
-                        yp, okyp = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj + 1, ck, d0, d1, d2, d3, d4, d5)
-                        zm, okzm = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck - 1, d0, d1, d2, d3, d4, d5)
-                        zp, okzp = amr_patch(patch, o, px, py, pz, pnx, pny, ci, cj, ck + 1, d0, d1, d2, d3, d4, d5)
+                        sx = amr_slope(patch, o, px, py, pz, pnx, pny, ci, cj, ck, 1, 0, 0, c, d0, d1, d2, d3, d4, d5)
+                        sy = amr_slope(patch, o, px, py, pz, pnx, pny, ci, cj, ck, 0, 1, 0, c, d0, d1, d2, d3, d4, d5)
+                        sz = amr_slope(patch, o, px, py, pz, pnx, pny, ci, cj, ck, 0, 0, 1, c, d0, d1, d2, d3, d4, d5)
                         tx = (tack.f64(i - ci * r) + 0.5) / tack.f64(r) - 0.5
                         ty = (tack.f64(j - cj * r) + 0.5) / tack.f64(r) - 0.5
                         tz = (tack.f64(k - ck * r) + 0.5) / tack.f64(r) - 0.5
-                        dst[drow + i] = c + tx * amr_slope(xm, okxm, c, xp, okxp) + ty * amr_slope(ym, okym, c, yp, okyp) + tz * amr_slope(zm, okzm, c, zp, okzp)
+                        dst[drow + i] = c + tx * sx + ty * sy + tz * sz
 
 # Each region's cells (in the destination block) are set to 1.
 def amr_mark(table, dst):
