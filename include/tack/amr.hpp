@@ -27,16 +27,45 @@ struct AmrBox {
 
 enum class AmrInterpolation { Constant, Linear };
 
+// Moves arrays between the ranks of a job for a distributed AMR (docs/design/amr.md,
+// "Distributed"): tack::mpi::amr_transport(comm) gives one over an MPI communicator, so libtack
+// itself needs no MPI.
+class AmrTransport {
+ public:
+  struct Message {
+    int rank;    // the peer
+    Array data;  // what is sent, or where it is received (a contiguous array or view)
+  };
+  virtual ~AmrTransport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Receives each of `receives` from its rank and sends each of `sends` to its rank, the
+  // receives posted first, and returns when every one has completed. The ranks call it in the
+  // same order; between two ranks at most one message goes each way per call.
+  virtual void exchange(const std::vector<Message>& sends,
+                        const std::vector<Message>& receives) const = 0;
+};
+
+// Which rank owns each box: `owners[l][b]` the rank of box b of level l (empty: each level's
+// boxes, in their order, cut into runs of about equal cell counts, one per rank), over
+// `transport` (null: one process, owning every box).
+struct AmrDistribution {
+  std::shared_ptr<AmrTransport> transport;
+  std::vector<std::vector<int>> owners;
+};
+
 class AMR {
  public:
   // `levels` coarsest first; ratio 2 or 4; cell (i, j, k) of level l spans origin + (i, j, k) *
   // spacing / ratio^l (and the next cell). ValueError naming the level and box for a box with
   // lo > hi, boxes of one level that overlap, a box of a finer level not aligned to the ratio or
   // not inside the coarser level's boxes, level 0's boxes not tiling a box (the domain); for a
-  // spacing that is not positive and finite.
+  // spacing that is not positive and finite; for owners that are not one rank of the transport
+  // per box. Distributed, every rank makes the hierarchy with the same boxes and owners, and
+  // holds the values of its own boxes.
   AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device = default_device(),
       std::array<double, 3> origin = {0.0, 0.0, 0.0},
-      std::array<double, 3> spacing = {1.0, 1.0, 1.0});
+      std::array<double, 3> spacing = {1.0, 1.0, 1.0}, AmrDistribution distribution = {});
 
   int ratio() const { return ratio_; }
   const std::array<double, 3>& origin() const { return origin_; }
@@ -46,17 +75,26 @@ class AMR {
   const std::vector<AmrBox>& boxes(int level) const;
   const Device& device() const { return device_; }
 
+  // This process's rank and the number of ranks (0 and 1 without a transport).
+  int rank() const { return rank_; }
+  int n_ranks() const { return n_ranks_; }
+  // The rank owning box b of level `level`, and the boxes this rank owns (in the level's order).
+  int owner(int level, std::int64_t b) const;
+  std::vector<std::int64_t> local_boxes(int level) const;
+  const std::vector<std::vector<int>>& owners() const { return owners_; }
+
   // A cell field of `dtype` with `ghost` layers round every box (0 or more), its level buffers
   // zero-filled; replaces a field of that name. ValueError for a negative ghost width.
   void add_field(const std::string& name, DType dtype, int ghost);
   bool has_field(const std::string& name) const { return fields_.count(name) != 0; }
   std::vector<std::string> field_names() const;
   int ghost(const std::string& field) const;
-  // Level `level`'s buffer of `field`: every box's cells with their ghosts, box after box, each
-  // in C order (k, j, i), x fastest. KeyError for an unknown field, IndexError for a level.
+  // Level `level`'s buffer of `field`: every box's cells with their ghosts (this rank's boxes),
+  // box after box, each in C order (k, j, i), x fastest. KeyError for an unknown field,
+  // IndexError for a level.
   const Array& level_array(const std::string& field, int level) const;
   // Box b's values with their ghosts, shape (nk + 2g, nj + 2g, ni + 2g): a view of the level
-  // buffer.
+  // buffer. ValueError for a box another rank owns.
   Array box_array(const std::string& field, int level, std::int64_t b) const;
   // Where box b starts in its level's buffers (in elements) for a ghost width.
   std::int64_t box_offset(int level, std::int64_t b, int ghost) const;
@@ -65,10 +103,12 @@ class AMR {
   // buffers: other levels' values copied; the new level's cells (ghosts included) from the old
   // boxes where they were, else from the coarser level's cell they lie in (piecewise constant;
   // its ghosts count, as they are), else zero. Run ghost_cells after it for fresh ghosts.
-  AMR regrid(int level, std::vector<AmrBox> boxes) const;
+  // Distributed, `owners` are the new boxes' ranks (empty: balanced) and every rank calls it.
+  AMR regrid(int level, std::vector<AmrBox> boxes, std::vector<int> owners = {}) const;
 
-  // Per level, a u8 value per cell in a field's layout without ghosts: 1 where a box of the next
-  // finer level covers the cell (VTK's blanking of a vtkOverlappingAMR), 0 elsewhere.
+  // Per level, a u8 value per cell (of this rank's boxes) in a field's layout without ghosts: 1
+  // where a box of the next finer level covers the cell (VTK's blanking of a
+  // vtkOverlappingAMR), 0 elsewhere.
   std::vector<Array> blanking() const;
   // blanking() as a cell field `name` without ghosts; replaces a field of that name.
   void add_blanking(const std::string& name);
@@ -93,12 +133,16 @@ class AMR {
   int ratio_;
   Device device_;
   std::array<double, 3> origin_, spacing_;
-  AmrBox domain_;  // level 0's boxes, which tile it
+  std::shared_ptr<AmrTransport> transport_;
+  int rank_ = 0, n_ranks_ = 1;
+  std::vector<std::vector<int>> owners_;  // per level, per box
+  AmrBox domain_;                         // level 0's boxes, which tile it
   std::map<std::string, Field> fields_;
   std::shared_ptr<PlanCache> plans_;
 };
 
-// Fills every box's ghost cells of `field` in place, levels coarsest first: first, on levels
+// Fills every box's ghost cells of `field` in place (distributed: every rank calls it, and
+// values cross ranks where boxes meet), levels coarsest first: first, on levels
 // below the coarsest, from the coarser level (its ghosts, filled just before, included): the
 // value of the coarse cell a ghost lies in (Constant), or (Linear, float fields) that value plus
 // the coarse cell's slopes (central differences of its neighbours, one-sided where one is
@@ -109,7 +153,7 @@ class AMR {
 void ghost_cells(AMR& amr, const std::string& field,
                  AmrInterpolation interpolation = AmrInterpolation::Constant);
 // Each coarse cell covered by a finer box takes the mean of its ratio^3 fine cells (summed in
-// f64 in (k, j, i) order), finest level first.
+// f64 in (k, j, i) order), finest level first (distributed: every rank calls it).
 void average_down(AMR& amr, const std::string& field);
 
 }  // namespace tack::dataset

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tack/amr.hpp"
 #include "tack/array.hpp"
 
 namespace tack::mpi {
@@ -160,5 +161,10 @@ class Decomposition {
   Shape origin_, block_;
   std::vector<int> neighbours_;  // [2 * dim + (side > 0)]
 };
+
+// What a distributed tack::dataset::AMR moves its values with (AmrDistribution): messages over
+// a duplicate of `comm` (so they never match the program's own), each checked and waited on
+// under the watchdog as Communicator's are.
+std::shared_ptr<dataset::AmrTransport> amr_transport(const Communicator& comm);
 
 }  // namespace tack::mpi

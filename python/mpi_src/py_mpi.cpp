@@ -2,6 +2,7 @@
 // `import tack` never loads MPI. tack/mpi.py is its Python face.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
 #include <optional>
@@ -111,6 +112,8 @@ NB_MODULE(_mpi, m) {
           "comm"_a = nb::none())
       .def_prop_ro("rank", &Communicator::rank, "this process's rank")
       .def_prop_ro("size", &Communicator::size, "the number of ranks")
+      .def("_amr_transport", &tack::mpi::amr_transport,
+           "what a distributed tack.dataset.AMR moves its values with (over a duplicate)")
       .def(
           "barrier",
           [](const Communicator& c) {

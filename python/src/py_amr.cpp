@@ -1,12 +1,16 @@
 // tack.dataset.AMR's core (tack/amr.hpp): the hierarchy, its level buffers and box views, and
 // ghost_cells / average_down. The Python class (tack/dataset.py) wraps it.
 #include <array>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -17,32 +21,50 @@ namespace tack::python {
 
 using Corners = std::pair<std::array<std::int64_t, 3>, std::array<std::int64_t, 3>>;
 
+std::vector<dataset::AmrBox> boxes_of(const std::vector<Corners>& corners) {
+  std::vector<dataset::AmrBox> out;
+  for (const auto& [lo, hi] : corners) out.push_back({lo, hi});
+  return out;
+}
+
 void init_amr(nb::module_& m) {
+  nb::class_<dataset::AmrTransport>(
+      m, "AmrTransport",
+      "How a distributed AMR moves values between ranks (tack.mpi.Communicator makes one).");
   nb::class_<dataset::AMR>(m, "AMR", "A block-structured AMR hierarchy (tack.dataset.AMR).")
       .def(
           "__init__",
           [](dataset::AMR* self, const std::vector<std::vector<Corners>>& levels, int ratio,
              const DeviceArg& device, const std::array<double, 3>& origin,
-             const std::array<double, 3>& spacing) {
+             const std::array<double, 3>& spacing, std::shared_ptr<dataset::AmrTransport> transport,
+             std::optional<std::vector<std::vector<int>>> owners) {
             std::vector<std::vector<dataset::AmrBox>> boxes;
-            for (const std::vector<Corners>& level : levels) {
-              boxes.emplace_back();
-              for (const auto& [lo, hi] : level) boxes.back().push_back({lo, hi});
-            }
-            new (self) dataset::AMR(std::move(boxes), ratio, to_device(device), origin, spacing);
+            for (const std::vector<Corners>& level : levels) boxes.push_back(boxes_of(level));
+            new (self)
+                dataset::AMR(std::move(boxes), ratio, to_device(device), origin, spacing,
+                             {std::move(transport),
+                              owners ? std::move(*owners) : std::vector<std::vector<int>>{}});
           },
           nb::arg("levels"), nb::arg("ratio"), nb::arg("device").none(), nb::arg("origin"),
-          nb::arg("spacing"))
+          nb::arg("spacing"), nb::arg("transport").none(), nb::arg("owners").none())
+      .def_prop_ro("rank", &dataset::AMR::rank)
+      .def_prop_ro("n_ranks", &dataset::AMR::n_ranks)
+      .def("owner", &dataset::AMR::owner)
+      .def("local_boxes", &dataset::AMR::local_boxes)
+      .def("owners",
+           [](const dataset::AMR& a, int level) {
+             a.boxes(level);  // IndexError for a level out of range
+             return a.owners()[static_cast<std::size_t>(level)];
+           })
       .def_prop_ro("origin", &dataset::AMR::origin)
       .def("spacing", &dataset::AMR::spacing)
       .def("add_blanking", &dataset::AMR::add_blanking)
       .def("blanking", &dataset::AMR::blanking)
       .def("regrid",
-           [](const dataset::AMR& a, int level, const std::vector<Corners>& boxes) {
-             std::vector<dataset::AmrBox> b;
-             for (const auto& [lo, hi] : boxes) b.push_back({lo, hi});
+           [](const dataset::AMR& a, int level, const std::vector<Corners>& boxes,
+              std::vector<int> owners) {
              GilRelease release;
-             return a.regrid(level, std::move(b));
+             return a.regrid(level, boxes_of(boxes), std::move(owners));
            })
       .def_prop_ro("ratio", &dataset::AMR::ratio)
       .def_prop_ro("n_levels", &dataset::AMR::n_levels)

@@ -307,14 +307,42 @@ class AMR:
     (C order, x fastest, as VTK), a view of that buffer: kernels and `ghost_cells` /
     `average_down` fill the boxes in place. Cell (i, j, k) of level l starts at origin + (i, j,
     k) * spacing / ratio^l. `from_vtk` reads a vtkOverlappingAMR into one, `to_vtk` writes one
-    out."""
+    out.
+
+    Distributed (`comm`, a `tack.mpi.Communicator`): every rank makes the hierarchy with the
+    same boxes; each box is owned by one rank (`owners`: per level a rank per box; default: each
+    level's boxes, in their order, cut into runs of about equal cell counts), which alone holds
+    its values: level buffers hold the rank's own boxes (`local_boxes(level)`), and
+    `ghost_cells`, `average_down` and `regrid`, called by every rank, move values between ranks
+    where boxes meet, with results equal to one process's bit for bit."""
 
     def __init__(self, levels, ratio=2, *, origin=(0.0, 0.0, 0.0), spacing=(1.0, 1.0, 1.0),
-                 device=None):
+                 device=None, comm=None, owners=None):
         boxes = [[(tuple(int(v) for v in lo), tuple(int(v) for v in hi)) for lo, hi in level]
                  for level in levels]
+        transport = None if comm is None else comm._amr_transport()
+        if owners is not None:
+            owners = [[int(r) for r in level] for level in owners]
         self._a = _core.AMR(boxes, int(ratio), _device(device), tuple(float(v) for v in origin),
-                            tuple(float(v) for v in spacing))
+                            tuple(float(v) for v in spacing), transport, owners)
+
+    @property
+    def rank(self):
+        """This process's rank (0 without a communicator)."""
+        return self._a.rank
+
+    @property
+    def n_ranks(self):
+        """The number of ranks the boxes are shared among (1 without a communicator)."""
+        return self._a.n_ranks
+
+    def owners(self, level):
+        """Level `level`'s boxes' ranks."""
+        return list(self._a.owners(level))
+
+    def local_boxes(self, level):
+        """The indices of the boxes of level `level` this rank owns (all, in one process)."""
+        return list(self._a.local_boxes(level))
 
     @property
     def ratio(self):
@@ -373,15 +401,17 @@ class AMR:
         (nk + 2g, nj + 2g, ni + 2g), a view of the level buffer."""
         return self._a.box_array(name, level, b)
 
-    def regrid(self, level, boxes):
+    def regrid(self, level, boxes, owners=None):
         """A new hierarchy with level `level`'s boxes replaced by `boxes` (the finer levels kept:
         they must still nest in it) and every field carried over in new level buffers: the
         other levels' values copied; the new level's cells (ghosts included) from the old boxes
         where they were, else from the coarser level's cell they lie in (piecewise constant),
-        else zero. Run `ghost_cells` after it for fresh ghosts."""
+        else zero. Run `ghost_cells` after it for fresh ghosts. Distributed, `owners` are the
+        new boxes' ranks (default: balanced), and every rank calls it."""
         out = AMR.__new__(AMR)
         out._a = self._a.regrid(int(level), [(tuple(int(v) for v in lo),
-                                              tuple(int(v) for v in hi)) for lo, hi in boxes])
+                                              tuple(int(v) for v in hi)) for lo, hi in boxes],
+                                [] if owners is None else [int(r) for r in owners])
         return out
 
     def __repr__(self):
@@ -397,7 +427,7 @@ def amr_to_unstructured(amr, fields=None):
     boxes). A field with ghost layers is also a point field: each point the mean of the eight
     cells round it, ghosts included, so once `ghost_cells` has run, a point on a face two boxes
     of a level share has the same value in both (their contours meet). A copy, on the
-    hierarchy's device."""
+    hierarchy's device; distributed, of this rank's boxes."""
     names = list(amr.fields) if fields is None else list(fields)
     blanked = [b.numpy() for b in amr._a.blanking()]
     values = {n: [amr.level_array(n, level).numpy() for level in range(amr.n_levels)]
@@ -411,7 +441,8 @@ def amr_to_unstructured(amr, fields=None):
         h = _np.array(amr.spacing(level))
         at = 0
         vat = {n: 0 for n in names}
-        for lo, hi in amr.boxes(level):
+        boxes = amr.boxes(level)
+        for lo, hi in (boxes[b] for b in amr.local_boxes(level)):
             n = [hi[a] - lo[a] + 1 for a in range(3)]
             count = n[0] * n[1] * n[2]
             keep = blanked[level][at:at + count].reshape(n[2], n[1], n[0]) == 0
@@ -635,7 +666,8 @@ def _amr_from_vtk(obj, device, ghost):
 
 def _amr_to_vtk(amr):
     """A vtkOverlappingAMR of `amr`: a vtkUniformGrid per box (without ghosts) holding each
-    field's values as a cell array, and VTK's blanking."""
+    field's values as a cell array, and VTK's blanking. Distributed, every box's AMR
+    information and this rank's boxes' grids (VTK's parallel convention)."""
     vtk, ns = _vtk()
     out = vtk.vtkOverlappingAMR()
     out.Initialize([len(amr.boxes(level)) for level in range(amr.n_levels)])
@@ -648,8 +680,11 @@ def _amr_to_vtk(amr):
         out.SetSpacing(level, h)
         out.SetRefinementRatio(level, amr.ratio)
         at = {name: 0 for name in amr.fields}
+        here = set(amr.local_boxes(level))
         for b, (lo, hi) in enumerate(amr.boxes(level)):
             out.SetAMRBox(level, b, vtk.vtkAMRBox(lo, hi))
+            if b not in here:
+                continue
             grid = grid_type()
             grid.SetOrigin(*[amr.origin[a] + lo[a] * h[a] for a in range(3)])
             grid.SetSpacing(*h)

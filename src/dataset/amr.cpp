@@ -139,10 +139,17 @@ std::vector<Box> difference(const Box& outer, const Box& inner) {
 // its ghosts, x and y extents of the block).
 constexpr int kColumns = 18;
 
-// Each box's offset in a level's buffers for a ghost width (and the buffers' size, last).
-std::vector<std::int64_t> offsets(const std::vector<Box>& boxes, int ghost) {
+// Each box's offset in rank `me`'s buffers of a level for a ghost width, -1 for a box another
+// rank owns (and the buffers' size, last).
+std::vector<std::int64_t> offsets(const std::vector<Box>& boxes, const std::vector<int>& owners,
+                                  int me, int ghost) {
   std::vector<std::int64_t> at(boxes.size() + 1, 0);
-  for (std::size_t b = 0; b < boxes.size(); ++b) at[b + 1] = at[b] + volume(grow(boxes[b], ghost));
+  std::int64_t n = 0;
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    at[b] = owners[b] == me ? n : -1;
+    if (owners[b] == me) n += volume(grow(boxes[b], ghost));
+  }
+  at.back() = n;
   return at;
 }
 
@@ -156,6 +163,37 @@ void add_row(std::vector<std::int64_t>& rows, const Box& region, std::int64_t d_
                                       s_block.lo[2], s_block.cells(0), s_block.cells(1)};
   rows.insert(rows.end(), row, row + kColumns);
 }
+
+// The rows of one step (a region table) sorted by where their two boxes live (docs/design/amr.md,
+// "Distributed"): both on this rank (local); the source here and the destination on a peer
+// (pack: the source cells the region reads, into the peer's segment of the send buffer); the
+// destination here and the source on a peer (unpack: the region from the peer's segment of the
+// receive buffer). Rows between two ranks come in the same order on both, so segments match.
+struct Route {
+  explicit Route(int rank) : me(rank) {}
+  int me;
+  std::vector<std::int64_t> local;
+  std::map<int, std::vector<std::int64_t>> pack, unpack;  // per peer
+  std::map<int, std::int64_t> sent, received;             // per peer, values so far
+
+  // `region` (destination index space) of the block `d_block` at `d_off` on rank `d_owner`
+  // from `s_block` at `s_off` on rank `s_owner`, reading `source`: the source cells it needs
+  // (the region itself, or the coarse cells under it, or for an average the coarse cells).
+  void add(const Box& region, int d_owner, std::int64_t d_off, const Box& d_block, int s_owner,
+           std::int64_t s_off, const Box& s_block, const Box& source) {
+    if (d_owner == me && s_owner == me) {
+      add_row(local, region, d_off, d_block, s_off, s_block);
+    } else if (d_owner == me) {
+      std::int64_t& at = received[s_owner];
+      add_row(unpack[s_owner], region, d_off, d_block, at, source);
+      at += volume(source);
+    } else if (s_owner == me) {
+      std::int64_t& at = sent[d_owner];
+      add_row(pack[d_owner], source, at, source, s_off, s_block);
+      at += volume(source);
+    }
+  }
+};
 
 // The kernels over a table's regions: each region's row read once into locals, indices by
 // rows (no division: the ratio is a power of two, so a coarse index is a shift, which floors
@@ -266,19 +304,31 @@ def amr_average(table, fine, coarse, shift):
                     coarse[drow + i] = s / scale
 )";
 
+// A Route's tables on the device (none where there is no row): the pack rows' destinations
+// and the unpack rows' sources offset to their peer's segment of the send and receive buffers;
+// the segments, (peer, values), in buffer order.
+struct Step {
+  std::optional<Array> local, pack, unpack;
+  std::vector<std::pair<int, std::int64_t>> sends, receives;
+  std::int64_t send_size = 0, receive_size = 0;
+};
+
 }  // namespace
 
-// Per level: the table of regions ghost_cells fills from the coarser level, from the same
-// level, and that average_down fills from the finer level (no table where there is no region).
+// Per level: the regions ghost_cells fills from the coarser level, from the same level, and
+// that average_down fills from the finer level.
 struct AMR::Plans {
-  std::vector<std::optional<Array>> coarse, same, average;
+  std::vector<Step> coarse, same, average;
   // Linear interpolation, per level: each box's coarse patch (the coarse cells under its grown
-  // block and one more round them, in a patch buffer of `patch_size` values), the regions that
-  // fill the patches from the coarser level, and those that interpolate the box's ghost cells in
-  // the domain from its patch.
-  std::vector<std::optional<Array>> patch_fill, patch_interp;
+  // block and one more round them, in a patch buffer of `patch_size` values: this rank's boxes'),
+  // the regions that fill the patches from the coarser level, and those that interpolate the
+  // box's ghost cells in the domain from its patch.
+  std::vector<Step> patch_fill;
+  std::vector<std::optional<Array>> patch_interp;
   std::vector<std::int64_t> patch_size;
   std::vector<std::array<std::int64_t, 6>> coarse_domain;  // the coarser level's domain (lo, hi)
+  // Per level, this rank's coarse cells under any rank's finer boxes (blanking).
+  std::vector<std::optional<Array>> mark;
 };
 
 struct AMR::PlanCache {
@@ -286,13 +336,35 @@ struct AMR::PlanCache {
   std::map<int, std::shared_ptr<const Plans>> by_ghost;
 };
 
+namespace {
+
+// Each box's rank: the boxes in their order cut into `ranks` runs of about equal cell counts (a
+// box goes to the run its middle cell falls in).
+std::vector<int> balanced(const std::vector<Box>& boxes, int ranks) {
+  std::int64_t total = 0;
+  for (const Box& b : boxes) total += volume(b);
+  std::vector<int> out;
+  std::int64_t before = 0;
+  for (const Box& b : boxes) {
+    const std::int64_t middle2 = 2 * before + volume(b);  // twice the middle cell's index
+    out.push_back(
+        static_cast<int>(std::min<std::int64_t>(ranks - 1, middle2 * ranks / (2 * total))));
+    before += volume(b);
+  }
+  return out;
+}
+
+}  // namespace
+
 AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device,
-         std::array<double, 3> origin, std::array<double, 3> spacing)
+         std::array<double, 3> origin, std::array<double, 3> spacing, AmrDistribution distribution)
     : levels_(std::move(levels)),
       ratio_(ratio),
       device_(std::move(device)),
       origin_(origin),
       spacing_(spacing),
+      transport_(std::move(distribution.transport)),
+      owners_(std::move(distribution.owners)),
       plans_(std::make_shared<PlanCache>()) {
   for (std::size_t x = 0; x < 3; ++x) {
     if (!(spacing_[x] > 0.0) || !std::isfinite(spacing_[x]) || !std::isfinite(origin_[x])) {
@@ -370,6 +442,52 @@ AMR::AMR(std::vector<std::vector<AmrBox>> levels, int ratio, Device device,
       }
     }
   }
+  if (transport_) {
+    rank_ = transport_->rank();
+    n_ranks_ = transport_->size();
+  }
+  if (!owners_.empty() && owners_.size() != levels_.size()) {
+    throw ValueError("tack.dataset.AMR: owners for " + std::to_string(owners_.size()) +
+                     " levels of a hierarchy of " + std::to_string(levels_.size()) +
+                     "; give one list of ranks per level (an empty one: balanced), or none");
+  }
+  owners_.resize(levels_.size());
+  for (int l = 0; l < n_levels(); ++l) {
+    const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
+    std::vector<int>& own = owners_[static_cast<std::size_t>(l)];
+    if (own.empty()) own = balanced(boxes, n_ranks_);
+    if (own.size() != boxes.size()) {
+      throw ValueError("tack.dataset.AMR: level " + std::to_string(l) + " has " +
+                       std::to_string(boxes.size()) + " boxes and " + std::to_string(own.size()) +
+                       " owners; give one rank per box");
+    }
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      if (own[b] < 0 || own[b] >= n_ranks_) {
+        throw ValueError("tack.dataset.AMR: " + where(l, b, boxes[b]) + " is owned by rank " +
+                         std::to_string(own[b]) + " of a job of " + std::to_string(n_ranks_) +
+                         " ranks; give ranks from 0 to " + std::to_string(n_ranks_ - 1));
+      }
+    }
+  }
+}
+
+int AMR::owner(int level, std::int64_t b) const {
+  const std::vector<Box>& boxes = this->boxes(level);
+  if (b < 0 || b >= static_cast<std::int64_t>(boxes.size())) {
+    throw IndexError("tack.dataset.AMR: box " + std::to_string(b) + " of level " +
+                     std::to_string(level) + ", which has " + std::to_string(boxes.size()) +
+                     " boxes");
+  }
+  return owners_[static_cast<std::size_t>(level)][static_cast<std::size_t>(b)];
+}
+
+std::vector<std::int64_t> AMR::local_boxes(int level) const {
+  check_level(level);
+  const std::vector<int>& own = owners_[static_cast<std::size_t>(level)];
+  std::vector<std::int64_t> out;
+  for (std::size_t b = 0; b < own.size(); ++b)
+    if (own[b] == rank_) out.push_back(static_cast<std::int64_t>(b));
+  return out;
 }
 
 std::array<double, 3> AMR::spacing(int level) const {
@@ -394,13 +512,15 @@ void AMR::check_level(int level) const {
 }
 
 std::int64_t AMR::box_offset(int level, std::int64_t b, int ghost) const {
-  const std::vector<Box>& boxes = this->boxes(level);
-  if (b < 0 || b >= static_cast<std::int64_t>(boxes.size())) {
-    throw IndexError("tack.dataset.AMR: box " + std::to_string(b) + " of level " +
-                     std::to_string(level) + ", which has " + std::to_string(boxes.size()) +
-                     " boxes");
+  const int rank = owner(level, b);
+  if (rank != rank_) {
+    throw ValueError("tack.dataset.AMR: box " + std::to_string(b) + " of level " +
+                     std::to_string(level) + " is owned by rank " + std::to_string(rank) +
+                     ", and this is rank " + std::to_string(rank_) +
+                     "; read a box on its rank (local_boxes(level) lists this rank's)");
   }
-  return offsets(boxes, ghost)[static_cast<std::size_t>(b)];
+  return offsets(boxes(level), owners_[static_cast<std::size_t>(level)], rank_,
+                 ghost)[static_cast<std::size_t>(b)];
 }
 
 void AMR::add_field(const std::string& name, DType dtype, int ghost) {
@@ -409,11 +529,9 @@ void AMR::add_field(const std::string& name, DType dtype, int ghost) {
                      " for '" + name + "'; give 0 or more layers");
   }
   Field f{dtype, ghost, {}};
-  for (const std::vector<Box>& boxes : levels_) {
-    std::int64_t n = 0;
-    for (const Box& b : boxes) n += volume(grow(b, ghost));
-    f.levels.push_back(zeros({n}, dtype, device_));
-  }
+  for (std::size_t l = 0; l < levels_.size(); ++l)
+    f.levels.push_back(
+        zeros({offsets(levels_[l], owners_[l], rank_, ghost).back()}, dtype, device_));
   fields_[name] = std::move(f);
 }
 
@@ -469,32 +587,99 @@ const Kernel& amr_kernel(const char* name) {
   return algorithms::cached_kernel(kAmr, name);
 }
 
-// A level's boxes as the sources of regions, for a ghost width: each box's block (grown by it)
-// and the block's offset in the level's buffers.
+// A Route's rows as a Step on `device`.
+Step make_step(const Route& route, const Device& device) {
+  Step s;
+  if (!route.local.empty()) s.local = table(route.local, device);
+  std::vector<std::int64_t> pack, unpack;
+  for (const auto& [peer, rows] : route.pack) {  // destinations in the send buffer
+    for (std::size_t q = 0; q < rows.size(); q += kColumns) {
+      pack.insert(pack.end(), rows.begin() + static_cast<std::ptrdiff_t>(q),
+                  rows.begin() + static_cast<std::ptrdiff_t>(q + kColumns));
+      pack[pack.size() - kColumns + 6] += s.send_size;
+    }
+    s.sends.emplace_back(peer, route.sent.at(peer));
+    s.send_size += route.sent.at(peer);
+  }
+  for (const auto& [peer, rows] : route.unpack) {  // sources in the receive buffer
+    for (std::size_t q = 0; q < rows.size(); q += kColumns) {
+      unpack.insert(unpack.end(), rows.begin() + static_cast<std::ptrdiff_t>(q),
+                    rows.begin() + static_cast<std::ptrdiff_t>(q + kColumns));
+      unpack[unpack.size() - kColumns + 12] += s.receive_size;
+    }
+    s.receives.emplace_back(peer, route.received.at(peer));
+    s.receive_size += route.received.at(peer);
+  }
+  if (!pack.empty()) s.pack = table(pack, device);
+  if (!unpack.empty()) s.unpack = table(unpack, device);
+  return s;
+}
+
+// Runs a step from `src` into `dst`: a fill (each cell the source cell it lies in, the source
+// `shift` levels of the ratio coarser) or an average (each coarse cell its fine cells' mean).
+// Distributed: the pack rows into a send buffer, the exchange, then the local rows and the
+// unpack rows (a copy, or for a fill the same shift as a local row).
+void run(const Step& s, const AmrTransport* transport, bool average, std::int64_t shift,
+         const Array& src, const Array& dst) {
+  const Kernel& fill = amr_kernel("amr_fill");
+  const Kernel& local = average ? amr_kernel("amr_average") : fill;
+  std::optional<Array> received;
+  if (!s.sends.empty() || !s.receives.empty()) {
+    std::vector<AmrTransport::Message> sends, receives;
+    if (s.pack) {
+      const Array send = empty({s.send_size}, dst.dtype(), dst.device());
+      local(*s.pack, src, send, average ? shift : std::int64_t{0});
+      std::int64_t at = 0;
+      for (const auto& [peer, n] : s.sends) {
+        sends.push_back({peer, send.slice(at, at + n)});
+        at += n;
+      }
+    }
+    if (s.unpack) {
+      received = empty({s.receive_size}, dst.dtype(), dst.device());
+      std::int64_t at = 0;
+      for (const auto& [peer, n] : s.receives) {
+        receives.push_back({peer, received->slice(at, at + n)});
+        at += n;
+      }
+    }
+    transport->exchange(sends, receives);
+  }
+  if (s.local) local(*s.local, src, dst, shift);
+  if (s.unpack) fill(*s.unpack, *received, dst, average ? std::int64_t{0} : shift);
+}
+
+// A level's boxes as the sources of regions, for a ghost width: each box's block (grown by it),
+// its rank and the block's offset in this rank's buffers of the level.
 struct Blocks {
-  Blocks(const std::vector<Box>& b, int ghost)
-      : boxes(b), g(ghost), at(offsets(b, ghost)), finder(b) {}
+  Blocks(const std::vector<Box>& b, const std::vector<int>& own, int me, int ghost)
+      : boxes(b), owners(own), g(ghost), at(offsets(b, own, me, ghost)), finder(b) {}
 
   // Rows giving the cells of `target` (in an index space r times finer, inside `block` at
-  // `block_at`) the value of the cell of these boxes' blocks each lies in, ghosts included (they
-  // hold what the cell there holds), within `domain`.
-  void coarse_rows(std::vector<std::int64_t>& rows, const Box& target, std::int64_t block_at,
+  // `block_at` on rank `rank`) the value of the cell of these boxes' blocks each lies in, ghosts
+  // included (they hold what the cell there holds), within `domain`.
+  void coarse_rows(Route& route, const Box& target, int rank, std::int64_t block_at,
                    const Box& block, std::int64_t r, const Box& domain) const {
     finder.each(grow(coarsen(target, r), g), [&](std::size_t c, const Box&) {
       const Box region = intersect(intersect(target, refine(grow(boxes[c], g), r)), domain);
-      if (!empty_box(region)) add_row(rows, region, block_at, block, at[c], grow(boxes[c], g));
+      if (!empty_box(region)) {
+        route.add(region, rank, block_at, block, owners[c], at[c], grow(boxes[c], g),
+                  coarsen(region, r));
+      }
     });
   }
-  // Rows giving the cells of `block` (at `block_at`) that lie in a box's valid cells that box's
-  // values (box `skip` left out).
-  void copy_rows(std::vector<std::int64_t>& rows, std::int64_t block_at, const Box& block,
+  // Rows giving the cells of `block` (at `block_at` on rank `rank`) that lie in a box's valid
+  // cells that box's values (box `skip` left out).
+  void copy_rows(Route& route, int rank, std::int64_t block_at, const Box& block,
                  std::size_t skip = SIZE_MAX) const {
     finder.each(block, [&](std::size_t c, const Box& region) {
-      if (c != skip) add_row(rows, region, block_at, block, at[c], grow(boxes[c], g));
+      if (c != skip)
+        route.add(region, rank, block_at, block, owners[c], at[c], grow(boxes[c], g), region);
     });
   }
 
   const std::vector<Box>& boxes;
+  const std::vector<int>& owners;
   int g;
   std::vector<std::int64_t> at;
   Finder finder;
@@ -516,9 +701,10 @@ const AMR::Plans& AMR::plans(int g) const {
   for (int l = 0; l < n_levels(); ++l) {
     if (l > 0) domain = refine(domain, r);
     const std::vector<Box>& boxes = levels_[static_cast<std::size_t>(l)];
-    const std::vector<std::int64_t> at = offsets(boxes, g);
-    std::vector<std::int64_t> coarse_rows, same_rows, average_rows;
-    std::vector<std::int64_t> patch_rows, interp_rows;
+    const std::vector<int>& own = owners_[static_cast<std::size_t>(l)];
+    const std::vector<std::int64_t> at = offsets(boxes, own, rank_, g);
+    Route coarse_route{rank_}, same_route{rank_}, average_route{rank_}, patch_route{rank_};
+    std::vector<std::int64_t> interp_rows, mark_rows;
     std::int64_t patch_at = 0;
     std::array<std::int64_t, 6> coarse_domain{};
     if (l > 0) {
@@ -528,38 +714,46 @@ const AMR::Plans& AMR::plans(int g) const {
       // same value); the coarse cells under this level's boxes: their mean; for linear
       // interpolation, each box's coarse patch (the coarse cells under its block and one more
       // round them) and its ghost cells in the domain read from it.
-      const Blocks coarse(levels_[static_cast<std::size_t>(l - 1)], g);
+      const Blocks coarse(levels_[static_cast<std::size_t>(l - 1)],
+                          owners_[static_cast<std::size_t>(l - 1)], rank_, g);
       const Box cdomain = coarsen(domain, r);
       for (std::size_t x = 0; x < 3; ++x) {
         coarse_domain[x] = cdomain.lo[x];
         coarse_domain[3 + x] = cdomain.hi[x];
       }
       for (std::size_t b = 0; b < boxes.size(); ++b) {
+        const bool here = own[b] == rank_;
         const Box block = grow(boxes[b], g);
         const Box patch = grow(coarsen(block, r), 1);
-        coarse.coarse_rows(patch_rows, patch, patch_at, patch, 1, cdomain);
+        coarse.coarse_rows(patch_route, patch, own[b], here ? patch_at : -1, patch, 1, cdomain);
         for (const Box& slab : difference(block, boxes[b])) {
-          coarse.coarse_rows(coarse_rows, slab, at[b], block, r, domain);
+          coarse.coarse_rows(coarse_route, slab, own[b], at[b], block, r, domain);
           const Box region = intersect(slab, domain);
-          if (!empty_box(region)) add_row(interp_rows, region, at[b], block, patch_at, patch);
+          if (here && !empty_box(region))
+            add_row(interp_rows, region, at[b], block, patch_at, patch);
         }
         coarse.finder.each(coarsen(boxes[b], r), [&](std::size_t c, const Box& region) {
-          add_row(average_rows, region, coarse.at[c], grow(coarse.boxes[c], g), at[b], block);
+          const Box cblock = grow(coarse.boxes[c], g);
+          average_route.add(region, coarse.owners[c], coarse.at[c], cblock, own[b], at[b], block,
+                            region);
+          if (coarse.owners[c] == rank_)
+            add_row(mark_rows, region, coarse.at[c], cblock, 0, region);
         });
-        patch_at += volume(patch);
+        if (here) patch_at += volume(patch);
       }
     }
     // The ghost cells inside another box of the level: its value.
-    const Blocks same(boxes, g);
+    const Blocks same(boxes, own, rank_, g);
     for (std::size_t b = 0; b < boxes.size(); ++b)
-      same.copy_rows(same_rows, at[b], grow(boxes[b], g), b);
-    made->patch_fill.push_back(as_table(patch_rows));
+      same.copy_rows(same_route, own[b], at[b], grow(boxes[b], g), b);
+    made->patch_fill.push_back(make_step(patch_route, device_));
     made->patch_interp.push_back(as_table(interp_rows));
     made->patch_size.push_back(patch_at);
     made->coarse_domain.push_back(coarse_domain);
-    made->coarse.push_back(as_table(coarse_rows));
-    made->same.push_back(as_table(same_rows));
-    made->average.push_back(as_table(average_rows));
+    made->coarse.push_back(make_step(coarse_route, device_));
+    made->same.push_back(make_step(same_route, device_));
+    made->average.push_back(make_step(average_route, device_));
+    made->mark.push_back(as_table(mark_rows));
   }
   kept = made;
   return *kept;
@@ -567,16 +761,13 @@ const AMR::Plans& AMR::plans(int g) const {
 
 std::vector<Array> AMR::blanking() const {
   std::vector<Array> out;
-  for (const std::vector<Box>& boxes : levels_) {
-    std::int64_t n = 0;
-    for (const Box& b : boxes) n += volume(b);
-    out.push_back(zeros({n}, DType(ScalarType::u8), device_));
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    out.push_back(
+        zeros({offsets(levels_[l], owners_[l], rank_, 0).back()}, DType(ScalarType::u8), device_));
   }
   const Plans& p = plans(0);
-  for (int l = 1; l < n_levels(); ++l) {
-    const auto level = static_cast<std::size_t>(l);
-    if (p.average[level]) amr_kernel("amr_mark")(*p.average[level], out[level - 1]);
-  }
+  for (std::size_t l = 1; l < levels_.size(); ++l)
+    if (p.mark[l]) amr_kernel("amr_mark")(*p.mark[l], out[l - 1]);
   return out;
 }
 
@@ -585,18 +776,19 @@ void AMR::add_blanking(const std::string& name) {
   fields_[name] = std::move(f);
 }
 
-AMR AMR::regrid(int level, std::vector<AmrBox> boxes) const {
+AMR AMR::regrid(int level, std::vector<AmrBox> boxes, std::vector<int> owners) const {
   check_level(level);
+  const auto lv = static_cast<std::size_t>(level);
   std::vector<std::vector<Box>> levels = levels_;
-  levels[static_cast<std::size_t>(level)] = std::move(boxes);
-  AMR out(std::move(levels), ratio_, device_, origin_, spacing_);
+  levels[lv] = std::move(boxes);
+  AmrDistribution distribution{transport_, owners_};
+  distribution.owners[lv] = std::move(owners);
+  AMR out(std::move(levels), ratio_, device_, origin_, spacing_, std::move(distribution));
   const std::int64_t r = ratio_;
   Box domain = out.domain_;  // in the regridded level's index space
   for (int l = 1; l <= level; ++l) domain = refine(domain, r);
-  const auto lv = static_cast<std::size_t>(level);
   const std::vector<Box>& now = out.levels_[lv];
-  const std::vector<Box>& before = levels_[lv];
-  const Kernel& fill = amr_kernel("amr_fill");
+  const std::vector<int>& now_owners = out.owners_[lv];
   for (const auto& [name, f] : fields_) {
     out.add_field(name, f.dtype, f.ghost);
     Field& to = out.fields_.at(name);
@@ -604,19 +796,22 @@ AMR AMR::regrid(int level, std::vector<AmrBox> boxes) const {
     for (int l = 0; l < n_levels(); ++l)
       if (l != level)
         copyto(to.levels[static_cast<std::size_t>(l)], f.levels[static_cast<std::size_t>(l)]);
-    const std::vector<std::int64_t> at = offsets(now, g);
+    const std::vector<std::int64_t> at = offsets(now, now_owners, rank_, g);
     if (level > 0) {
-      const Blocks coarse(levels_[lv - 1], g);
-      std::vector<std::int64_t> rows;
-      for (std::size_t b = 0; b < now.size(); ++b)
-        coarse.coarse_rows(rows, grow(now[b], g), at[b], grow(now[b], g), r, domain);
-      if (!rows.empty())
-        fill(table(rows, device_), to.levels[lv - 1], to.levels[lv], shift(ratio_));
+      const Blocks coarse(levels_[lv - 1], owners_[lv - 1], rank_, g);
+      Route route{rank_};
+      for (std::size_t b = 0; b < now.size(); ++b) {
+        coarse.coarse_rows(route, grow(now[b], g), now_owners[b], at[b], grow(now[b], g), r,
+                           domain);
+      }
+      run(make_step(route, device_), transport_.get(), false, shift(ratio_), to.levels[lv - 1],
+          to.levels[lv]);
     }
-    const Blocks old(before, g);
-    std::vector<std::int64_t> rows;
-    for (std::size_t b = 0; b < now.size(); ++b) old.copy_rows(rows, at[b], grow(now[b], g));
-    if (!rows.empty()) fill(table(rows, device_), f.levels[lv], to.levels[lv], std::int64_t{0});
+    const Blocks old(levels_[lv], owners_[lv], rank_, g);
+    Route route{rank_};
+    for (std::size_t b = 0; b < now.size(); ++b)
+      old.copy_rows(route, now_owners[b], at[b], grow(now[b], g));
+    run(make_step(route, device_), transport_.get(), false, 0, f.levels[lv], to.levels[lv]);
   }
   return out;
 }
@@ -631,26 +826,27 @@ void ghost_cells(AMR& amr, const std::string& field, AmrInterpolation interpolat
                     "; interpolate float fields, or take interpolation='constant'");
   }
   const AMR::Plans& plans = amr.plans(g);
-  const Kernel& fill = amr_kernel("amr_fill");
+  const AmrTransport* transport = amr.transport_.get();
   for (int l = 0; l < amr.n_levels(); ++l) {
     const auto level = static_cast<std::size_t>(l);
     const Array& buffer = amr.level_array(field, l);
-    if (interpolation == AmrInterpolation::Constant) {
-      if (plans.coarse[level])
-        fill(*plans.coarse[level], amr.level_array(field, l - 1), buffer, shift(amr.ratio()));
-    } else if (plans.patch_interp[level]) {
+    if (l > 0 && interpolation == AmrInterpolation::Constant) {
+      run(plans.coarse[level], transport, false, shift(amr.ratio()), amr.level_array(field, l - 1),
+          buffer);
+    } else if (l > 0) {
       // the boxes' coarse patches (NaN where no coarse block holds the cell), then each ghost
       // from its patch
       Array patch =
           full({plans.patch_size[level]}, Scalar::from(std::numeric_limits<double>::quiet_NaN()),
                dtype, amr.device());
-      if (plans.patch_fill[level])
-        fill(*plans.patch_fill[level], amr.level_array(field, l - 1), patch, std::int64_t{0});
+      run(plans.patch_fill[level], transport, false, 0, amr.level_array(field, l - 1), patch);
       const std::array<std::int64_t, 6>& d = plans.coarse_domain[level];
-      amr_kernel("amr_interp")(*plans.patch_interp[level], patch, buffer, shift(amr.ratio()), d[0],
-                               d[1], d[2], d[3], d[4], d[5]);
+      if (plans.patch_interp[level]) {
+        amr_kernel("amr_interp")(*plans.patch_interp[level], patch, buffer, shift(amr.ratio()),
+                                 d[0], d[1], d[2], d[3], d[4], d[5]);
+      }
     }
-    if (plans.same[level]) fill(*plans.same[level], buffer, buffer, std::int64_t{0});
+    run(plans.same[level], transport, false, 0, buffer, buffer);
   }
 }
 
@@ -662,10 +858,8 @@ void average_down(AMR& amr, const std::string& field) {
   }
   const AMR::Plans& plans = amr.plans(amr.ghost(field));
   for (int l = amr.n_levels() - 1; l > 0; --l) {
-    const auto level = static_cast<std::size_t>(l);
-    if (plans.average[level])
-      amr_kernel("amr_average")(*plans.average[level], amr.level_array(field, l),
-                                amr.level_array(field, l - 1), shift(amr.ratio()));
+    run(plans.average[static_cast<std::size_t>(l)], amr.transport_.get(), true, shift(amr.ratio()),
+        amr.level_array(field, l), amr.level_array(field, l - 1));
   }
 }
 

@@ -1,12 +1,14 @@
 // tack::mpi from C++, run by CTest under mpirun -np 2 and -np 4 (every rank runs every test):
 // a ring of sends and receives, a launch after an irecv, collectives, the read-only and
-// mismatch rules, ranks out of range. tests/mpi/check_mpi.py covers the rest through Python.
+// mismatch rules, ranks out of range, a distributed AMR against one process's. tests/mpi/
+// check_mpi.py and check_amr.py cover the rest through Python.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <numeric>
 #include <vector>
 
+#include "tack/amr.hpp"
 #include "tack/mpi.hpp"
 #include "tack/tack.hpp"
 
@@ -109,6 +111,49 @@ TEST(Mpi, HaloExchangeFillsTheGhostsWithTheNeighboursCells) {
     Array u = array(start, local);
     grid.exchange(u);
     EXPECT_EQ(u.to_vector<double>(), expect) << (periodic ? "periodic" : "closed");
+  }
+}
+
+TEST(Mpi, ADistributedAmrFillsAndAveragesAsOneProcessDoes) {
+  using dataset::AmrBox;
+  // Level 0 tiles [0, 8)^3 with four slabs; level 1 (ratio 2) has three boxes, two sharing a
+  // face, one across a coarse boundary. Boxes go round the ranks.
+  const std::vector<std::vector<AmrBox>> levels = {
+      {{{0, 0, 0}, {1, 7, 7}},
+       {{2, 0, 0}, {3, 7, 7}},
+       {{4, 0, 0}, {5, 7, 7}},
+       {{6, 0, 0}, {7, 7, 7}}},
+      {{{2, 2, 2}, {5, 7, 5}}, {{6, 2, 2}, {9, 7, 5}}, {{10, 10, 10}, {13, 13, 13}}}};
+  std::vector<std::vector<int>> owners;
+  for (const auto& level : levels) {
+    owners.emplace_back();
+    for (std::size_t b = 0; b < level.size(); ++b)
+      owners.back().push_back(static_cast<int>(b) % comm().size());
+  }
+  dataset::AMR one(levels, 2);
+  dataset::AMR shared(levels, 2, default_device(), {0, 0, 0}, {1, 1, 1},
+                      {mpi::amr_transport(comm()), owners});
+  EXPECT_EQ(shared.n_ranks(), comm().size());
+  for (dataset::AMR* a : {&one, &shared}) a->add_field("u", f64, 2);
+  for (int l = 0; l < 2; ++l) {
+    const Array& buffer = one.level_array("u", l);
+    std::vector<double> v(static_cast<std::size_t>(buffer.size()));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 1009);
+    copyto(buffer, array(v, {buffer.size()}));
+    for (const std::int64_t b : shared.local_boxes(l))
+      copyto(shared.box_array("u", l, b), one.box_array("u", l, b));
+  }
+  for (dataset::AMR* a : {&one, &shared}) {
+    dataset::ghost_cells(*a, "u");
+    dataset::average_down(*a, "u");
+    dataset::ghost_cells(*a, "u", dataset::AmrInterpolation::Linear);
+  }
+  for (int l = 0; l < 2; ++l) {
+    for (const std::int64_t b : shared.local_boxes(l)) {
+      EXPECT_EQ(shared.box_array("u", l, b).to_vector<double>(),
+                one.box_array("u", l, b).to_vector<double>())
+          << "level " << l << " box " << b;
+    }
   }
 }
 

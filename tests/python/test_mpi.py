@@ -46,10 +46,12 @@ def package_path():
 
 
 @pytest.mark.parametrize("n", [2, 4])
-@pytest.mark.parametrize("script, says", [("check_mpi.py", "ok"), ("check_halo.py", "halo ok")])
+@pytest.mark.parametrize("script, says", [("check_mpi.py", "ok"), ("check_halo.py", "halo ok"),
+                                          ("check_amr.py", "amr ok")])
 def test_under_mpirun(script, says, n):
-    """check_mpi.py: every operation; check_halo.py: the halo exchange against the global grid.
-    Each rank prints its line when every check passed."""
+    """check_mpi.py: every operation; check_halo.py: the halo exchange against the global grid;
+    check_amr.py: a distributed AMR against one process's. Each rank prints its line when every
+    check passed."""
     r = mpirun(n, ROOT / "tests/mpi" / script)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     for k in range(n):

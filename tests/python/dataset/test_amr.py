@@ -305,6 +305,23 @@ def test_errors_name_the_level_and_box():
     td.ghost_cells(amr, "n")  # any dtype: copies
 
 
+def test_in_one_process_every_box_is_rank_zeros():
+    """The distributed surface without a communicator (tests/mpi/check_amr.py runs it under
+    mpirun): one rank, owning every box; owners other than rank 0 are refused."""
+    levels = [[((0, 0, 0), (1, 3, 3)), ((2, 0, 0), (3, 3, 3))], [((0, 0, 0), (3, 3, 3))]]
+    amr = td.AMR(levels, owners=[[0, 0], [0]])
+    assert (amr.rank, amr.n_ranks) == (0, 1)
+    assert amr.local_boxes(0) == [0, 1] and amr.owners(1) == [0]
+    with pytest.raises(ValueError, match="level 0 box 1 .* owned by rank 1 of a job of 1 ranks"):
+        td.AMR(levels, owners=[[0, 1], [0]])
+    with pytest.raises(ValueError, match="level 1 has 1 boxes and 2 owners"):
+        td.AMR(levels, owners=[[0, 0], [0, 0]])
+    with pytest.raises(ValueError, match="owners for 1 levels of a hierarchy of 2"):
+        td.AMR(levels, owners=[[0, 0]])
+    with pytest.raises(IndexError, match="level 2 of a hierarchy of 2 levels"):
+        amr.owners(2)
+
+
 def interior(amr, name, level, b):
     g = amr.ghost(name)
     a = amr.box_array(name, level, b).numpy()
