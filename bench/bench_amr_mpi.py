@@ -7,8 +7,13 @@ alone, the other ranks waiting), each rank with the same number of threads. Prin
 equal the single process's bit for bit.
 
     TACK_NUM_THREADS=1 mpirun -np 2 python bench/bench_amr_mpi.py [--small]
+
+Run without mpirun (as tools/run_benchmarks.sh does), it runs itself so: 2 ranks of one thread.
 """
 import os
+import shutil
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -49,7 +54,26 @@ def filled(levels, comm=None):
     return amr
 
 
+def under_mpirun():
+    """Runs this script under mpirun -np 2 (one thread a rank) when it was not started so; True
+    when it did."""
+    if any(v in os.environ for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")):
+        return False
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        print("bench_amr_mpi.py skipped: mpirun is not installed (Debian: openmpi-bin)")
+        return True
+    cmd = [mpirun, "-np", "2", "--oversubscribe"] + \
+        (["--allow-run-as-root"] if os.geteuid() == 0 else []) + [sys.executable] + sys.argv
+    env = dict(os.environ, TACK_NUM_THREADS="1", OMPI_MCA_btl="self,vader",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    subprocess.run(cmd, env=env, check=True)
+    return True
+
+
 def main():
+    if under_mpirun():
+        return
     comm = mpi.Communicator()
     levels, _ = hierarchy()
     dist = filled(levels, comm)
