@@ -377,10 +377,23 @@ class AMR:
         """Level `level`'s boxes as `((i, j, k), (i, j, k))` inclusive corners."""
         return [(tuple(lo), tuple(hi)) for lo, hi in self._a.boxes(level)]
 
-    def add_field(self, name, dtype=None, ghost=1):
-        """A cell field of `dtype` (default f64) with `ghost` layers round every box, its level
-        buffers zero-filled; replaces a field of that name."""
-        self._a.add_field(name, _tack.f64 if dtype is None else dtype, int(ghost))
+    def add_field(self, name, dtype=None, ghost=1, values=None):
+        """A cell field of `dtype` with `ghost` layers round every box; replaces a field of that
+        name. Its level buffers are zero-filled, or hold `values`: per level, an array per box
+        (this rank's boxes, `local_boxes(level)`), each the box's cells, shape (nk, nj, ni) (its
+        ghosts then zero) or with its ghosts (nk + 2g, nj + 2g, ni + 2g), or either flattened;
+        another shape is a ValueError naming the level and box. `dtype`: default the first
+        array's, else f64."""
+        if dtype is None:
+            first = next((a for level in (values or []) for a in level), None)
+            dtype = _tack.f64 if first is None else _np.asarray(first).dtype
+        self._a.add_field(name, dtype, int(ghost))
+        if values is not None:
+            if len(values) != self.n_levels:
+                raise ValueError(f"tack.dataset.AMR.add_field: values for {len(values)} levels "
+                                 f"of a hierarchy of {self.n_levels}; give a list per level")
+            for level, arrays in enumerate(values):
+                _set_boxes(self, name, level, list(arrays), "tack.dataset.AMR.add_field")
 
     @property
     def fields(self):
@@ -418,6 +431,35 @@ class AMR:
         counts = ", ".join(str(len(self.boxes(level))) for level in range(self.n_levels))
         return f"AMR({self.n_levels} levels of [{counts}] boxes, ratio {self.ratio}, " \
                f"fields {self.fields})"
+
+
+def _set_boxes(amr, name, level, arrays, what):
+    """Level `level`'s buffer of field `name` from an array per box of this rank: its cells
+    (ghosts zero) or its cells with ghosts, either shaped (k, j, i) or flat; one copy."""
+    g, boxes, mine = amr.ghost(name), amr.boxes(level), amr.local_boxes(level)
+    buffer = amr.level_array(name, level)
+    dtype = buffer[:0].numpy().dtype
+    if len(arrays) != len(mine):
+        raise ValueError(f"{what}: {len(arrays)} arrays for level {level}'s {len(mine)} boxes "
+                         f"(this rank's); give one per box, in the level's order")
+    parts = []
+    for b, a in zip(mine, arrays):
+        lo, hi = boxes[b]
+        shape = tuple(hi[x] - lo[x] + 1 for x in (2, 1, 0))
+        grown = tuple(n + 2 * g for n in shape)
+        a = _np.asarray(a)
+        if a.shape in (grown, (int(_np.prod(grown)),)):
+            parts.append(a.astype(dtype, copy=False).ravel())
+        elif a.shape in (shape, (int(_np.prod(shape)),)):
+            full = _np.zeros(grown, dtype)
+            full[tuple(_np.s_[g:g + n] for n in shape)] = a.reshape(shape)  # (slice: ours)
+            parts.append(full.ravel())
+        else:
+            raise ValueError(f"{what}: level {level} box {b} {lo}-{hi} has {shape} cells (k, j, "
+                             f"i), {grown} with its ghosts; an array of shape {a.shape} was "
+                             f"given: give one of those shapes (or flat)")
+    if parts:
+        _tack.copyto(buffer, _tack.array(_np.concatenate(parts), device=amr.device))
 
 
 def amr_to_unstructured(amr, fields=None):
@@ -644,23 +686,18 @@ def _amr_from_vtk(obj, device, ghost):
             amr.add_field(n, dtype=dtype, ghost=ghost)
         for level in range(n_levels):
             parts = [[] for _ in names]
-            for b, (lo, hi) in enumerate(levels[level]):
-                shape = tuple(hi[a] - lo[a] + 1 for a in (2, 1, 0))
+            for b in range(len(levels[level])):
                 block = grid_of(level, b)
                 a = None if block is None else block.GetCellData().GetArray(name)
                 if a is None:
                     raise ValueError(f"tack.dataset.from_vtk: level {level} box {b} of this "
                                      f"vtkOverlappingAMR has no cell array '{name}' (others do); "
                                      f"every block needs the same cell arrays")
-                values = ns.vtk_to_numpy(a).reshape(shape + ((ncomp,) if ncomp > 1 else ()))
+                values = ns.vtk_to_numpy(a)
                 for c, part in enumerate(parts):
-                    full = _np.zeros(tuple(n + 2 * ghost for n in shape), dtype)
-                    inner = tuple(_np.s_[ghost:ghost + n] for n in shape)  # (slice: ours)
-                    full[inner] = values if ncomp == 1 else values[..., c]
-                    part.append(full.ravel())
+                    part.append(values if ncomp == 1 else values[:, c])
             for n, part in zip(names, parts):
-                if part:
-                    _tack.copyto(amr.level_array(n, level), _np.concatenate(part))
+                _set_boxes(amr, n, level, part, "tack.dataset.from_vtk")
     return amr
 
 

@@ -322,6 +322,28 @@ def test_in_one_process_every_box_is_rank_zeros():
         amr.owners(2)
 
 
+def test_a_field_from_values_per_box_and_the_wrong_shape_named(device):
+    levels = [[((0, 0, 0), (3, 3, 3))], [((0, 0, 0), (3, 1, 1)), ((4, 0, 0), (7, 1, 1))]]
+    amr = td.AMR(levels, device=device)
+    rng = np.random.default_rng(3)
+    coarse = rng.standard_normal((4, 4, 4)).astype(np.float32)
+    fine = [rng.standard_normal((4, 4, 6)).astype(np.float32),  # with its ghosts
+            rng.standard_normal(2 * 2 * 4).astype(np.float32)]   # its cells, flat
+    amr.add_field("u", ghost=1, values=[[coarse], fine])
+    assert amr.level_array("u", 0).dtype == tack.f32  # the values' dtype
+    assert np.array_equal(interior(amr, "u", 0, 0), coarse)
+    assert np.array_equal(amr.box_array("u", 1, 0).numpy(), fine[0])
+    b1 = amr.box_array("u", 1, 1).numpy()
+    assert np.array_equal(b1[1:-1, 1:-1, 1:-1].ravel(), fine[1]) and b1[0].sum() == 0
+    with pytest.raises(ValueError, match=r"level 1 box 1 \(4, 0, 0\)-\(7, 1, 1\) has \(2, 2, 4\)"
+                                         r" cells .* of shape \(2, 2, 5\)"):
+        amr.add_field("v", ghost=1, values=[[coarse], [fine[0], np.zeros((2, 2, 5))]])
+    with pytest.raises(ValueError, match="1 arrays for level 1's 2 boxes"):
+        amr.add_field("v", ghost=1, values=[[coarse], [fine[0]]])
+    with pytest.raises(ValueError, match="values for 1 levels of a hierarchy of 2"):
+        amr.add_field("v", values=[[coarse]])
+
+
 def interior(amr, name, level, b):
     g = amr.ghost(name)
     a = amr.box_array(name, level, b).numpy()
