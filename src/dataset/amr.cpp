@@ -587,31 +587,33 @@ const Kernel& amr_kernel(const char* name) {
   return algorithms::cached_kernel(kAmr, name);
 }
 
-// A Route's rows as a Step on `device`.
+// The rows of every peer, one after the other, with column `column` (an offset into the buffer
+// of every peer's values) moved by the values of the peers before; each peer's (peer, values)
+// into `segments` and the total into `size`.
+std::optional<Array> concatenated(const std::map<int, std::vector<std::int64_t>>& by_peer,
+                                  const std::map<int, std::int64_t>& values, int column,
+                                  std::vector<std::pair<int, std::int64_t>>& segments,
+                                  std::int64_t& size, const Device& device) {
+  std::vector<std::int64_t> all;
+  for (const auto& [peer, rows] : by_peer) {
+    const std::size_t first = all.size();
+    all.insert(all.end(), rows.begin(), rows.end());
+    for (std::size_t q = first; q < all.size(); q += kColumns)
+      all[q + static_cast<std::size_t>(column)] += size;
+    segments.emplace_back(peer, values.at(peer));
+    size += values.at(peer);
+  }
+  if (all.empty()) return std::nullopt;
+  return table(all, device);
+}
+
+// A Route's rows as a Step on `device`: the pack rows' destinations in the send buffer (column
+// 6), the unpack rows' sources in the receive buffer (column 12).
 Step make_step(const Route& route, const Device& device) {
   Step s;
   if (!route.local.empty()) s.local = table(route.local, device);
-  std::vector<std::int64_t> pack, unpack;
-  for (const auto& [peer, rows] : route.pack) {  // destinations in the send buffer
-    for (std::size_t q = 0; q < rows.size(); q += kColumns) {
-      pack.insert(pack.end(), rows.begin() + static_cast<std::ptrdiff_t>(q),
-                  rows.begin() + static_cast<std::ptrdiff_t>(q + kColumns));
-      pack[pack.size() - kColumns + 6] += s.send_size;
-    }
-    s.sends.emplace_back(peer, route.sent.at(peer));
-    s.send_size += route.sent.at(peer);
-  }
-  for (const auto& [peer, rows] : route.unpack) {  // sources in the receive buffer
-    for (std::size_t q = 0; q < rows.size(); q += kColumns) {
-      unpack.insert(unpack.end(), rows.begin() + static_cast<std::ptrdiff_t>(q),
-                    rows.begin() + static_cast<std::ptrdiff_t>(q + kColumns));
-      unpack[unpack.size() - kColumns + 12] += s.receive_size;
-    }
-    s.receives.emplace_back(peer, route.received.at(peer));
-    s.receive_size += route.received.at(peer);
-  }
-  if (!pack.empty()) s.pack = table(pack, device);
-  if (!unpack.empty()) s.unpack = table(unpack, device);
+  s.pack = concatenated(route.pack, route.sent, 6, s.sends, s.send_size, device);
+  s.unpack = concatenated(route.unpack, route.received, 12, s.receives, s.receive_size, device);
   return s;
 }
 
