@@ -658,17 +658,45 @@ struct Blocks {
       : boxes(b), owners(own), g(ghost), at(offsets(b, own, me, ghost)), finder(b) {}
 
   // Rows giving the cells of `target` (in an index space r times finer, inside `block` at
-  // `block_at` on rank `rank`) the value of the cell of these boxes' blocks each lies in, ghosts
-  // included (they hold what the cell there holds), within `domain`.
+  // `block_at` on rank `rank`), within `domain`, the value of the coarse cell each lies in: from
+  // the box holding it as a valid cell, else from the lowest-numbered box holding it as a ghost
+  // (filled before, it holds what the cell there holds). The regions are disjoint, so the rows'
+  // order (local, then each peer's) never decides a value, and no cell travels twice.
   void coarse_rows(Route& route, const Box& target, int rank, std::int64_t block_at,
                    const Box& block, std::int64_t r, const Box& domain) const {
-    finder.each(grow(coarsen(target, r), g), [&](std::size_t c, const Box&) {
-      const Box region = intersect(intersect(target, refine(grow(boxes[c], g), r)), domain);
+    const Box fine = intersect(target, domain);
+    if (empty_box(fine)) return;
+    const Box want = coarsen(fine, r);
+    std::vector<std::size_t> near;  // the boxes whose blocks meet `want`, lowest first
+    finder.each(grow(want, g), [&](std::size_t c, const Box&) { near.push_back(c); });
+    std::sort(near.begin(), near.end());
+    auto emit = [&](std::size_t c, const Box& cells) {
+      const Box region = intersect(fine, refine(cells, r));
       if (!empty_box(region)) {
         route.add(region, rank, block_at, block, owners[c], at[c], grow(boxes[c], g),
                   coarsen(region, r));
       }
-    });
+    };
+    // Takes from `rest` the cells of `part`, emitting them from box c's block.
+    auto take = [&](std::vector<Box>& rest, std::size_t c, const Box& part) {
+      std::vector<Box> left;
+      for (const Box& piece : rest) {
+        const Box q = intersect(piece, part);
+        if (empty_box(q)) {
+          left.push_back(piece);
+          continue;
+        }
+        emit(c, q);
+        for (const Box& d : difference(piece, q)) left.push_back(d);
+      }
+      rest = std::move(left);
+    };
+    std::vector<Box> rest{want};
+    for (const std::size_t c : near) take(rest, c, boxes[c]);  // valid cells (disjoint)
+    for (const std::size_t c : near) {
+      if (rest.empty()) break;
+      take(rest, c, grow(boxes[c], g));  // ghosts, where no box has the cell
+    }
   }
   // Rows giving the cells of `block` (at `block_at` on rank `rank`) that lie in a box's valid
   // cells that box's values (box `skip` left out).
