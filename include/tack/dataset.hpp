@@ -247,6 +247,52 @@ DataSet clip(const DataSet& ds, const ImplicitFunction& f, double value = 0.0, b
 // The part inside the box (xmin, xmax, ymin, ymax, zmin, zmax), or outside it with `invert`.
 DataSet clip_box(const DataSet& ds, const std::array<double, 6>& bounds, bool invert = false);
 
+// Finds the cells holding points (docs/design/locators.md): uniform bins over the dataset's
+// bounds, each listing the cells whose bounds meet it in increasing id, built on the dataset's
+// device; an image's cells by arithmetic. A cell holds a point when the point's parametric
+// coordinates lie in the cell's domain within 1e-9 and the cell's map there is the point within
+// 1e-9 of the cell's size (2-D cells: the point in the cell's plane); of several cells holding a
+// point (on a shared face, edge or vertex) the lowest id; vertices and lines hold none.
+// ValueError for polygons and triangle strips (split them into triangles) and for points that
+// are not finite.
+class CellLocator {
+ public:
+  explicit CellLocator(const DataSet& ds);
+  // For (n, 3) float points (copied to the dataset's device if elsewhere): the i64 id of the cell
+  // holding each (-1 where none does, NaN included) and its f64 parametric coordinates (n, 3) in
+  // that cell (VTK's, of the cell's type; 0 for -1). When the arrays of the dataset's geometry
+  // were written since the locator was built (their versions moved), it is rebuilt first.
+  std::pair<Array, Array> find_cells(const Array& points);
+  const DataSet& dataset() const { return ds_; }
+  // How many times the bins were built (1 after construction).
+  std::int64_t builds() const { return builds_; }
+  // The bins along x, y, z (1, 1, 1 for an image).
+  std::array<std::int64_t, 3> bins() const { return bins_; }
+
+ private:
+  void build();
+  bool stale() const;
+  DataSet ds_;
+  std::vector<Array> watched_;
+  std::vector<std::uint64_t> versions_;
+  std::int64_t builds_ = 0;
+  std::array<std::int64_t, 3> bins_{1, 1, 1};
+  std::array<double, 3> inv_h_{};
+  std::array<double, 6> bounds_{};  // grown by 1e-7 of their diagonal
+  std::optional<Array> starts_, cells_;
+};
+
+// Poly data of a vertex at each of the (n, 3) points carrying every field of ds there, as
+// vtkProbeFilter: point fields interpolated with the holding cell's shape functions (integer
+// fields rounded to the nearest, halves away from zero), cell fields the holding cell's value
+// (named "name (cell)" where a point field has the name), 0 where no cell holds the point; and
+// a u8 point field "valid", 1 where a cell does. `locator`: one made from ds, reused.
+DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator = nullptr);
+// An image of `dims` points over `bounds` (xmin, xmax, ymin, ...; default ds's) with ds probed at
+// its points (vtkResampleToImage).
+DataSet resample_to_image(const DataSet& ds, const Dims& dims,
+                          const std::optional<std::array<double, 6>>& bounds = std::nullopt);
+
 // What integrate() finds: the highest cell dimension (0 to 3) and the measure of the cells of
 // that dimension (the other two measures 0), and each field's integral over them, a value per
 // component, in the fields' order.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -252,6 +253,40 @@ void init_dataset(nb::module_& m) {
         return dataset::external_faces(ds);
       },
       nb::arg("ds"));
+  nb::class_<dataset::CellLocator>(m, "CellLocator",
+                                   "Finds the cells holding points (tack.dataset.CellLocator).")
+      .def(
+          "__init__",
+          [](dataset::CellLocator* self, const DataSet& ds) {
+            GilRelease release;
+            new (self) dataset::CellLocator(ds);
+          },
+          nb::arg("ds"))
+      .def(
+          "find_cells",
+          [](dataset::CellLocator& l, const Array& points) {
+            GilRelease release;
+            return l.find_cells(points);
+          },
+          nb::arg("points"))
+      .def_prop_ro("dataset", &dataset::CellLocator::dataset)
+      .def_prop_ro("builds", &dataset::CellLocator::builds)
+      .def_prop_ro("bins", &dataset::CellLocator::bins);
+  m.def(
+      "dataset_probe",
+      [](const DataSet& ds, const Array& points, dataset::CellLocator* locator) {
+        GilRelease release;
+        return dataset::probe(ds, points, locator);
+      },
+      nb::arg("ds"), nb::arg("points"), nb::arg("locator").none());
+  m.def(
+      "dataset_resample_to_image",
+      [](const DataSet& ds, const dataset::Dims& dims,
+         const std::optional<std::array<double, 6>>& bounds) {
+        GilRelease release;
+        return dataset::resample_to_image(ds, dims, bounds);
+      },
+      nb::arg("ds"), nb::arg("dims"), nb::arg("bounds").none());
 }
 
 }  // namespace tack::python

@@ -18,7 +18,8 @@ __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstruc
            "from_vtk", "to_vtk", "read", "write", "CELL_TYPES", "elevation", "point_to_cell",
            "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
            "clip", "clip_scalar", "clip_box", "Plane", "Sphere", "Cylinder", "Box",
-           "integrate", "gradient", "AMR", "ghost_cells", "average_down", "amr_to_unstructured"]
+           "integrate", "gradient", "AMR", "ghost_cells", "average_down", "amr_to_unstructured",
+           "CellLocator", "probe", "resample_to_image"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -292,6 +293,65 @@ def integrate(ds):
     return out
 
 
+# Locators and probing (docs/design/locators.md) ----------------------------------------------
+
+class CellLocator:
+    """Finds the cell holding each of a batch of points (vtkStaticCellLocator): uniform bins
+    over `ds`'s bounds listing the cells that meet them, built on `ds`'s device (an image's
+    cells by arithmetic). A cell holds a point when the point's parametric coordinates lie in
+    the cell's domain within 1e-9 and the cell's map there is the point within 1e-9 of the
+    cell's size; of several cells holding a point (on a shared face, edge or vertex) the lowest
+    id wins; vertices and lines hold none. Polygons and triangle strips are a ValueError (split
+    them into triangles first). Written positions are noticed: after a write to the dataset's
+    points or cells (through any view), the next query rebuilds the bins (`builds` counts)."""
+
+    def __init__(self, ds):
+        self._l = _core.CellLocator(ds)
+
+    def find_cells(self, points):
+        """(cell_ids, pcoords) for (n, 3) points: i64 ids (-1 where no cell holds the point, NaN
+        included) and f64 (n, 3) parametric coordinates in the cell (VTK's, of its type; 0 for
+        -1), on the dataset's device. One launch."""
+        return self._l.find_cells(_array(points, self._l.dataset.device))
+
+    @property
+    def dataset(self):
+        """The dataset it searches."""
+        return self._l.dataset
+
+    @property
+    def builds(self):
+        """How many times the bins were built (1, until the geometry is written)."""
+        return self._l.builds
+
+    @property
+    def bins(self):
+        """The bins along x, y and z."""
+        return tuple(self._l.bins)
+
+
+def probe(ds, points, *, locator=None):
+    """Poly data of a vertex at each of `points` ((n, 3), or a dataset's points) carrying every
+    field of `ds` there (vtkProbeFilter): point fields interpolated with the holding cell's shape
+    functions (integer fields rounded to the nearest, halves away from zero; dtypes kept), cell
+    fields the holding cell's value ("name (cell)" where a point field has the name), 0 where no
+    cell holds the point, and a u8 point field "valid" (VTK's vtkValidPointMask): 1 where one
+    does. `locator`: a CellLocator of `ds`, reused."""
+    if isinstance(points, _core.DataSet):
+        points = points.points
+    return _core.dataset_probe(ds, _array(points, ds.device),
+                               None if locator is None else locator._l)
+
+
+def resample_to_image(ds, dims, bounds=None):
+    """An image of `dims` points over `bounds` ((xmin, xmax, ymin, ymax, zmin, zmax), default
+    ds's bounds) with `ds` probed at its points: every field and "valid" as point fields
+    (vtkResampleToImage)."""
+    return _core.dataset_resample_to_image(ds, tuple(int(d) for d in dims),
+                                           None if bounds is None else
+                                           tuple(float(b) for b in bounds))
+
+
 # VTK in and out ------------------------------------------------------------------------------
 
 class AMR:
@@ -382,8 +442,12 @@ class AMR:
         name. Its level buffers are zero-filled, or hold `values`: per level, an array per box
         (this rank's boxes, `local_boxes(level)`), each the box's cells, shape (nk, nj, ni) (its
         ghosts then zero) or with its ghosts (nk + 2g, nj + 2g, ni + 2g), or either flattened;
-        another shape is a ValueError naming the level and box. `dtype`: default the first
-        array's, else f64."""
+        another shape is a ValueError naming the level and box, floats for an integer field a
+        TypeError. `dtype`: default the first array's, else f64 (distributed, give it: a rank
+        without boxes has no array to take it from)."""
+        if dtype is None and values is not None and self.n_ranks > 1:
+            raise ValueError("tack.dataset.AMR.add_field: values without a dtype on a "
+                             "distributed hierarchy; give dtype= (every rank the same)")
         if dtype is None:
             first = next((a for level in (values or []) for a in level), None)
             dtype = _tack.f64 if first is None else _np.asarray(first).dtype
@@ -448,6 +512,9 @@ def _set_boxes(amr, name, level, arrays, what):
         shape = tuple(hi[x] - lo[x] + 1 for x in (2, 1, 0))
         grown = tuple(n + 2 * g for n in shape)
         a = _np.asarray(a)
+        if a.dtype.kind in "fc" and dtype.kind in "iub":
+            raise TypeError(f"{what}: level {level} box {b} gets {a.dtype} values for a field of "
+                            f"{dtype}; round them first (astype)")
         if a.shape in (grown, (int(_np.prod(grown)),)):
             parts.append(a.astype(dtype, copy=False).ravel())
         elif a.shape in (shape, (int(_np.prod(shape)),)):

@@ -8,6 +8,7 @@
 
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
+#include "dataset/marching.hpp"
 #include "dataset/prelude.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/dataset.hpp"
@@ -17,25 +18,6 @@ namespace tack::dataset {
 namespace {
 
 using detail::Prelude;
-
-// A 3x3 system J g = b by Cramer's rule; a singular J gives zeros (as VTK).
-const char* const kSolve = R"(
-@tack.func
-def ds_det3(a0, a1, a2, b0, b1, b2, c0, c1, c2):
-    return a0 * (b1 * c2 - b2 * c1) - a1 * (b0 * c2 - b2 * c0) + a2 * (b0 * c1 - b1 * c0)
-
-@tack.func
-def ds_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, d0, d1, d2):
-    det = ds_det3(j00, j01, j02, j10, j11, j12, j20, j21, j22)
-    gx = tack.f64(0.0)
-    gy = tack.f64(0.0)
-    gz = tack.f64(0.0)
-    if det != 0.0:
-        gx = ds_det3(d0, j01, j02, d1, j11, j12, d2, j21, j22) / det
-        gy = ds_det3(j00, d0, j02, j10, d1, j12, j20, d2, j22) / det
-        gz = ds_det3(j00, j01, d0, j10, j11, d1, j20, j21, d2) / det
-    return (gx, gy, gz)
-)";
 
 const char* const kGrid = R"(
 # The differences along index axis `axis` at point (i, j, l): of the coordinates and of the
@@ -410,12 +392,12 @@ DataSet gradient(const DataSet& ds, const std::string& field, const std::string&
   if (ds.n_points() > 0) {
     const Prelude g(ds);
     if (ds.is_structured()) {
-      const Kernel& k =
-          algorithms::cached_kernel(g.source(std::string(kSolve) + kGrid), "ds_gradient_grid");
+      const Kernel& k = algorithms::cached_kernel(g.source(std::string(detail::kSolve) + kGrid),
+                                                  "ds_gradient_grid");
       detail::launch(k, g, {rows, out, nc});
     } else {
-      const Kernel& k = algorithms::cached_kernel(g.source(std::string(kSolve) + kFan + kExplicit),
-                                                  "ds_gradient_explicit");
+      const Kernel& k = algorithms::cached_kernel(
+          g.source(std::string(detail::kSolve) + kFan + kExplicit), "ds_gradient_explicit");
       const detail::CellLinks links = detail::cell_links(ds);
       detail::launch(k, g, {links.starts, links.cells, rows, out, nc});
     }

@@ -69,6 +69,24 @@ def ds_piece_corner(t, j, r):
     return k
 )";
 
+const char* const kSolve = R"(
+@tack.func
+def ds_det3(a0, a1, a2, b0, b1, b2, c0, c1, c2):
+    return a0 * (b1 * c2 - b2 * c1) - a1 * (b0 * c2 - b2 * c0) + a2 * (b0 * c1 - b1 * c0)
+
+@tack.func
+def ds_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, d0, d1, d2):
+    det = ds_det3(j00, j01, j02, j10, j11, j12, j20, j21, j22)
+    gx = tack.f64(0.0)
+    gy = tack.f64(0.0)
+    gz = tack.f64(0.0)
+    if det != 0.0:
+        gx = ds_det3(d0, j01, j02, d1, j11, j12, d2, j21, j22) / det
+        gy = ds_det3(j00, d0, j02, j10, d1, j12, j20, d2, j22) / det
+        gz = ds_det3(j00, j01, d0, j10, j11, d1, j20, j21, d2) / det
+    return (gx, gy, gz)
+)";
+
 const char* const kBits = R"(
 @tack.func
 def ds_popcount(x):

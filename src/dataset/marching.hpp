@@ -29,6 +29,10 @@ extern const char* const kPieces;
 // of x's lowest set bit (x != 0), ds_mask(n) the word's first n bits (any n).
 extern const char* const kBits;
 
+// Kernel text: ds_det3 (a 3x3 determinant, rows a, b, c) and ds_solve3 (J g = d by Cramer's rule
+// for J's rows (j00, j01, j02), ...; zeros for a singular J, as VTK).
+extern const char* const kSolve;
+
 // The output points of crossings named by pairs (lows[i], highs[i]) = (v * np + lo, hi), lo <=
 // hi point ids of an edge crossing values[v] of the point field s (lo == hi: at that point):
 // merged, the distinct pairs in sorted order (value, lower point, higher point) and each pair's

@@ -33,6 +33,8 @@ class Prelude {
   // The arguments the geometry's parameters take, in order (they borrow this Prelude's arrays:
   // keep it alive for the call).
   const std::vector<KernelArg>& args() const { return args_; }
+  // The dataset's arrays the geometry reads (points, cells, coordinates; none for an image).
+  const std::vector<Array>& arrays() const { return arrays_; }
   // A key naming the prelude's text (for caching the filter's kernel per kind).
   const std::string& key() const { return key_; }
 

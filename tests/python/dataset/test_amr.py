@@ -342,6 +342,8 @@ def test_a_field_from_values_per_box_and_the_wrong_shape_named(device):
         amr.add_field("v", ghost=1, values=[[coarse], [fine[0]]])
     with pytest.raises(ValueError, match="values for 1 levels of a hierarchy of 2"):
         amr.add_field("v", values=[[coarse]])
+    with pytest.raises(TypeError, match="level 0 box 0 gets float32 values for a field of int32"):
+        amr.add_field("v", dtype=tack.i32, values=[[coarse], fine])
 
 
 def interior(amr, name, level, b):

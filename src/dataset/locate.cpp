@@ -1,0 +1,689 @@
+// Finding the cell that holds a point (docs/design/locators.md): CellLocator's uniform bins,
+// built on the dataset's device (count, scan, fill, a stable sort by bin, the bins' starts) and
+// queried in one launch; probe and resample_to_image on top of it.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/kernel_text.hpp"
+#include "dataset/cells.hpp"
+#include "dataset/marching.hpp"
+#include "dataset/prelude.hpp"
+#include "tack/algorithms.hpp"
+#include "tack/dataset.hpp"
+#include "tack/error.hpp"
+
+namespace tack::dataset {
+namespace {
+
+using detail::f64;
+using detail::Prelude;
+
+// The tolerance of "holds": parametric coordinates inside the cell's domain within kEps, and the
+// cell's map at them within kEps of the cell's size from the point.
+constexpr double kEps = 1e-9;
+// The bins: about this many cells per bin, and at most this many bins.
+constexpr double kCellsPerBin = 2.0;
+constexpr double kMaxBins = 67108864.0;  // 2^26
+
+// Device functions of every linear cell type: shape functions, the point-in-cell test.
+const char* const kCells = R"(
+# Shape function k of cell type t at parametric (r, s, u), and its derivatives (VTK's
+# interpolation functions: barycentric for simplices, (bi, tri)linear for the others, a
+# pyramid's base bilinear times (1 - u) and its apex u).
+@tack.func
+def loc_shape(t, k, r, s, u):
+    w = tack.f64(0.0)
+    dr = tack.f64(0.0)
+    ds = tack.f64(0.0)
+    du = tack.f64(0.0)
+    if t == 5 or t == 10:
+        if k == 0:
+            w = 1.0 - r - s - u
+            dr = -1.0
+            ds = -1.0
+            du = -1.0 if t == 10 else 0.0
+        elif k == 1:
+            w = r
+            dr = 1.0
+        elif k == 2:
+            w = s
+            ds = 1.0
+        else:
+            w = u
+            du = 1.0
+    elif t == 13:
+        q = k % 3
+        f = 1.0 - u if k < 3 else u
+        g = -1.0 if k < 3 else 1.0
+        b = 1.0 - r - s
+        if q == 1:
+            b = r
+        elif q == 2:
+            b = s
+        w = b * f
+        du = g * b
+        if q == 0:
+            dr = -f
+            ds = -f
+        elif q == 1:
+            dr = f
+        else:
+            ds = f
+    elif t == 14 and k == 4:
+        w = u
+        du = 1.0
+    else:
+        # pixel and voxel: corner bits (x, y, z); quad, hexahedron and pyramid: (0, 0), (1, 0),
+        # (1, 1), (0, 1) in each layer
+        cr = k & 1
+        cs = (k >> 1) & 1
+        cu = (k >> 2) & 1
+        if t == 9 or t == 12 or t == 14:
+            cr = cr ^ cs
+        fr = r if cr == 1 else 1.0 - r
+        fs = s if cs == 1 else 1.0 - s
+        fu = tack.f64(1.0)
+        su = tack.f64(0.0)
+        if t == 11 or t == 12:
+            fu = u if cu == 1 else 1.0 - u
+            su = 1.0 if cu == 1 else -1.0
+        elif t == 14:
+            fu = 1.0 - u
+            su = -1.0
+        sr = 1.0 if cr == 1 else -1.0
+        ss = 1.0 if cs == 1 else -1.0
+        w = fr * fs * fu
+        dr = sr * fs * fu
+        ds = ss * fr * fu
+        du = su * fr * fs
+    return (w, dr, ds, du)
+
+# Whether (r, s, u) lies in the parametric domain of cell type t, within e.
+@tack.func
+def loc_inside(t, r, s, u, e):
+    ok = r >= -e and s >= -e
+    if t == 5:
+        ok = ok and r + s <= 1.0 + e
+    elif t == 10:
+        ok = ok and u >= -e and r + s + u <= 1.0 + e
+    elif t == 13:
+        ok = ok and r + s <= 1.0 + e and u >= -e and u <= 1.0 + e
+    elif t == 8 or t == 9:
+        ok = ok and r <= 1.0 + e and s <= 1.0 + e
+    else:
+        ok = ok and r <= 1.0 + e and s <= 1.0 + e and u >= -e and u <= 1.0 + e
+    return ok
+
+# Whether cell c of the dataset holds (x, y, z), and the parametric coordinates there:
+# simplices, pixels and voxels by their linear map, the others by Newton's method from the cell's
+# centre; 2-D cells in the least-squares sense, so the point must also lie in the cell's plane
+# (the map's residual within e of the cell's size).
+@tack.func
+def loc_holds({G}, c, x, y, z, e):
+    t = ds_cell_type({G}, c)
+    n = ds_cell_size({G}, c)
+    px = tack.zeros(8, tack.f64)
+    py = tack.zeros(8, tack.f64)
+    pz = tack.zeros(8, tack.f64)
+    for k in range(n):
+        a, b, d = ds_point({G}, ds_cell_point({G}, c, k))
+        px[k] = a
+        py[k] = b
+        pz[k] = d
+    lx = px[0]
+    ly = py[0]
+    lz = pz[0]
+    hx = lx
+    hy = ly
+    hz = lz
+    for k in range(1, n):
+        lx = min(lx, px[k])
+        ly = min(ly, py[k])
+        lz = min(lz, pz[k])
+        hx = max(hx, px[k])
+        hy = max(hy, py[k])
+        hz = max(hz, pz[k])
+    size = math.sqrt((hx - lx) * (hx - lx) + (hy - ly) * (hy - ly) + (hz - lz) * (hz - lz))
+    r = tack.f64(0.0)
+    s = tack.f64(0.0)
+    u = tack.f64(0.0)
+    apex = False
+    if t == 10:
+        r, s, u = ds_solve3(px[1] - px[0], px[2] - px[0], px[3] - px[0],
+                            py[1] - py[0], py[2] - py[0], py[3] - py[0],
+                            pz[1] - pz[0], pz[2] - pz[0], pz[3] - pz[0],
+                            x - px[0], y - py[0], z - pz[0])
+    elif t == 11:
+        r = (x - px[0]) / (px[7] - px[0])
+        s = (y - py[0]) / (py[7] - py[0])
+        u = (z - pz[0]) / (pz[7] - pz[0])
+    elif t == 5 or t == 8:
+        ax = px[1] - px[0]
+        ay = py[1] - py[0]
+        az = pz[1] - pz[0]
+        bx = px[2] - px[0]
+        by = py[2] - py[0]
+        bz = pz[2] - pz[0]
+        dx = x - px[0]
+        dy = y - py[0]
+        dz = z - pz[0]
+        aa = ax * ax + ay * ay + az * az
+        ab = ax * bx + ay * by + az * bz
+        bb = bx * bx + by * by + bz * bz
+        da = dx * ax + dy * ay + dz * az
+        db = dx * bx + dy * by + dz * bz
+        det = aa * bb - ab * ab
+        if det != 0.0:
+            r = (da * bb - db * ab) / det
+            s = (db * aa - da * ab) / det
+    else:
+        r = tack.f64(0.5)
+        s = tack.f64(0.5)
+        u = tack.f64(0.5 if t == 12 else 0.0)
+        if t == 13:
+            r = 1.0 / 3.0
+            s = 1.0 / 3.0
+            u = tack.f64(0.5)
+        elif t == 14:
+            u = tack.f64(0.2)
+            ax = x - px[4]
+            ay = y - py[4]
+            az = z - pz[4]
+            apex = math.sqrt(ax * ax + ay * ay + az * az) <= e * size
+        for it in range(20):
+            fx = tack.f64(0.0)
+            fy = tack.f64(0.0)
+            fz = tack.f64(0.0)
+            j00 = tack.f64(0.0)
+            j01 = tack.f64(0.0)
+            j02 = tack.f64(0.0)
+            j10 = tack.f64(0.0)
+            j11 = tack.f64(0.0)
+            j12 = tack.f64(0.0)
+            j20 = tack.f64(0.0)
+            j21 = tack.f64(0.0)
+            j22 = tack.f64(0.0)
+            for k in range(n):
+                w, dr, ds, du = loc_shape(t, k, r, s, u)
+                fx += w * px[k]
+                fy += w * py[k]
+                fz += w * pz[k]
+                j00 += dr * px[k]
+                j01 += ds * px[k]
+                j02 += du * px[k]
+                j10 += dr * py[k]
+                j11 += ds * py[k]
+                j12 += du * py[k]
+                j20 += dr * pz[k]
+                j21 += ds * pz[k]
+                j22 += du * pz[k]
+            gx = x - fx
+            gy = y - fy
+            gz = z - fz
+            d0 = tack.f64(0.0)
+            d1 = tack.f64(0.0)
+            d2 = tack.f64(0.0)
+            if t == 9:
+                # least squares in the quad's plane: (J^T J) d = J^T g
+                aa = j00 * j00 + j10 * j10 + j20 * j20
+                ab = j00 * j01 + j10 * j11 + j20 * j21
+                bb = j01 * j01 + j11 * j11 + j21 * j21
+                da = j00 * gx + j10 * gy + j20 * gz
+                db = j01 * gx + j11 * gy + j21 * gz
+                det = aa * bb - ab * ab
+                if det != 0.0:
+                    d0 = (da * bb - db * ab) / det
+                    d1 = (db * aa - da * ab) / det
+            else:
+                d0, d1, d2 = ds_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, gx, gy, gz)
+            r += d0
+            s += d1
+            u += d2
+            if not (abs(d0) + abs(d1) + abs(d2) > 1e-13):
+                break
+    # the map at (r, s, u): the point, within e of the cell's size
+    fx = tack.f64(0.0)
+    fy = tack.f64(0.0)
+    fz = tack.f64(0.0)
+    for k in range(n):
+        w, dr, ds, du = loc_shape(t, k, r, s, u)
+        fx += w * px[k]
+        fy += w * py[k]
+        fz += w * pz[k]
+    gx = x - fx
+    gy = y - fy
+    gz = z - fz
+    ok = loc_inside(t, r, s, u, e) and math.sqrt(gx * gx + gy * gy + gz * gz) <= e * size
+    if apex:
+        ok = True
+        r = tack.f64(0.5)
+        s = tack.f64(0.5)
+        u = tack.f64(1.0)
+    return (ok, r, s, u)
+)";
+
+// The bins: build and query.
+const char* const kBins = R"(
+# The bins [i0, i1] a coordinate range [a, b] meets (clamped to the n bins from lo, ih bins a
+# unit length).
+@tack.func
+def loc_range(a, b, lo, ih, n):
+    i0 = max(min(math.floor((a - lo) * ih), n - 1), 0)
+    i1 = max(min(math.floor((b - lo) * ih), n - 1), 0)
+    return (i0, i1)
+
+# Cell c's bins (its bounding box grown by 1e-7 of its diagonal), or an empty range for cells
+# that hold no point (vertices, lines).
+@tack.func
+def loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz):
+    i0 = tack.i64(0)
+    i1 = tack.i64(-1)
+    j0 = tack.i64(0)
+    j1 = tack.i64(-1)
+    k0 = tack.i64(0)
+    k1 = tack.i64(-1)
+    if ds_dimension(ds_cell_type({G}, c)) >= 2:
+        n = ds_cell_size({G}, c)
+        x0, y0, z0 = ds_point({G}, ds_cell_point({G}, c, 0))
+        ax = tack.f64(x0)
+        ay = tack.f64(y0)
+        az = tack.f64(z0)
+        bx = ax
+        by = ay
+        bz = az
+        for k in range(1, n):
+            x, y, z = ds_point({G}, ds_cell_point({G}, c, k))
+            ax = min(ax, tack.f64(x))
+            ay = min(ay, tack.f64(y))
+            az = min(az, tack.f64(z))
+            bx = max(bx, tack.f64(x))
+            by = max(by, tack.f64(y))
+            bz = max(bz, tack.f64(z))
+        d = 1e-7 * math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az))
+        i0, i1 = loc_range(ax - d, bx + d, lx, ihx, nx)
+        j0, j1 = loc_range(ay - d, by + d, ly, ihy, ny)
+        k0, k1 = loc_range(az - d, bz + d, lz, ihz, nz)
+    return (i0, i1, j0, j1, k0, k1)
+
+def loc_count({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, counts):
+    for c in range(counts.shape[0]):
+        i0, i1, j0, j1, k0, k1 = loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
+        counts[c] = (i1 - i0 + 1) * (j1 - j0 + 1) * (k1 - k0 + 1)
+
+def loc_fill({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, first, keys, cells):
+    for c in range(first.shape[0]):
+        i0, i1, j0, j1, k0, k1 = loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
+        e = tack.i64(first[c])
+        for k in range(k0, k1 + 1):
+            for j in range(j0, j1 + 1):
+                for i in range(i0, i1 + 1):
+                    keys[e] = (k * ny + j) * nx + i
+                    cells[e] = c
+                    e += 1
+
+# Each point's cell: its bin's cells in increasing id until one holds it (the lowest id wins).
+def loc_find({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, pts, e,
+             found, pc):
+    for q in range(pts.shape[0]):
+        x = tack.f64(pts[q, 0])
+        y = tack.f64(pts[q, 1])
+        z = tack.f64(pts[q, 2])
+        best = tack.i64(-1)
+        r = tack.f64(0.0)
+        s = tack.f64(0.0)
+        u = tack.f64(0.0)
+        if x >= lx and y >= ly and z >= lz and x <= ux and y <= uy and z <= uz:
+            i = max(min(math.floor((x - lx) * ihx), nx - 1), 0)
+            j = max(min(math.floor((y - ly) * ihy), ny - 1), 0)
+            k = max(min(math.floor((z - lz) * ihz), nz - 1), 0)
+            b = (k * ny + j) * nx + i
+            for m in range(starts[b], starts[b + 1]):
+                c = tack.i64(cells[m])
+                ok, r1, s1, u1 = loc_holds({G}, c, x, y, z, e)
+                if ok:
+                    best = c
+                    r = r1
+                    s = s1
+                    u = u1
+                    break
+        found[q] = best
+        pc[q, 0] = r
+        pc[q, 1] = s
+        pc[q, 2] = u
+)";
+
+// An image's cells by arithmetic: per axis of more than one point, the lowest cell whose span
+// holds the coordinate within e (so a point on a shared face goes to the lower cell), and the
+// fraction of the way across it; on an axis of one point, the coordinate within e of the cell's
+// size of the plane. Images of fewer than two such axes (lines, vertices) hold no point.
+const char* const kImage = R"(
+@tack.func
+def loc_axis(v, o, h, n, e):
+    i = tack.i64(0)
+    r = tack.f64(0.0)
+    ok = True
+    if n > 1:
+        f = (v - o) / h
+        i = max(min(math.ceil(f - e) - 1, n - 2), 0)
+        r = f - tack.f64(i)
+        ok = r >= -e and r <= 1.0 + e
+    return (i, r, ok)
+
+def loc_find_image(ox, oy, oz, hx, hy, hz, nx, ny, nz, size, pts, e, found, pc):
+    for q in range(pts.shape[0]):
+        x = tack.f64(pts[q, 0])
+        y = tack.f64(pts[q, 1])
+        z = tack.f64(pts[q, 2])
+        i, r, oki = loc_axis(x, ox, hx, nx, e)
+        j, s, okj = loc_axis(y, oy, hy, ny, e)
+        k, u, okk = loc_axis(z, oz, hz, nz, e)
+        ok = oki and okj and okk and (nx > 1) + (ny > 1) + (nz > 1) >= 2
+        ok = ok and (nx > 1 or abs(x - ox) <= e * size)
+        ok = ok and (ny > 1 or abs(y - oy) <= e * size)
+        ok = ok and (nz > 1 or abs(z - oz) <= e * size)
+        best = tack.i64(-1)
+        a = tack.f64(0.0)
+        b = tack.f64(0.0)
+        d = tack.f64(0.0)
+        if ok:
+            best = (k * max(ny - 1, 1) + j) * max(nx - 1, 1) + i
+            if nx == 1:
+                a = s
+                b = u
+            elif ny == 1:
+                a = r
+                b = u
+            else:
+                a = r
+                b = s
+                d = u if nz > 1 else 0.0
+        found[q] = best
+        pc[q, 0] = a
+        pc[q, 1] = b
+        pc[q, 2] = d
+)";
+
+// Probing: point fields interpolated with the holding cell's shape functions (integers rounded
+// to the nearest, halves away from zero), cell fields taken from it, 0 where no cell holds the
+// point; the valid mask.
+const char* const kProbe = R"(
+def loc_interpolate({G}, found, pc, src, out, ncomp, rounded):
+    for q in range(found.shape[0]):
+        c = found[q]
+        if c < 0:
+            for m in range(ncomp):
+                out[q, m] = 0
+        else:
+            t = ds_cell_type({G}, c)
+            n = ds_cell_size({G}, c)
+            r = pc[q, 0]
+            s = pc[q, 1]
+            u = pc[q, 2]
+            for m in range(ncomp):
+                v = tack.f64(0.0)
+                for k in range(n):
+                    w, dr, ds, du = loc_shape(t, k, r, s, u)
+                    v += w * tack.f64(src[ds_cell_point({G}, c, k), m])
+                if rounded:
+                    v = tack.f64(math.floor(v + 0.5)) if v >= 0.0 else tack.f64(math.ceil(v - 0.5))
+                out[q, m] = v
+)";
+
+const char* const kTake = R"(
+def loc_take(found, src, out, ncomp):
+    for q in range(found.shape[0]):
+        c = found[q]
+        for m in range(ncomp):
+            if c < 0:
+                out[q, m] = 0
+            else:
+                out[q, m] = src[c, m]
+
+def loc_valid(found, out):
+    for q in range(found.shape[0]):
+        out[q] = 1 if found[q] >= 0 else 0
+)";
+
+std::string cells_text() {
+  return std::string(detail::kSolve) + kCells;
+}
+
+// The (n, 3) points as the dataset's device holds them.
+Array query_points(const Array& points, const Device& device, const char* what) {
+  if (points.dtype().components() != 1 || points.ndim() != 2 || points.shape()[1] != 3 ||
+      !is_float(points.dtype().scalar)) {
+    throw ValueError(std::string(what) + ": points of shape " +
+                     tack::detail::shape_str(points.shape()) + " and dtype " +
+                     points.dtype().str() + "; give an (n, 3) array of floats (x, y, z per row)");
+  }
+  return points.device() == device ? points : to(points, device);
+}
+
+}  // namespace
+
+CellLocator::CellLocator(const DataSet& ds) : ds_(ds) {
+  if (ds_.kind() == Kind::Unstructured || ds_.kind() == Kind::Poly) {
+    const std::int64_t present = ds_.n_cells() ? detail::types_present(ds_.types()) : 0;
+    for (const int t : {6, 7}) {
+      if (present & (std::int64_t{1} << t)) {
+        throw ValueError("tack.dataset.CellLocator: the dataset has " + cell_type_name(t) +
+                         " cells, which the locator does not search; split them into triangles "
+                         "first (VTK's vtkTriangleFilter)");
+      }
+    }
+  }
+  build();
+}
+
+void CellLocator::build() {
+  const Prelude g(ds_);
+  watched_ = g.arrays();
+  versions_.clear();
+  for (const Array& a : watched_) versions_.push_back(a.version());
+  ++builds_;
+  if (ds_.kind() == Kind::Image || ds_.n_cells() == 0) return;  // arithmetic, or nothing
+  // The bounds, grown by 1e-7 of their diagonal (and a little more for a flat axis).
+  const Array pts = astype(ds_.points(), DType(ScalarType::f64));
+  const std::vector<double> lo = min(pts, 0).to_vector<double>();
+  const std::vector<double> hi = max(pts, 0).to_vector<double>();
+  double diag = 0.0;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (!std::isfinite(lo[a]) || !std::isfinite(hi[a])) {
+      throw ValueError("tack.dataset.CellLocator: the dataset's points are not all finite (axis " +
+                       std::to_string(a) + " runs from " + std::to_string(lo[a]) + " to " +
+                       std::to_string(hi[a]) + "); locate in a dataset of finite points");
+    }
+    diag += (hi[a] - lo[a]) * (hi[a] - lo[a]);
+  }
+  diag = std::sqrt(diag);
+  const double grow = 1e-7 * diag + 1e-300;
+  std::array<double, 3> extent{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    bounds_[2 * a] = lo[a] - grow;
+    bounds_[2 * a + 1] = hi[a] + grow;
+    extent[a] = bounds_[2 * a + 1] - bounds_[2 * a];
+  }
+  // Bins: about kCellsPerBin cells each, shaped by the extents of the axes that have one (a flat
+  // mesh gets one bin across its thin axis).
+  const double target =
+      std::clamp(static_cast<double>(ds_.n_cells()) / kCellsPerBin, 1.0, kMaxBins);
+  const double widest = std::max({extent[0], extent[1], extent[2]});
+  double volume = 1.0;
+  int dims = 0;
+  for (const double e : extent) {
+    if (e > 1e-6 * widest) {
+      volume *= e;
+      ++dims;
+    }
+  }
+  const double side = std::pow(volume / target, 1.0 / std::max(dims, 1));
+  for (std::size_t a = 0; a < 3; ++a) {
+    bins_[a] =
+        extent[a] > 1e-6 * widest ? std::max<std::int64_t>(1, std::llround(extent[a] / side)) : 1;
+    inv_h_[a] = static_cast<double>(bins_[a]) / extent[a];
+  }
+  const std::int64_t n_bins = bins_[0] * bins_[1] * bins_[2];
+  const std::string source = g.source(cells_text() + kBins);
+  std::vector<KernelArg> where = {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]),
+                                  f64(inv_h_[0]),  f64(inv_h_[1]),  f64(inv_h_[2]),
+                                  bins_[0],        bins_[1],        bins_[2]};
+  const std::int64_t n = ds_.n_cells();
+  Array first = empty({n}, DType(ScalarType::i64), ds_.device());
+  std::vector<KernelArg> args = where;
+  args.emplace_back(first);
+  detail::launch(algorithms::cached_kernel(source, "loc_count"), g, args);
+  const std::int64_t entries = detail::scan_total(first);
+  const DType id_type(n < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64);
+  Array keys = empty({entries}, DType(ScalarType::i32), ds_.device());
+  Array cells = empty({entries}, id_type, ds_.device());
+  args = where;
+  args.emplace_back(first);
+  args.emplace_back(keys);
+  args.emplace_back(cells);
+  detail::launch(algorithms::cached_kernel(source, "loc_fill"), g, args);
+  auto [sorted_keys, sorted_cells] = sort_by_key(keys, cells);
+  starts_ = searchsorted(sorted_keys, arange(n_bins + 1, DType(ScalarType::i32), ds_.device()));
+  cells_ = sorted_cells;
+}
+
+bool CellLocator::stale() const {
+  for (std::size_t i = 0; i < watched_.size(); ++i)
+    if (watched_[i].version() != versions_[i]) return true;
+  return false;
+}
+
+std::pair<Array, Array> CellLocator::find_cells(const Array& points) {
+  const Array pts = query_points(points, ds_.device(), "tack.dataset.CellLocator.find_cells");
+  if (stale()) build();
+  const std::int64_t n = pts.shape()[0];
+  Array found = empty({n}, DType(ScalarType::i64), ds_.device());
+  Array pc = empty({n, 3}, DType(ScalarType::f64), ds_.device());
+  if (n == 0) return {found, pc};
+  if (ds_.kind() == Kind::Image) {
+    const Dims& d = ds_.dims();
+    double size = 0.0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const double h = d[a] > 1 ? ds_.spacing()[a] : 0.0;
+      size += h * h;
+    }
+    const Kernel& k = algorithms::cached_kernel(kImage, "loc_find_image");
+    const Vec3& o = ds_.origin();
+    const Vec3& h = ds_.spacing();
+    k(f64(o[0]), f64(o[1]), f64(o[2]), f64(h[0]), f64(h[1]), f64(h[2]), d[0], d[1], d[2],
+      f64(std::sqrt(size)), pts, f64(kEps), found, pc);
+    return {found, pc};
+  }
+  if (!cells_) {  // no cells
+    found.fill(Scalar::from(std::int64_t{-1}));
+    pc.fill(Scalar::from(0.0));
+    return {found, pc};
+  }
+  const Prelude g(ds_);
+  const Kernel& k = algorithms::cached_kernel(g.source(cells_text() + kBins), "loc_find");
+  detail::launch(k, g,
+                 {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]), f64(inv_h_[0]), f64(inv_h_[1]),
+                  f64(inv_h_[2]), bins_[0], bins_[1], bins_[2], f64(bounds_[1]), f64(bounds_[3]),
+                  f64(bounds_[5]), *starts_, *cells_, pts, f64(kEps), found, pc});
+  return {found, pc};
+}
+
+DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
+  std::optional<CellLocator> own;
+  if (locator == nullptr) {
+    own.emplace(ds);
+    locator = &*own;
+  } else {
+    const DataSet& l = locator->dataset();
+    if (l.kind() != ds.kind() || l.n_points() != ds.n_points() || l.n_cells() != ds.n_cells() ||
+        l.device() != ds.device()) {
+      throw ValueError("tack.dataset.probe: the locator was made from " +
+                       std::string(to_string(l.kind())) + " of " + std::to_string(l.n_cells()) +
+                       " cells on " + l.device().name() + ", ds is " + to_string(ds.kind()) +
+                       " of " + std::to_string(ds.n_cells()) + " cells on " + ds.device().name() +
+                       "; give a locator made from ds");
+    }
+  }
+  const Array pts = query_points(points, ds.device(), "tack.dataset.probe");
+  const auto [found, pc] = locator->find_cells(pts);
+  const std::int64_t n = pts.shape()[0];
+  const Device& device = ds.device();
+  DataSet out = detail::trusted_explicit(
+      Kind::Poly, pts, arange(n + 1, DType(ScalarType::i64), device),
+      arange(n, DType(ScalarType::i64), device),
+      full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), device));
+  const Prelude g(locator->dataset());
+  const Kernel& interpolate =
+      algorithms::cached_kernel(g.source(cells_text() + kProbe), "loc_interpolate");
+  // A field's values at the points: the field's shape with n rows, and those as a kernel
+  // writes them (rows of its components; a vec array is itself).
+  auto made = [&](const Array& src) {
+    Shape shape = src.shape();
+    shape[0] = n;
+    Array values = empty(shape, src.dtype(), device);
+    Array rows =
+        src.dtype().components() > 1 ? values : values.reshape({n, detail::components(src)});
+    return std::make_pair(values, rows);
+  };
+  for (const auto& [name, src] : ds.point_data().items()) {
+    const auto [values, rows] = made(src);
+    const bool rounded = !is_float(src.dtype().scalar);
+    detail::launch(interpolate, g,
+                   {found, pc, detail::as_rows(src, name), rows, detail::components(src), rounded});
+    out.point_data().set(name, values);
+  }
+  const Kernel& take = algorithms::cached_kernel(kTake, "loc_take");
+  for (const auto& [name, src] : ds.cell_data().items()) {
+    const auto [values, rows] = made(src);
+    take(found, detail::as_rows(src, name), rows, detail::components(src));
+    out.point_data().set(ds.point_data().contains(name) ? name + " (cell)" : name, values);
+  }
+  Array valid = empty({n}, DType(ScalarType::u8), device);
+  algorithms::cached_kernel(kTake, "loc_valid")(found, valid);
+  out.point_data().set("valid", valid);
+  return out;
+}
+
+DataSet resample_to_image(const DataSet& ds, const Dims& dims,
+                          const std::optional<std::array<double, 6>>& bounds) {
+  for (const std::int64_t d : dims) {
+    if (d < 1) {
+      throw ValueError("tack.dataset.resample_to_image: dims (" + std::to_string(dims[0]) + ", " +
+                       std::to_string(dims[1]) + ", " + std::to_string(dims[2]) +
+                       "); give at least one point along each axis");
+    }
+  }
+  std::array<double, 6> b{};
+  if (bounds) {
+    b = *bounds;
+  } else if (ds.n_points() > 0) {
+    const Array pts = astype(ds.points(), DType(ScalarType::f64));
+    const std::vector<double> lo = min(pts, 0).to_vector<double>();
+    const std::vector<double> hi = max(pts, 0).to_vector<double>();
+    for (std::size_t a = 0; a < 3; ++a) {
+      b[2 * a] = lo[a];
+      b[2 * a + 1] = hi[a];
+    }
+  }
+  Vec3 origin{}, spacing{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (!(b[2 * a] <= b[2 * a + 1])) {
+      throw ValueError("tack.dataset.resample_to_image: bounds run from " +
+                       std::to_string(b[2 * a]) + " to " + std::to_string(b[2 * a + 1]) +
+                       " along axis " + std::to_string(a) + "; give (xmin, xmax, ymin, ...)");
+    }
+    origin[a] = b[2 * a];
+    spacing[a] = dims[a] > 1 ? (b[2 * a + 1] - b[2 * a]) / static_cast<double>(dims[a] - 1) : 1.0;
+    if (spacing[a] == 0.0) spacing[a] = 1.0;
+  }
+  DataSet image = DataSet::image(dims, origin, spacing, ds.device());
+  const DataSet probed = probe(ds, image.points());
+  for (const auto& [name, values] : probed.point_data().items())
+    image.point_data().set(name, values);
+  return image;
+}
+
+}  // namespace tack::dataset
