@@ -5,7 +5,7 @@ of m^3 points (76 by default: 2.1 M cells), warped by a smooth map, and 10^6 ran
 its bounds:
 * building the locator: tack.dataset.CellLocator against vtkStaticCellLocator.BuildLocator;
 * probing a point field at the points, a locator built each time: tack.dataset.probe against
-  vtkProbeFilter with a vtkStaticCellLocator prototype (threaded in VTK 9.2 and later);
+  vtkProbeFilter with a new vtkStaticCellLocator (threaded in VTK 9.2 and later);
 * Tack's find_cells alone, on a built locator.
 Prints the times and the ratios VTK time / Tack time (the issue's goal: 3), and checks that the
 two probes agree (the valid masks equal, the values within 1e-5).
@@ -109,7 +109,10 @@ def main():
         probe = vtk.vtkProbeFilter()
         probe.SetInputData(src)
         probe.SetSourceData(ug)
-        probe.SetCellLocatorPrototype(vtk.vtkStaticCellLocator())
+        if hasattr(probe, "SetCellLocator"):  # VTK 9.7 (the prototype is deprecated there)
+            probe.SetCellLocator(vtk.vtkStaticCellLocator())
+        else:
+            probe.SetCellLocatorPrototype(vtk.vtkStaticCellLocator())
         probe.Update()
         return probe.GetOutput()
     t_probe = best_of(tack_probe, repeat=3)

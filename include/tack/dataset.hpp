@@ -257,7 +257,9 @@ DataSet clip_box(const DataSet& ds, const std::array<double, 6>& bounds, bool in
 // are not finite.
 class CellLocator {
  public:
-  explicit CellLocator(const DataSet& ds);
+  // About `cells_per_bin` cells per bin (0: the default, 2); fewer make queries test fewer
+  // cells and the build list each cell in more bins.
+  explicit CellLocator(const DataSet& ds, double cells_per_bin = 0.0);
   // For (n, 3) float points (copied to the dataset's device if elsewhere): the i64 id of the cell
   // holding each (-1 where none does, NaN included) and its f64 parametric coordinates (n, 3) in
   // that cell (VTK's, of the cell's type; 0 for -1). When the arrays of the dataset's geometry
@@ -273,6 +275,8 @@ class CellLocator {
   void build();
   bool stale() const;
   DataSet ds_;
+  double cells_per_bin_;
+  int type_ = 0;  // every cell's type where there is one, else 0
   std::vector<Array> watched_;
   std::vector<std::uint64_t> versions_;
   std::int64_t builds_ = 0;

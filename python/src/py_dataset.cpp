@@ -257,11 +257,11 @@ void init_dataset(nb::module_& m) {
                                    "Finds the cells holding points (tack.dataset.CellLocator).")
       .def(
           "__init__",
-          [](dataset::CellLocator* self, const DataSet& ds) {
+          [](dataset::CellLocator* self, const DataSet& ds, double cells_per_bin) {
             GilRelease release;
-            new (self) dataset::CellLocator(ds);
+            new (self) dataset::CellLocator(ds, cells_per_bin);
           },
-          nb::arg("ds"))
+          nb::arg("ds"), nb::arg("cells_per_bin"))
       .def(
           "find_cells",
           [](dataset::CellLocator& l, const Array& points) {

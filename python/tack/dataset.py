@@ -303,10 +303,12 @@ class CellLocator:
     cell's size; of several cells holding a point (on a shared face, edge or vertex) the lowest
     id wins; vertices and lines hold none. Polygons and triangle strips are a ValueError (split
     them into triangles first). Written positions are noticed: after a write to the dataset's
-    points or cells (through any view), the next query rebuilds the bins (`builds` counts)."""
+    points or cells (through any view), the next query rebuilds the bins (`builds` counts).
+    `cells_per_bin` (default 2): fewer make queries test fewer cells and the build list each
+    cell in more bins."""
 
-    def __init__(self, ds):
-        self._l = _core.CellLocator(ds)
+    def __init__(self, ds, cells_per_bin=None):
+        self._l = _core.CellLocator(ds, 0.0 if cells_per_bin is None else float(cells_per_bin))
 
     def find_cells(self, points):
         """(cell_ids, pcoords) for (n, 3) points: i64 ids (-1 where no cell holds the point, NaN

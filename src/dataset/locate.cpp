@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ constexpr double kEps = 1e-9;
 // The bins: about this many cells per bin, and at most this many bins.
 constexpr double kCellsPerBin = 2.0;
 constexpr double kMaxBins = 67108864.0;  // 2^26
+// Bins of at most this many cells are filled by atomics and sorted one by one; longer ones by a
+// global stable sort (an insertion sort's time grows as the square of a list's length).
+constexpr std::int64_t kSortedBins = 256;
 
 // Device functions of every linear cell type: shape functions, the point-in-cell test.
 const char* const kCells = R"(
@@ -118,22 +122,9 @@ def loc_inside(t, r, s, u, e):
         ok = ok and r <= 1.0 + e and s <= 1.0 + e and u >= -e and u <= 1.0 + e
     return ok
 
-# Whether cell c of the dataset holds (x, y, z), and the parametric coordinates there:
-# simplices, pixels and voxels by their linear map, the others by Newton's method from the cell's
-# centre; 2-D cells in the least-squares sense, so the point must also lie in the cell's plane
-# (the map's residual within e of the cell's size).
+# The diagonal of the bounding box of the n points (px, py, pz).
 @tack.func
-def loc_holds({G}, c, x, y, z, e):
-    t = ds_cell_type({G}, c)
-    n = ds_cell_size({G}, c)
-    px = tack.zeros(8, tack.f64)
-    py = tack.zeros(8, tack.f64)
-    pz = tack.zeros(8, tack.f64)
-    for k in range(n):
-        a, b, d = ds_point({G}, ds_cell_point({G}, c, k))
-        px[k] = a
-        py[k] = b
-        pz[k] = d
+def loc_size(n, px, py, pz):
     lx = px[0]
     ly = py[0]
     lz = pz[0]
@@ -147,7 +138,24 @@ def loc_holds({G}, c, x, y, z, e):
         hx = max(hx, px[k])
         hy = max(hy, py[k])
         hz = max(hz, pz[k])
-    size = math.sqrt((hx - lx) * (hx - lx) + (hy - ly) * (hy - ly) + (hz - lz) * (hz - lz))
+    return math.sqrt((hx - lx) * (hx - lx) + (hy - ly) * (hy - ly) + (hz - lz) * (hz - lz))
+
+# Whether cell c of the dataset holds (x, y, z), and the parametric coordinates there:
+# simplices, pixels and voxels by their linear map, the others by Newton's method from the cell's
+# centre; 2-D cells in the least-squares sense, so the point must also lie in the cell's plane
+# (the map's residual within e of the cell's size).
+@tack.func
+def loc_holds({G}, c, x, y, z, e):
+    t = {T}
+    n = {N}
+    px = tack.zeros(8, tack.f64)
+    py = tack.zeros(8, tack.f64)
+    pz = tack.zeros(8, tack.f64)
+    for k in range(n):
+        a, b, d = ds_point({G}, ds_cell_point({G}, c, k))
+        px[k] = a
+        py[k] = b
+        pz[k] = d
     r = tack.f64(0.0)
     s = tack.f64(0.0)
     u = tack.f64(0.0)
@@ -193,7 +201,7 @@ def loc_holds({G}, c, x, y, z, e):
             ax = x - px[4]
             ay = y - py[4]
             az = z - pz[4]
-            apex = math.sqrt(ax * ax + ay * ay + az * az) <= e * size
+            apex = math.sqrt(ax * ax + ay * ay + az * az) <= e * loc_size(n, px, py, pz)
         for it in range(20):
             fx = tack.f64(0.0)
             fy = tack.f64(0.0)
@@ -245,19 +253,23 @@ def loc_holds({G}, c, x, y, z, e):
             u += d2
             if not (abs(d0) + abs(d1) + abs(d2) > 1e-13):
                 break
-    # the map at (r, s, u): the point, within e of the cell's size
-    fx = tack.f64(0.0)
-    fy = tack.f64(0.0)
-    fz = tack.f64(0.0)
-    for k in range(n):
-        w, dr, ds, du = loc_shape(t, k, r, s, u)
-        fx += w * px[k]
-        fy += w * py[k]
-        fz += w * pz[k]
-    gx = x - fx
-    gy = y - fy
-    gz = z - fz
-    ok = loc_inside(t, r, s, u, e) and math.sqrt(gx * gx + gy * gy + gz * gz) <= e * size
+    ok = loc_inside(t, r, s, u, e)
+    if ok and t != 10 and t != 11:
+        # the map at (r, s, u): the point, within e of the cell's size (a tetrahedron's and a
+        # voxel's solves are exact; the others converge, and a 2-D cell's point may be off its
+        # plane)
+        fx = tack.f64(0.0)
+        fy = tack.f64(0.0)
+        fz = tack.f64(0.0)
+        for k in range(n):
+            w, dr, ds, du = loc_shape(t, k, r, s, u)
+            fx += w * px[k]
+            fy += w * py[k]
+            fz += w * pz[k]
+        gx = x - fx
+        gy = y - fy
+        gz = z - fz
+        ok = math.sqrt(gx * gx + gy * gy + gz * gz) <= e * loc_size(n, px, py, pz)
     if apex:
         ok = True
         r = tack.f64(0.5)
@@ -286,8 +298,8 @@ def loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz):
     j1 = tack.i64(-1)
     k0 = tack.i64(0)
     k1 = tack.i64(-1)
-    if ds_dimension(ds_cell_type({G}, c)) >= 2:
-        n = ds_cell_size({G}, c)
+    if ds_dimension({T}) >= 2:
+        n = {N}
         x0, y0, z0 = ds_point({G}, ds_cell_point({G}, c, 0))
         ax = tack.f64(x0)
         ay = tack.f64(y0)
@@ -325,10 +337,32 @@ def loc_fill({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, first, keys, cells):
                     cells[e] = c
                     e += 1
 
+# The bins' lists by atomics: each bin's count, then each cell into the next free place of each
+# of its bins (in no fixed order), then each bin's list sorted (insertion: lists are short).
+def loc_bin_count({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, n, counts):
+    for c in range(n):
+        i0, i1, j0, j1, k0, k1 = loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
+        for k in range(k0, k1 + 1):
+            for j in range(j0, j1 + 1):
+                for i in range(i0, i1 + 1):
+                    tack.atomic_add(counts, (k * ny + j) * nx + i, 1)
+
+def loc_bin_fill({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, n, starts, cursor, cells):
+    for c in range(n):
+        i0, i1, j0, j1, k0, k1 = loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
+        for k in range(k0, k1 + 1):
+            for j in range(j0, j1 + 1):
+                for i in range(i0, i1 + 1):
+                    b = (k * ny + j) * nx + i
+                    cells[starts[b] + tack.i64(tack.atomic_add(cursor, b, 1))] = c
+
 # Each point's cell: its bin's cells in increasing id until one holds it (the lowest id wins).
-def loc_find({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, pts, e,
-             found, pc):
-    for q in range(pts.shape[0]):
+# The points are taken in `order` (sorted by bin), so that neighbouring work items read the same
+# cells.
+def loc_find({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, pts, order,
+             e, found, pc):
+    for q0 in range(pts.shape[0]):
+        q = order[q0]
         x = tack.f64(pts[q, 0])
         y = tack.f64(pts[q, 1])
         z = tack.f64(pts[q, 2])
@@ -354,6 +388,36 @@ def loc_find({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cel
         pc[q, 0] = r
         pc[q, 1] = s
         pc[q, 2] = u
+)";
+
+// Each bin's list of cells sorted (insertion: lists are short).
+const char* const kSortBins = R"(
+def loc_bin_sort(starts, cells):
+    for b in range(starts.shape[0] - 1):
+        a = starts[b]
+        for m in range(a + 1, starts[b + 1]):
+            v = cells[m]
+            p = m - 1
+            while p >= a and cells[p] > v:
+                cells[p + 1] = cells[p]
+                p -= 1
+            cells[p + 1] = v
+)";
+
+// Each point's bin (nx * ny * nz for a point outside the bounds, or NaN).
+const char* const kKeys = R"(
+def loc_keys(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, pts, keys):
+    for q in range(pts.shape[0]):
+        x = tack.f64(pts[q, 0])
+        y = tack.f64(pts[q, 1])
+        z = tack.f64(pts[q, 2])
+        b = tack.i64(nx) * ny * nz
+        if x >= lx and y >= ly and z >= lz and x <= ux and y <= uy and z <= uz:
+            i = max(min(math.floor((x - lx) * ihx), nx - 1), 0)
+            j = max(min(math.floor((y - ly) * ihy), ny - 1), 0)
+            k = max(min(math.floor((z - lz) * ihz), nz - 1), 0)
+            b = (k * ny + j) * nx + i
+        keys[q] = b
 )";
 
 // An image's cells by arithmetic: per axis of more than one point, the lowest cell whose span
@@ -448,8 +512,30 @@ def loc_valid(found, out):
         out[q] = 1 if found[q] >= 0 else 0
 )";
 
-std::string cells_text() {
-  return std::string(detail::kSolve) + kCells;
+// The cell functions' text and `body`; {T} and {N}, the cell's type and size, are constants where
+// every cell of the dataset has one type (`type`, VTK's number; 0: several), so the compiler keeps
+// only that type's code.
+std::string cells_text(int type, const char* body) {
+  std::string text = std::string(detail::kSolve) + kCells + body;
+  if (type == 0) {
+    text = algorithms::subst(text, "T", "ds_cell_type({G}, c)");
+    return algorithms::subst(text, "N", "ds_cell_size({G}, c)");
+  }
+  static const std::map<int, int> sizes = {{5, 3},  {8, 4},  {9, 4},  {10, 4},
+                                           {11, 8}, {12, 8}, {13, 6}, {14, 5}};
+  text = algorithms::subst(text, "T", std::to_string(type));
+  return algorithms::subst(text, "N", std::to_string(sizes.at(type)));
+}
+
+// The one cell type of every cell of ds (VTK's number) where that type is located, else 0.
+int one_type(const DataSet& ds) {
+  if (ds.kind() == Kind::Unstructured || ds.kind() == Kind::Poly) {
+    if (ds.n_cells() == 0) return 0;
+    const std::int64_t present = detail::types_present(ds.types());
+    for (const int t : {5, 8, 9, 10, 11, 12, 13, 14})
+      if (present == (std::int64_t{1} << t)) return t;
+  }
+  return 0;
 }
 
 // The (n, 3) points as the dataset's device holds them.
@@ -465,7 +551,13 @@ Array query_points(const Array& points, const Device& device, const char* what) 
 
 }  // namespace
 
-CellLocator::CellLocator(const DataSet& ds) : ds_(ds) {
+CellLocator::CellLocator(const DataSet& ds, double cells_per_bin)
+    : ds_(ds), cells_per_bin_(cells_per_bin == 0.0 ? kCellsPerBin : cells_per_bin) {
+  if (!(cells_per_bin_ > 0.0) || !std::isfinite(cells_per_bin_)) {
+    throw ValueError("tack.dataset.CellLocator: cells_per_bin " + std::to_string(cells_per_bin) +
+                     "; give a positive number (0: the default, " + std::to_string(kCellsPerBin) +
+                     ")");
+  }
   if (ds_.kind() == Kind::Unstructured || ds_.kind() == Kind::Poly) {
     const std::int64_t present = ds_.n_cells() ? detail::types_present(ds_.types()) : 0;
     for (const int t : {6, 7}) {
@@ -485,6 +577,7 @@ void CellLocator::build() {
   versions_.clear();
   for (const Array& a : watched_) versions_.push_back(a.version());
   ++builds_;
+  type_ = one_type(ds_);
   if (ds_.kind() == Kind::Image || ds_.n_cells() == 0) return;  // arithmetic, or nothing
   // The bounds, grown by 1e-7 of their diagonal (and a little more for a flat axis).
   const Array pts = astype(ds_.points(), DType(ScalarType::f64));
@@ -510,7 +603,7 @@ void CellLocator::build() {
   // Bins: about kCellsPerBin cells each, shaped by the extents of the axes that have one (a flat
   // mesh gets one bin across its thin axis).
   const double target =
-      std::clamp(static_cast<double>(ds_.n_cells()) / kCellsPerBin, 1.0, kMaxBins);
+      std::clamp(static_cast<double>(ds_.n_cells()) / cells_per_bin_, 1.0, kMaxBins);
   const double widest = std::max({extent[0], extent[1], extent[2]});
   double volume = 1.0;
   int dims = 0;
@@ -527,23 +620,47 @@ void CellLocator::build() {
     inv_h_[a] = static_cast<double>(bins_[a]) / extent[a];
   }
   const std::int64_t n_bins = bins_[0] * bins_[1] * bins_[2];
-  const std::string source = g.source(cells_text() + kBins);
+  const std::string source = g.source(cells_text(type_, kBins));
   std::vector<KernelArg> where = {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]),
                                   f64(inv_h_[0]),  f64(inv_h_[1]),  f64(inv_h_[2]),
                                   bins_[0],        bins_[1],        bins_[2]};
   const std::int64_t n = ds_.n_cells();
-  Array first = empty({n}, DType(ScalarType::i64), ds_.device());
-  std::vector<KernelArg> args = where;
-  args.emplace_back(first);
-  detail::launch(algorithms::cached_kernel(source, "loc_count"), g, args);
-  const std::int64_t entries = detail::scan_total(first);
   const DType id_type(n < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64);
-  Array keys = empty({entries}, DType(ScalarType::i32), ds_.device());
+  const DType i64(ScalarType::i64);
+  // Each bin's count (and one more, 0, so the scan's last value is the total), then each bin's
+  // start.
+  Array starts = zeros({n_bins + 1}, i64, ds_.device());
+  std::vector<KernelArg> args = where;
+  args.emplace_back(n);
+  args.emplace_back(starts);
+  detail::launch(algorithms::cached_kernel(source, "loc_bin_count"), g, args);
+  const auto longest = static_cast<std::int64_t>(max(starts).as_double());
+  const std::int64_t entries = detail::scan_total(starts);
   Array cells = empty({entries}, id_type, ds_.device());
+  if (longest <= kSortedBins) {
+    // Atomics put each cell in its bins; each bin's short list is then sorted.
+    const Array cursor = zeros({n_bins}, DType(ScalarType::i32), ds_.device());
+    args = where;
+    for (const KernelArg& a :
+         {KernelArg(n), KernelArg(starts), KernelArg(cursor), KernelArg(cells)})
+      args.push_back(a);
+    detail::launch(algorithms::cached_kernel(source, "loc_bin_fill"), g, args);
+    algorithms::cached_kernel(kSortBins, "loc_bin_sort")(starts, cells);
+    starts_ = starts;
+    cells_ = cells;
+    return;
+  }
+  // Long lists (cells of very different sizes): every (bin, cell) entry in cell order, and a
+  // stable sort by bin.
+  Array first = empty({n}, i64, ds_.device());
   args = where;
   args.emplace_back(first);
-  args.emplace_back(keys);
-  args.emplace_back(cells);
+  detail::launch(algorithms::cached_kernel(source, "loc_count"), g, args);
+  detail::scan_total(first);
+  const Array keys = empty({entries}, DType(ScalarType::i32), ds_.device());
+  args = where;
+  for (const KernelArg& a : {KernelArg(first), KernelArg(keys), KernelArg(cells)})
+    args.push_back(a);
   detail::launch(algorithms::cached_kernel(source, "loc_fill"), g, args);
   auto [sorted_keys, sorted_cells] = sort_by_key(keys, cells);
   starts_ = searchsorted(sorted_keys, arange(n_bins + 1, DType(ScalarType::i32), ds_.device()));
@@ -582,12 +699,29 @@ std::pair<Array, Array> CellLocator::find_cells(const Array& points) {
     pc.fill(Scalar::from(0.0));
     return {found, pc};
   }
+  // The points in the order of their bins (the answer does not depend on it), so that
+  // consecutive points test the same cells from the cache rather than memory.
+  const std::vector<KernelArg> where = {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]),
+                                        f64(inv_h_[0]),  f64(inv_h_[1]),  f64(inv_h_[2]),
+                                        bins_[0],        bins_[1],        bins_[2],
+                                        f64(bounds_[1]), f64(bounds_[3]), f64(bounds_[5])};
+  const Array keys = empty({n}, DType(ScalarType::i32), ds_.device());
+  std::vector<KernelArg> args = where;
+  args.emplace_back(pts);
+  args.emplace_back(keys);
+  algorithms::cached_kernel(kKeys, "loc_keys").call(args);
+  const Array order = argsort(keys);
   const Prelude g(ds_);
-  const Kernel& k = algorithms::cached_kernel(g.source(cells_text() + kBins), "loc_find");
-  detail::launch(k, g,
-                 {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]), f64(inv_h_[0]), f64(inv_h_[1]),
-                  f64(inv_h_[2]), bins_[0], bins_[1], bins_[2], f64(bounds_[1]), f64(bounds_[3]),
-                  f64(bounds_[5]), *starts_, *cells_, pts, f64(kEps), found, pc});
+  args = where;
+  args.emplace_back(*starts_);
+  args.emplace_back(*cells_);
+  args.emplace_back(pts);
+  args.emplace_back(order);
+  args.push_back(f64(kEps));
+  args.emplace_back(found);
+  args.emplace_back(pc);
+  detail::launch(algorithms::cached_kernel(g.source(cells_text(type_, kBins)), "loc_find"), g,
+                 args);
   return {found, pc};
 }
 
@@ -617,7 +751,7 @@ DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
       full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), device));
   const Prelude g(locator->dataset());
   const Kernel& interpolate =
-      algorithms::cached_kernel(g.source(cells_text() + kProbe), "loc_interpolate");
+      algorithms::cached_kernel(g.source(cells_text(0, kProbe)), "loc_interpolate");
   // A field's values at the points: the field's shape with n rows, and those as a kernel
   // writes them (rows of its components; a vec array is itself).
   auto made = [&](const Array& src) {
