@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,6 +81,7 @@ class FieldMap {
 
 class DataSet;
 namespace detail {
+struct LocatorAccess;
 // A filter's output of `kind` (Unstructured or Poly) made from arrays Tack's own kernels wrote:
 // not validated again (it is in debug mode, tack::set_debug), so an output costs no pass over
 // its cells. Not for user data: DataSet::unstructured and DataSet::poly check theirs.
@@ -272,6 +274,7 @@ class CellLocator {
   std::array<std::int64_t, 3> bins() const { return bins_; }
 
  private:
+  friend struct detail::LocatorAccess;
   void build();
   bool stale() const;
   DataSet ds_;
@@ -285,6 +288,60 @@ class CellLocator {
   std::array<double, 6> bounds_{};  // grown by 1e-7 of their diagonal
   std::optional<Array> starts_, cells_;
 };
+
+// Finds the points of an (n, 3) float array near others (vtkStaticPointLocator): uniform bins
+// over their bounds, each listing the points in it in increasing id, built on the points'
+// device; rebuilt when the points were written since (their version moved).
+class PointLocator {
+ public:
+  // About `points_per_bin` points per bin (0: the default, 2).
+  explicit PointLocator(const Array& points, double points_per_bin = 0.0);
+  // The id of each query's nearest point (i64; of equally near ones the lowest id; -1 for a NaN
+  // query or no points).
+  Array nearest(const Array& queries);
+  // The points within `radius` (distance <= radius) of each query, ragged: query t's ids (i64,
+  // increasing) are ids[offsets[t] : offsets[t + 1]]; (offsets, ids).
+  std::pair<Array, Array> within(const Array& queries, double radius);
+  const Array& points() const { return points_; }
+  std::int64_t builds() const { return builds_; }
+  std::array<std::int64_t, 3> bins() const { return bins_; }
+
+ private:
+  void build();
+  Array points_;
+  double points_per_bin_;
+  std::uint64_t version_ = 0;
+  std::int64_t builds_ = 0;
+  std::array<std::int64_t, 3> bins_{1, 1, 1};
+  std::array<double, 3> inv_h_{1.0, 1.0, 1.0};
+  std::array<double, 6> bounds_{};
+  std::optional<Array> starts_, ids_;
+};
+
+// How streamlines integrates (docs/design/locators.md, "streamlines"): `step` a length in the
+// dataset's coordinates (0: half the mean cell's side), each step's time step step / |v|;
+// `RK4` fixed steps, `RK45` Cash-Karp steps adapted to keep |error| / step below `tolerance`
+// (within step / 100 and step * 10); a line ends after `max_steps` steps, `max_length` run, at a
+// speed of `terminal_speed` or less, or out of the dataset.
+enum class StreamMethod : std::uint8_t { RK4, RK45 };
+enum class StreamDirection : std::uint8_t { Forward, Backward, Both };
+struct StreamlineOptions {
+  double step = 0.0;
+  std::int64_t max_steps = 2000;
+  StreamMethod method = StreamMethod::RK4;
+  StreamDirection direction = StreamDirection::Forward;
+  double terminal_speed = 1e-12;
+  double max_length = std::numeric_limits<double>::infinity();
+  double tolerance = 1e-6;
+};
+// The lines through the vector field `vectors` (a point field of 3 components, interpolated in
+// each cell; or a cell field) from each of the (n, 3) `seeds` (vtkStreamTracer): poly data of a
+// poly-line per line of two or more points (per seed forward, then backward), with point fields
+// "IntegrationTime" (negative backward) and every field of ds there (as probe gives them), and
+// cell fields "SeedIds" and "ReasonForTermination" (VTK's: 1 out of the domain, 4 out of length,
+// 5 out of steps, 6 stagnation). One work item per line; `locator`: one made from ds, reused.
+DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& seeds,
+                    const StreamlineOptions& options = {}, CellLocator* locator = nullptr);
 
 // Poly data of a vertex at each of the (n, 3) points carrying every field of ds there, as
 // vtkProbeFilter: point fields interpolated with the holding cell's shape functions (integer

@@ -272,6 +272,64 @@ void init_dataset(nb::module_& m) {
       .def_prop_ro("dataset", &dataset::CellLocator::dataset)
       .def_prop_ro("builds", &dataset::CellLocator::builds)
       .def_prop_ro("bins", &dataset::CellLocator::bins);
+  nb::class_<dataset::PointLocator>(m, "PointLocator",
+                                    "Finds points near others (tack.dataset.PointLocator).")
+      .def(
+          "__init__",
+          [](dataset::PointLocator* self, const Array& points, double points_per_bin) {
+            GilRelease release;
+            new (self) dataset::PointLocator(points, points_per_bin);
+          },
+          nb::arg("points"), nb::arg("points_per_bin"))
+      .def(
+          "nearest",
+          [](dataset::PointLocator& l, const Array& q) {
+            GilRelease release;
+            return l.nearest(q);
+          },
+          nb::arg("queries"))
+      .def(
+          "within",
+          [](dataset::PointLocator& l, const Array& q, double radius) {
+            GilRelease release;
+            return l.within(q, radius);
+          },
+          nb::arg("queries"), nb::arg("radius"))
+      .def_prop_ro("points", &dataset::PointLocator::points)
+      .def_prop_ro("builds", &dataset::PointLocator::builds)
+      .def_prop_ro("bins", &dataset::PointLocator::bins);
+  m.def(
+      "dataset_streamlines",
+      [](const DataSet& ds, const std::string& vectors, const Array& seeds, double step,
+         std::int64_t max_steps, const std::string& method, const std::string& direction,
+         double terminal_speed, double max_length, double tolerance,
+         dataset::CellLocator* locator) {
+        dataset::StreamlineOptions o;
+        o.step = step;
+        o.max_steps = max_steps;
+        o.terminal_speed = terminal_speed;
+        o.max_length = max_length;
+        o.tolerance = tolerance;
+        if (method == "rk45") {
+          o.method = dataset::StreamMethod::RK45;
+        } else if (method != "rk4") {
+          throw ValueError("tack.dataset.streamlines: method='" + method +
+                           "'; take 'rk4' or 'rk45'");
+        }
+        if (direction == "backward") {
+          o.direction = dataset::StreamDirection::Backward;
+        } else if (direction == "both") {
+          o.direction = dataset::StreamDirection::Both;
+        } else if (direction != "forward") {
+          throw ValueError("tack.dataset.streamlines: direction='" + direction +
+                           "'; take 'forward', 'backward' or 'both'");
+        }
+        GilRelease release;
+        return dataset::streamlines(ds, vectors, seeds, o, locator);
+      },
+      nb::arg("ds"), nb::arg("vectors"), nb::arg("seeds"), nb::arg("step"), nb::arg("max_steps"),
+      nb::arg("method"), nb::arg("direction"), nb::arg("terminal_speed"), nb::arg("max_length"),
+      nb::arg("tolerance"), nb::arg("locator").none());
   m.def(
       "dataset_probe",
       [](const DataSet& ds, const Array& points, dataset::CellLocator* locator) {

@@ -19,7 +19,7 @@ __all__ = ["DataSet", "FieldMap", "image", "rectilinear", "structured", "unstruc
            "cell_to_point", "cell_centers", "threshold", "external_faces", "contour", "slice",
            "clip", "clip_scalar", "clip_box", "Plane", "Sphere", "Cylinder", "Box",
            "integrate", "gradient", "AMR", "ghost_cells", "average_down", "amr_to_unstructured",
-           "CellLocator", "probe", "resample_to_image"]
+           "CellLocator", "PointLocator", "probe", "resample_to_image", "streamlines"]
 
 # VTK's numbers of the linear cell types Tack handles.
 CELL_TYPES = {"vertex": 1, "poly_vertex": 2, "line": 3, "poly_line": 4, "triangle": 5,
@@ -332,6 +332,44 @@ class CellLocator:
         return tuple(self._l.bins)
 
 
+class PointLocator:
+    """Finds points near others (vtkStaticPointLocator): uniform bins over the bounds of
+    `points` ((n, 3) floats, or a dataset's points), each listing its points in increasing id,
+    built on their device. Written points are noticed: after a write to them (through any
+    view), the next query rebuilds the bins (`builds` counts). `points_per_bin` (default 2)."""
+
+    def __init__(self, points, points_per_bin=None):
+        if isinstance(points, _core.DataSet):
+            points = points.points
+        self._l = _core.PointLocator(_array(points, _device(None, points)),
+                                     0.0 if points_per_bin is None else float(points_per_bin))
+
+    def nearest(self, points):
+        """The i64 id of the nearest point to each of `points` ((n, 3)): of equally near ones the
+        lowest id; -1 for a NaN query (or no points). One launch."""
+        return self._l.nearest(_array(points, self._l.points.device))
+
+    def within(self, points, radius):
+        """The points within `radius` (distance <= radius) of each of `points`, ragged:
+        `(offsets, ids)`, i64, query t's ids (increasing) being ids[offsets[t]:offsets[t + 1]]."""
+        return tuple(self._l.within(_array(points, self._l.points.device), float(radius)))
+
+    @property
+    def points(self):
+        """The points it searches (the array given, not a copy, on its device)."""
+        return self._l.points
+
+    @property
+    def builds(self):
+        """How many times the bins were built (1, until the points are written)."""
+        return self._l.builds
+
+    @property
+    def bins(self):
+        """The bins along x, y and z."""
+        return tuple(self._l.bins)
+
+
 def probe(ds, points, *, locator=None):
     """Poly data of a vertex at each of `points` ((n, 3), or a dataset's points) carrying every
     field of `ds` there (vtkProbeFilter): point fields interpolated with the holding cell's shape
@@ -343,6 +381,30 @@ def probe(ds, points, *, locator=None):
         points = points.points
     return _core.dataset_probe(ds, _array(points, ds.device),
                                None if locator is None else locator._l)
+
+
+def streamlines(ds, vectors, seeds, *, step=None, max_steps=2000, method="rk4",
+                direction="forward", terminal_speed=1e-12, max_length=None, tolerance=1e-6,
+                locator=None):
+    """The lines through the vector field `vectors` of `ds` (a point field of 3 components,
+    interpolated in each cell, or a cell field) from each of `seeds` ((n, 3), or a dataset's
+    points), as vtkStreamTracer: integrated on the dataset's device, one work item per line.
+    `step`: a length in the dataset's coordinates (default half the mean cell's side; each
+    step's time step is step / |v|); `method` "rk4" (fixed steps) or "rk45" (Cash-Karp, steps
+    adapted to keep |error| / step below `tolerance`, within step / 100 and step * 10);
+    `direction` "forward", "backward" or "both". A line ends after `max_steps` steps, `max_length`
+    run, at a speed of `terminal_speed` or less, or out of the dataset. Poly data of a poly-line
+    per line of two or more points (per seed forward, then backward) with point fields
+    "IntegrationTime" (negative backward) and every field of ds there (as `probe` gives them),
+    and cell fields "SeedIds" and "ReasonForTermination" (VTK's codes: 1 out of the domain, 4 out
+    of length, 5 out of steps, 6 stagnation). `locator`: a CellLocator of `ds`, reused."""
+    if isinstance(seeds, _core.DataSet):
+        seeds = seeds.points
+    return _core.dataset_streamlines(
+        ds, str(vectors), _array(seeds, ds.device), 0.0 if step is None else float(step),
+        int(max_steps), str(method), str(direction), float(terminal_speed),
+        float("inf") if max_length is None else float(max_length), float(tolerance),
+        None if locator is None else locator._l)
 
 
 def resample_to_image(ds, dims, bounds=None):

@@ -11,6 +11,7 @@
 
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
+#include "dataset/locate.hpp"
 #include "dataset/marching.hpp"
 #include "dataset/prelude.hpp"
 #include "tack/algorithms.hpp"
@@ -21,6 +22,7 @@ namespace tack::dataset {
 namespace {
 
 using detail::f64;
+using detail::kSolve;
 using detail::Prelude;
 
 // The tolerance of "holds": parametric coordinates inside the cell's domain within kEps, and the
@@ -420,11 +422,123 @@ def loc_keys(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, pts, keys):
         keys[q] = b
 )";
 
+// PointLocator: each point in the bin holding it (counts by atomics, then places, then each
+// bin's list sorted by kSortBins); nearest by rings of bins round the query's; within a radius by
+// the bins the ball's box meets.
+const char* const kPoints = R"(
+@tack.func
+def pl_index(v, lo, ih, n):
+    return max(min(math.floor((v - lo) * ih), n - 1), 0)
+
+@tack.func
+def pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz):
+    i = pl_index(tack.f64(pts[p, 0]), lx, ihx, nx)
+    j = pl_index(tack.f64(pts[p, 1]), ly, ihy, ny)
+    k = pl_index(tack.f64(pts[p, 2]), lz, ihz, nz)
+    return (k * ny + j) * nx + i
+
+def pl_count(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, counts):
+    for p in range(pts.shape[0]):
+        tack.atomic_add(counts, pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz), 1)
+
+def pl_fill(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, cursor, ids):
+    for p in range(pts.shape[0]):
+        b = pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
+        ids[starts[b] + tack.i64(tack.atomic_add(cursor, b, 1))] = p
+
+@tack.func
+def pl_d2(pts, p, x, y, z):
+    dx = tack.f64(pts[p, 0]) - x
+    dy = tack.f64(pts[p, 1]) - y
+    dz = tack.f64(pts[p, 2]) - z
+    return dx * dx + dy * dy + dz * dz
+
+# The nearest point (the lowest id among equally near ones): the bins at Chebyshev distance r
+# from the query's (clamped) bin, r = 0, 1, ..., until every unvisited bin is farther than the
+# best point so far (not merely as far: a tie with a lower id may lie there), or none is left.
+def pl_nearest(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, ids, q, out):
+    for t in range(q.shape[0]):
+        x = tack.f64(q[t, 0])
+        y = tack.f64(q[t, 1])
+        z = tack.f64(q[t, 2])
+        best = tack.i64(-1)
+        bd = math.inf
+        if x == x and y == y and z == z and starts[nx * ny * nz] > 0:
+            bi = pl_index(x, lx, ihx, nx)
+            bj = pl_index(y, ly, ihy, ny)
+            bk = pl_index(z, lz, ihz, nz)
+            ox = max(lx - x, x - (lx + tack.f64(nx) / ihx), 0.0)  # how far off the grid
+            oy = max(ly - y, y - (ly + tack.f64(ny) / ihy), 0.0)
+            oz = max(lz - z, z - (lz + tack.f64(nz) / ihz), 0.0)
+            r = 0
+            going = True
+            while going:
+                for k in range(max(bk - r, 0), min(bk + r, nz - 1) + 1):
+                    for j in range(max(bj - r, 0), min(bj + r, ny - 1) + 1):
+                        for i in range(max(bi - r, 0), min(bi + r, nx - 1) + 1):
+                            if max(abs(i - bi), abs(j - bj), abs(k - bk)) == r:
+                                b = (k * ny + j) * nx + i
+                                for m in range(starts[b], starts[b + 1]):
+                                    p = tack.i64(ids[m])
+                                    d = pl_d2(pts, p, x, y, z)
+                                    if d < bd or (d == bd and p < best):
+                                        bd = d
+                                        best = p
+                # the least squared distance to an unvisited bin: past an open face of the
+                # visited block on one axis, and as far as the query is off the grid on the others
+                gap = math.inf
+                if bi - r > 0:
+                    g = x - (lx + tack.f64(bi - r) / ihx)
+                    gap = min(gap, g * g + oy * oy + oz * oz)
+                if bi + r < nx - 1:
+                    g = lx + tack.f64(bi + r + 1) / ihx - x
+                    gap = min(gap, g * g + oy * oy + oz * oz)
+                if bj - r > 0:
+                    g = y - (ly + tack.f64(bj - r) / ihy)
+                    gap = min(gap, g * g + ox * ox + oz * oz)
+                if bj + r < ny - 1:
+                    g = ly + tack.f64(bj + r + 1) / ihy - y
+                    gap = min(gap, g * g + ox * ox + oz * oz)
+                if bk - r > 0:
+                    g = z - (lz + tack.f64(bk - r) / ihz)
+                    gap = min(gap, g * g + ox * ox + oy * oy)
+                if bk + r < nz - 1:
+                    g = lz + tack.f64(bk + r + 1) / ihz - z
+                    gap = min(gap, g * g + ox * ox + oy * oy)
+                going = gap < math.inf and not (best >= 0 and bd < gap)
+                r += 1
+        out[t] = best
+
+# The points within `radius` of each query (distance <= radius): counted, or written from
+# offsets[t] (in bin order; sorted afterwards).
+def pl_within(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, ids, q, radius, counting,
+              offsets, out):
+    for t in range(q.shape[0]):
+        x = tack.f64(q[t, 0])
+        y = tack.f64(q[t, 1])
+        z = tack.f64(q[t, 2])
+        c = tack.i64(0)
+        r2 = radius * radius
+        if x == x and y == y and z == z and radius >= 0.0:
+            for k in range(pl_index(z - radius, lz, ihz, nz), pl_index(z + radius, lz, ihz, nz) + 1):
+                for j in range(pl_index(y - radius, ly, ihy, ny), pl_index(y + radius, ly, ihy, ny) + 1):
+                    for i in range(pl_index(x - radius, lx, ihx, nx), pl_index(x + radius, lx, ihx, nx) + 1):
+                        b = (k * ny + j) * nx + i
+                        for m in range(starts[b], starts[b + 1]):
+                            p = tack.i64(ids[m])
+                            if pl_d2(pts, p, x, y, z) <= r2:
+                                if not counting:
+                                    out[offsets[t] + c] = p
+                                c += 1
+        if counting:
+            offsets[t] = c
+)";
+
 // An image's cells by arithmetic: per axis of more than one point, the lowest cell whose span
 // holds the coordinate within e (so a point on a shared face goes to the lower cell), and the
 // fraction of the way across it; on an axis of one point, the coordinate within e of the cell's
 // size of the plane. Images of fewer than two such axes (lines, vertices) hold no point.
-const char* const kImage = R"(
+const char* const kImageCell = R"(
 @tack.func
 def loc_axis(v, o, h, n, e):
     i = tack.i64(0)
@@ -437,40 +551,45 @@ def loc_axis(v, o, h, n, e):
         ok = r >= -e and r <= 1.0 + e
     return (i, r, ok)
 
+# The image cell holding (x, y, z) (-1: none) and the parametric coordinates there.
+@tack.func
+def loc_image_cell(x, y, z, ox, oy, oz, hx, hy, hz, nx, ny, nz, size, e):
+    i, r, oki = loc_axis(x, ox, hx, nx, e)
+    j, s, okj = loc_axis(y, oy, hy, ny, e)
+    k, u, okk = loc_axis(z, oz, hz, nz, e)
+    ok = oki and okj and okk and (nx > 1) + (ny > 1) + (nz > 1) >= 2
+    ok = ok and (nx > 1 or abs(x - ox) <= e * size)
+    ok = ok and (ny > 1 or abs(y - oy) <= e * size)
+    ok = ok and (nz > 1 or abs(z - oz) <= e * size)
+    best = tack.i64(-1)
+    a = tack.f64(0.0)
+    b = tack.f64(0.0)
+    d = tack.f64(0.0)
+    if ok:
+        best = (k * max(ny - 1, 1) + j) * max(nx - 1, 1) + i
+        if nx == 1:
+            a = s
+            b = u
+        elif ny == 1:
+            a = r
+            b = u
+        else:
+            a = r
+            b = s
+            d = u if nz > 1 else 0.0
+    return (best, a, b, d)
+)";
+
+const char* const kImage = R"(
 def loc_find_image(ox, oy, oz, hx, hy, hz, nx, ny, nz, size, pts, e, found, pc):
     for q in range(pts.shape[0]):
-        x = tack.f64(pts[q, 0])
-        y = tack.f64(pts[q, 1])
-        z = tack.f64(pts[q, 2])
-        i, r, oki = loc_axis(x, ox, hx, nx, e)
-        j, s, okj = loc_axis(y, oy, hy, ny, e)
-        k, u, okk = loc_axis(z, oz, hz, nz, e)
-        ok = oki and okj and okk and (nx > 1) + (ny > 1) + (nz > 1) >= 2
-        ok = ok and (nx > 1 or abs(x - ox) <= e * size)
-        ok = ok and (ny > 1 or abs(y - oy) <= e * size)
-        ok = ok and (nz > 1 or abs(z - oz) <= e * size)
-        best = tack.i64(-1)
-        a = tack.f64(0.0)
-        b = tack.f64(0.0)
-        d = tack.f64(0.0)
-        if ok:
-            best = (k * max(ny - 1, 1) + j) * max(nx - 1, 1) + i
-            if nx == 1:
-                a = s
-                b = u
-            elif ny == 1:
-                a = r
-                b = u
-            else:
-                a = r
-                b = s
-                d = u if nz > 1 else 0.0
-        found[q] = best
+        c, a, b, d = loc_image_cell(tack.f64(pts[q, 0]), tack.f64(pts[q, 1]), tack.f64(pts[q, 2]),
+                                    ox, oy, oz, hx, hy, hz, nx, ny, nz, size, e)
+        found[q] = c
         pc[q, 0] = a
         pc[q, 1] = b
         pc[q, 2] = d
 )";
-
 // Probing: point fields interpolated with the holding cell's shape functions (integers rounded
 // to the nearest, halves away from zero), cell fields taken from it, 0 where no cell holds the
 // point; the valid mask.
@@ -512,19 +631,55 @@ def loc_valid(found, out):
         out[q] = 1 if found[q] >= 0 else 0
 )";
 
-// The cell functions' text and `body`; {T} and {N}, the cell's type and size, are constants where
-// every cell of the dataset has one type (`type`, VTK's number; 0: several), so the compiler keeps
-// only that type's code.
-std::string cells_text(int type, const char* body) {
-  std::string text = std::string(detail::kSolve) + kCells + body;
-  if (type == 0) {
-    text = algorithms::subst(text, "T", "ds_cell_type({G}, c)");
-    return algorithms::subst(text, "N", "ds_cell_size({G}, c)");
+// Uniform bins over the bounds of (n, 3) points, grown by 1e-7 of their diagonal (so points on
+// the bounds are inside), about `items / per_bin` of them shaped by the extents (each axis's count
+// in proportion to its length; one bin across a flat axis; at most kMaxBins).
+struct Bins {
+  std::array<double, 6> bounds{};  // xmin, xmax, ymin, ...
+  std::array<std::int64_t, 3> n{1, 1, 1};
+  std::array<double, 3> inv_h{};  // bins per unit length
+};
+
+Bins uniform_bins(const Array& points, double items, double per_bin, const char* what) {
+  Bins b;
+  const Array pts = astype(points, DType(ScalarType::f64));
+  const std::vector<double> lo = min(pts, 0).to_vector<double>();
+  const std::vector<double> hi = max(pts, 0).to_vector<double>();
+  double diag = 0.0;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (!std::isfinite(lo[a]) || !std::isfinite(hi[a])) {
+      throw ValueError(std::string(what) + " are not all finite (axis " + std::to_string(a) +
+                       " runs from " + std::to_string(lo[a]) + " to " + std::to_string(hi[a]) +
+                       "); give finite points");
+    }
+    diag += (hi[a] - lo[a]) * (hi[a] - lo[a]);
   }
-  static const std::map<int, int> sizes = {{5, 3},  {8, 4},  {9, 4},  {10, 4},
-                                           {11, 8}, {12, 8}, {13, 6}, {14, 5}};
-  text = algorithms::subst(text, "T", std::to_string(type));
-  return algorithms::subst(text, "N", std::to_string(sizes.at(type)));
+  const double grow = 1e-7 * std::sqrt(diag) + 1e-300;
+  std::array<double, 3> extent{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    b.bounds[2 * a] = lo[a] - grow;
+    b.bounds[2 * a + 1] = hi[a] + grow;
+    extent[a] = b.bounds[2 * a + 1] - b.bounds[2 * a];
+  }
+  const double target = std::clamp(items / per_bin, 1.0, kMaxBins);
+  const double widest = std::max({extent[0], extent[1], extent[2]});
+  double volume = 1.0;
+  int dims = 0;
+  for (const double e : extent) {
+    if (e > 1e-6 * widest) {
+      volume *= e / widest;  // relative: no underflow for tiny bounds
+      ++dims;
+    }
+  }
+  const double side = std::pow(volume / target, 1.0 / std::max(dims, 1)) * widest;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const double count = extent[a] / side;
+    b.n[a] = extent[a] > 1e-6 * widest && std::isfinite(count)
+                 ? std::clamp<std::int64_t>(std::llround(count), 1, 1 << 26)
+                 : 1;
+    b.inv_h[a] = static_cast<double>(b.n[a]) / extent[a];
+  }
+  return b;
 }
 
 // The one cell type of every cell of ds (VTK's number) where that type is located, else 0.
@@ -550,6 +705,55 @@ Array query_points(const Array& points, const Device& device, const char* what) 
 }
 
 }  // namespace
+
+namespace detail {
+
+// The cell functions' text and `body`; {T} and {N}, the cell's type and size, are constants where
+// every cell of the dataset has one type (`type`, VTK's number; 0: several), so the compiler keeps
+// only that type's code.
+std::string locate_text(int type, const char* body) {
+  std::string text = std::string(kSolve) + kImageCell + kCells + kBins + body;
+  if (type == 0) {
+    text = algorithms::subst(text, "T", "ds_cell_type({G}, c)");
+    return algorithms::subst(text, "N", "ds_cell_size({G}, c)");
+  }
+  static const std::map<int, int> sizes = {{5, 3},  {8, 4},  {9, 4},  {10, 4},
+                                           {11, 8}, {12, 8}, {13, 6}, {14, 5}};
+  text = algorithms::subst(text, "T", std::to_string(type));
+  return algorithms::subst(text, "N", std::to_string(sizes.at(type)));
+}
+
+std::vector<KernelArg> LocatorAccess::search(const CellLocator& l) {
+  std::vector<KernelArg> args;
+  if (l.ds_.kind() == Kind::Image) {  // loc_find_image's geometry in the same places
+    const Vec3& o = l.ds_.origin();
+    const Vec3& h = l.ds_.spacing();
+    const Dims& d = l.ds_.dims();
+    double size = 0.0;
+    for (std::size_t a = 0; a < 3; ++a) size += d[a] > 1 ? h[a] * h[a] : 0.0;
+    args = {f64(o[0]), f64(o[1]), f64(o[2]), f64(h[0]), f64(h[1]),
+            f64(h[2]), d[0],      d[1],      d[2],      f64(std::sqrt(size)),
+            f64(0.0),  f64(0.0)};
+  } else {
+    args = {f64(l.bounds_[0]), f64(l.bounds_[2]), f64(l.bounds_[4]), f64(l.inv_h_[0]),
+            f64(l.inv_h_[1]),  f64(l.inv_h_[2]),  l.bins_[0],        l.bins_[1],
+            l.bins_[2],        f64(l.bounds_[1]), f64(l.bounds_[3]), f64(l.bounds_[5])};
+  }
+  args.emplace_back(*l.starts_);
+  args.emplace_back(*l.cells_);
+  args.push_back(f64(kEps));
+  return args;
+}
+
+int LocatorAccess::type(const CellLocator& l) {
+  return l.type_;
+}
+
+void LocatorAccess::refresh(CellLocator& l) {
+  if (l.stale()) l.build();
+}
+
+}  // namespace detail
 
 CellLocator::CellLocator(const DataSet& ds, double cells_per_bin)
     : ds_(ds), cells_per_bin_(cells_per_bin == 0.0 ? kCellsPerBin : cells_per_bin) {
@@ -578,49 +782,18 @@ void CellLocator::build() {
   for (const Array& a : watched_) versions_.push_back(a.version());
   ++builds_;
   type_ = one_type(ds_);
-  if (ds_.kind() == Kind::Image || ds_.n_cells() == 0) return;  // arithmetic, or nothing
-  // The bounds, grown by 1e-7 of their diagonal (and a little more for a flat axis).
-  const Array pts = astype(ds_.points(), DType(ScalarType::f64));
-  const std::vector<double> lo = min(pts, 0).to_vector<double>();
-  const std::vector<double> hi = max(pts, 0).to_vector<double>();
-  double diag = 0.0;
-  for (std::size_t a = 0; a < 3; ++a) {
-    if (!std::isfinite(lo[a]) || !std::isfinite(hi[a])) {
-      throw ValueError("tack.dataset.CellLocator: the dataset's points are not all finite (axis " +
-                       std::to_string(a) + " runs from " + std::to_string(lo[a]) + " to " +
-                       std::to_string(hi[a]) + "); locate in a dataset of finite points");
-    }
-    diag += (hi[a] - lo[a]) * (hi[a] - lo[a]);
+  if (ds_.kind() == Kind::Image || ds_.n_cells() == 0) {  // arithmetic, or nothing
+    starts_ = zeros({2}, DType(ScalarType::i64), ds_.device());
+    cells_ = zeros({1}, DType(ScalarType::i32), ds_.device());
+    return;
   }
-  diag = std::sqrt(diag);
-  const double grow = 1e-7 * diag + 1e-300;
-  std::array<double, 3> extent{};
-  for (std::size_t a = 0; a < 3; ++a) {
-    bounds_[2 * a] = lo[a] - grow;
-    bounds_[2 * a + 1] = hi[a] + grow;
-    extent[a] = bounds_[2 * a + 1] - bounds_[2 * a];
-  }
-  // Bins: about kCellsPerBin cells each, shaped by the extents of the axes that have one (a flat
-  // mesh gets one bin across its thin axis).
-  const double target =
-      std::clamp(static_cast<double>(ds_.n_cells()) / cells_per_bin_, 1.0, kMaxBins);
-  const double widest = std::max({extent[0], extent[1], extent[2]});
-  double volume = 1.0;
-  int dims = 0;
-  for (const double e : extent) {
-    if (e > 1e-6 * widest) {
-      volume *= e;
-      ++dims;
-    }
-  }
-  const double side = std::pow(volume / target, 1.0 / std::max(dims, 1));
-  for (std::size_t a = 0; a < 3; ++a) {
-    bins_[a] =
-        extent[a] > 1e-6 * widest ? std::max<std::int64_t>(1, std::llround(extent[a] / side)) : 1;
-    inv_h_[a] = static_cast<double>(bins_[a]) / extent[a];
-  }
+  const Bins grid = uniform_bins(ds_.points(), static_cast<double>(ds_.n_cells()), cells_per_bin_,
+                                 "tack.dataset.CellLocator: the dataset's points");
+  bounds_ = grid.bounds;
+  bins_ = grid.n;
+  inv_h_ = grid.inv_h;
   const std::int64_t n_bins = bins_[0] * bins_[1] * bins_[2];
-  const std::string source = g.source(cells_text(type_, kBins));
+  const std::string source = g.source(detail::locate_text(type_, ""));
   std::vector<KernelArg> where = {f64(bounds_[0]), f64(bounds_[2]), f64(bounds_[4]),
                                   f64(inv_h_[0]),  f64(inv_h_[1]),  f64(inv_h_[2]),
                                   bins_[0],        bins_[1],        bins_[2]};
@@ -687,14 +860,14 @@ std::pair<Array, Array> CellLocator::find_cells(const Array& points) {
       const double h = d[a] > 1 ? ds_.spacing()[a] : 0.0;
       size += h * h;
     }
-    const Kernel& k = algorithms::cached_kernel(kImage, "loc_find_image");
+    const Kernel& k = algorithms::cached_kernel(std::string(kImageCell) + kImage, "loc_find_image");
     const Vec3& o = ds_.origin();
     const Vec3& h = ds_.spacing();
     k(f64(o[0]), f64(o[1]), f64(o[2]), f64(h[0]), f64(h[1]), f64(h[2]), d[0], d[1], d[2],
       f64(std::sqrt(size)), pts, f64(kEps), found, pc);
     return {found, pc};
   }
-  if (!cells_) {  // no cells
+  if (ds_.n_cells() == 0) {
     found.fill(Scalar::from(std::int64_t{-1}));
     pc.fill(Scalar::from(0.0));
     return {found, pc};
@@ -720,9 +893,104 @@ std::pair<Array, Array> CellLocator::find_cells(const Array& points) {
   args.push_back(f64(kEps));
   args.emplace_back(found);
   args.emplace_back(pc);
-  detail::launch(algorithms::cached_kernel(g.source(cells_text(type_, kBins)), "loc_find"), g,
+  detail::launch(algorithms::cached_kernel(g.source(detail::locate_text(type_, "")), "loc_find"), g,
                  args);
   return {found, pc};
+}
+
+PointLocator::PointLocator(const Array& points, double points_per_bin)
+    : points_(query_points(points, points.device(), "tack.dataset.PointLocator")),
+      points_per_bin_(points_per_bin == 0.0 ? kCellsPerBin : points_per_bin) {
+  if (!(points_per_bin_ > 0.0) || !std::isfinite(points_per_bin_)) {
+    throw ValueError("tack.dataset.PointLocator: points_per_bin " + std::to_string(points_per_bin) +
+                     "; give a positive number (0: the default, " + std::to_string(kCellsPerBin) +
+                     ")");
+  }
+  build();
+}
+
+namespace {
+
+std::vector<KernelArg> bin_args(const std::array<double, 6>& bounds,
+                                const std::array<double, 3>& inv_h,
+                                const std::array<std::int64_t, 3>& n) {
+  return {f64(bounds[0]), f64(bounds[2]), f64(bounds[4]), f64(inv_h[0]), f64(inv_h[1]),
+          f64(inv_h[2]),  n[0],           n[1],           n[2]};
+}
+
+}  // namespace
+
+void PointLocator::build() {
+  version_ = points_.version();
+  ++builds_;
+  const Device device = points_.device();
+  const std::int64_t n = points_.shape()[0];
+  if (n > 0) {
+    const Bins grid = uniform_bins(points_, static_cast<double>(n), points_per_bin_,
+                                   "tack.dataset.PointLocator: the points");
+    bounds_ = grid.bounds;
+    bins_ = grid.n;
+    inv_h_ = grid.inv_h;
+  }
+  const std::int64_t n_bins = bins_[0] * bins_[1] * bins_[2];
+  starts_ = zeros({n_bins + 1}, DType(ScalarType::i64), device);
+  ids_ = empty({n}, DType(n < (std::int64_t{1} << 31) ? ScalarType::i32 : ScalarType::i64), device);
+  if (n == 0) return;
+  std::vector<KernelArg> args = bin_args(bounds_, inv_h_, bins_);
+  args.emplace_back(points_);
+  args.emplace_back(*starts_);
+  algorithms::cached_kernel(kPoints, "pl_count").call(args);
+  detail::scan_total(*starts_);
+  const Array cursor = zeros({n_bins}, DType(ScalarType::i32), device);
+  args = bin_args(bounds_, inv_h_, bins_);
+  for (const KernelArg& a :
+       {KernelArg(points_), KernelArg(*starts_), KernelArg(cursor), KernelArg(*ids_)})
+    args.push_back(a);
+  algorithms::cached_kernel(kPoints, "pl_fill").call(args);
+  algorithms::cached_kernel(kSortBins, "loc_bin_sort")(*starts_, *ids_);
+}
+
+Array PointLocator::nearest(const Array& queries) {
+  const Array q = query_points(queries, points_.device(), "tack.dataset.PointLocator.nearest");
+  if (points_.version() != version_) build();
+  Array out = empty({q.shape()[0]}, DType(ScalarType::i64), points_.device());
+  if (q.shape()[0] == 0) return out;
+  std::vector<KernelArg> args = bin_args(bounds_, inv_h_, bins_);
+  for (const KernelArg& a :
+       {KernelArg(points_), KernelArg(*starts_), KernelArg(*ids_), KernelArg(q), KernelArg(out)})
+    args.push_back(a);
+  algorithms::cached_kernel(kPoints, "pl_nearest").call(args);
+  return out;
+}
+
+std::pair<Array, Array> PointLocator::within(const Array& queries, double radius) {
+  const Array q = query_points(queries, points_.device(), "tack.dataset.PointLocator.within");
+  if (!(radius >= 0.0) || !std::isfinite(radius)) {
+    throw ValueError("tack.dataset.PointLocator.within: a radius of " + std::to_string(radius) +
+                     "; give a finite radius of 0 or more");
+  }
+  if (points_.version() != version_) build();
+  const std::int64_t n = q.shape()[0];
+  const Device device = points_.device();
+  Array offsets = zeros({n + 1}, DType(ScalarType::i64), device);
+  const Kernel& k = algorithms::cached_kernel(kPoints, "pl_within");
+  auto run = [&](bool counting, const Array& out) {
+    std::vector<KernelArg> args = bin_args(bounds_, inv_h_, bins_);
+    for (const KernelArg& a :
+         {KernelArg(points_), KernelArg(*starts_), KernelArg(*ids_), KernelArg(q), f64(radius),
+          KernelArg(counting), KernelArg(offsets), KernelArg(out)})
+      args.push_back(a);
+    k.call(args);
+  };
+  const Array none = empty({1}, DType(ScalarType::i64), device);
+  if (n > 0 && points_.shape()[0] > 0) run(true, none);
+  const std::int64_t total = detail::scan_total(offsets);
+  Array ids = empty({total}, DType(ScalarType::i64), device);
+  if (total > 0) {
+    run(false, ids);
+    algorithms::cached_kernel(kSortBins, "loc_bin_sort")(offsets, ids);
+  }
+  return {offsets, ids};
 }
 
 DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
@@ -751,7 +1019,7 @@ DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
       full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), device));
   const Prelude g(locator->dataset());
   const Kernel& interpolate =
-      algorithms::cached_kernel(g.source(cells_text(0, kProbe)), "loc_interpolate");
+      algorithms::cached_kernel(g.source(detail::locate_text(0, kProbe)), "loc_interpolate");
   // A field's values at the points: the field's shape with n rows, and those as a kernel
   // writes them (rows of its components; a vec array is itself).
   auto made = [&](const Array& src) {

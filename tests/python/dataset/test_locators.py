@@ -451,3 +451,168 @@ def test_resample_to_image_is_probe_at_the_image_points(device):
                                atol=1e-12)
     half = td.resample_to_image(ds, (3, 3, 3), bounds=(0, 1.5, 0, 1.5, 0, 1.5))
     np.testing.assert_allclose(half.points.numpy().max(0), (1.5, 1.5, 1.5))
+
+
+def brute_nearest(pts, q):
+    d = ((q[:, None, :] - pts[None, :, :]) ** 2).sum(-1)  # the kernel's order: (dx^2 + dy^2) + dz^2
+    out = np.where(np.isnan(q).any(1), -1, np.argmin(np.where(np.isnan(d), np.inf, d), 1))
+    return out, d
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_point_locator_is_brute_force(flat, device):
+    rng = np.random.default_rng(21 + flat)
+    pts = rng.uniform(-1, 2, (1500, 3))
+    pts[700:720] = pts[100:120]  # duplicates: the lower id is nearest
+    if flat:
+        pts[:, 2] = 0.5
+    q = np.concatenate([rng.uniform(-1.5, 2.5, (400, 3)), pts[690:730], [[1e3, -1e3, 5.0]],
+                        [[np.nan, 0, 0]], [[0.5, 0.5, 0.5]]])
+    loc = td.PointLocator(tack.array(pts, device=device))
+    got = loc.nearest(q).numpy()
+    want, d = brute_nearest(pts, q)
+    np.testing.assert_array_equal(got, want)
+    for radius in (0.0, 0.05, 0.3):
+        offsets, ids = loc.within(q, radius)
+        offsets, ids = offsets.numpy(), ids.numpy()
+        assert offsets[0] == 0 and len(ids) == offsets[-1]
+        for t in range(len(q)):
+            np.testing.assert_array_equal(ids[offsets[t]:offsets[t + 1]],
+                                          np.nonzero(d[t] <= radius * radius)[0])
+
+
+def test_point_locator_version_rule_and_refusals(device):
+    pts = tack.array(np.random.default_rng(3).uniform(0, 1, (200, 3)), device=device)
+    loc = td.PointLocator(pts)
+    q = np.array([[5.0, 5.0, 5.0]])
+    first = loc.nearest(q).numpy()[0]
+    moved = pts.numpy()
+    moved[17] = (5.0, 5.0, 5.0)
+    tack.copyto(pts[17:18], tack.array(moved[17:18], device=device))  # through a view
+    assert loc.nearest(q).numpy()[0] == 17 and loc.builds == 2 and first != 17
+    with pytest.raises(ValueError, match="radius of -1"):
+        loc.within(q, -1.0)
+    with pytest.raises(ValueError, match=r"\(n, 3\)"):
+        td.PointLocator(np.zeros((4, 2)))
+    empty = td.PointLocator(np.zeros((0, 3)))
+    assert empty.nearest(q).numpy().tolist() == [-1]
+    offsets, ids = empty.within(q, 1.0)
+    assert offsets.numpy().tolist() == [0, 0] and ids.shape == (0,)
+    ds = td.image((3, 3, 3))
+    assert td.PointLocator(ds).nearest(np.array([[1.9, 0.1, 0.0]])).numpy().tolist() == [2]
+
+
+def rotation(kind, device):
+    """v = (-y, x, 0) (a solid-body rotation, its paths circles of period 2 pi) on [-1, 1]^2 x
+    [0, 0.2]: an image, or its tetrahedra; linear, so every cell interpolates it exactly."""
+    img = td.image((41, 41, 3), origin=(-1.0, -1.0, 0.0), spacing=(0.05, 0.05, 0.1),
+                   device=device)
+    p = img.points.numpy()
+    if kind == "tetra":
+        v, _ = vtk_modules()
+        tri = v.vtkDataSetTriangleFilter()
+        tri.SetInputData(td.to_vtk(img.to("cpu")))
+        tri.Update()
+        img = td.from_vtk(tri.GetOutput(), device=device)
+        p = img.points.numpy()
+    img.point_data["v"] = np.stack([-p[:, 1], p[:, 0], np.zeros(len(p))], 1)
+    img.point_data["t"] = p[:, 0] + 2 * p[:, 1]
+    return img
+
+
+@pytest.mark.parametrize("kind", ["image", "tetra"])
+@pytest.mark.parametrize("method, step, tol", [("rk4", 0.01, 1e-9), ("rk45", 0.05, 1e-6)])
+def test_streamlines_of_a_rotation_are_circles(kind, method, step, tol, device):
+    ds = rotation(kind, device)
+    radii = np.array([0.3, 0.5, 0.8])
+    seeds = np.stack([radii, np.zeros(3), np.full(3, 0.1)], 1)
+    out = td.streamlines(ds, "v", seeds, step=step, max_steps=400, method=method,
+                         direction="both", tolerance=1e-9 if method == "rk45" else 1e-6)
+    assert out.kind == "poly" and out.n_cells == 6
+    offsets = out.offsets.numpy()
+    pts = out.points.numpy()
+    time = out.point_data["IntegrationTime"].numpy()
+    assert out.cell_data["SeedIds"].numpy().tolist() == [0, 0, 1, 1, 2, 2]
+    assert np.all(out.cell_data["ReasonForTermination"].numpy() == 5)  # out of steps
+    for line in range(6):
+        a, b = offsets[line], offsets[line + 1]
+        assert b - a == 401
+        r = radii[line // 2]
+        p = pts[a:b]
+        np.testing.assert_allclose(np.hypot(p[:, 0], p[:, 1]), r, atol=tol)
+        np.testing.assert_allclose(p[:, 2], 0.1, atol=1e-12)
+        # unit angular speed: the time is the angle turned (negative backward)
+        angle = np.unwrap(np.arctan2(p[:, 1], p[:, 0]))
+        np.testing.assert_allclose(time[a:b], angle - angle[0], atol=max(tol, 1e-9) * 100)
+        assert (time[b - 1] > 0) == (line % 2 == 0)
+        if method == "rk4":  # fixed steps of `step` length (the chord of an arc of step / r)
+            d = np.linalg.norm(np.diff(p, axis=0), axis=1)
+            np.testing.assert_allclose(d, 2 * r * np.sin(step / r / 2), rtol=1e-6)
+    # fields are carried: t = x + 2 y, exact in every cell
+    np.testing.assert_allclose(out.point_data["t"].numpy(), pts[:, 0] + 2 * pts[:, 1],
+                               atol=1e-9)
+
+
+def test_streamlines_end_where_vtk_says(device):
+    img = td.image((11, 11, 11), spacing=(0.1, 0.1, 0.1), device=device)
+    n = img.n_points
+    img.point_data["u"] = np.tile([1.0, 0.0, 0.0], (n, 1))
+    img.point_data["zero"] = np.zeros((n, 3))
+    seeds = np.array([[0.05, 0.5, 0.5], [0.5, 0.5, 0.5], [2.0, 0.5, 0.5]])
+    out = td.streamlines(img, "u", seeds, step=0.1, max_steps=100)
+    # the third seed is outside: no line; the others run to the boundary x = 1
+    assert out.cell_data["SeedIds"].numpy().tolist() == [0, 1]
+    assert out.cell_data["ReasonForTermination"].numpy().tolist() == [1, 1]
+    off, p = out.offsets.numpy(), out.points.numpy()
+    np.testing.assert_allclose(p[off[0]:off[1], 0], 0.05 + 0.1 * np.arange(off[1] - off[0]))
+    assert 0.9 < p[off[1] - 1, 0] <= 1.0 and 0.9 < p[off[2] - 1, 0] <= 1.0
+    short = td.streamlines(img, "u", seeds[:1], step=0.1, max_steps=3)
+    assert short.cell_data["ReasonForTermination"].numpy().tolist() == [5]
+    assert short.n_points == 4
+    long = td.streamlines(img, "u", seeds[:1], step=0.1, max_length=0.25)
+    assert long.cell_data["ReasonForTermination"].numpy().tolist() == [4]
+    assert long.n_points == 4  # 0.1, 0.2, then 0.3 >= 0.25
+    assert td.streamlines(img, "zero", seeds).n_cells == 0  # stagnant from the start
+    with pytest.raises(ValueError, match="3 components"):
+        img.point_data["s"] = np.zeros(n)
+        td.streamlines(img, "s", seeds)
+    with pytest.raises(ValueError, match="method='euler'"):
+        td.streamlines(img, "u", seeds, method="euler")
+    with pytest.raises(KeyError):
+        td.streamlines(img, "nothing", seeds)
+
+
+def test_streamlines_are_vtks_with_rk4(device):
+    v, ns = vtk_modules()
+    ds = rotation("image", device)
+    seeds = np.array([[0.4, 0.1, 0.1], [-0.2, 0.6, 0.05]])
+    ours = td.streamlines(ds, "v", seeds, step=0.02, max_steps=150)
+    tracer = v.vtkStreamTracer()
+    tracer.SetInputData(td.to_vtk(ds.to("cpu")))
+    tracer.SetInputArrayToProcess(0, 0, 0, 0, "v")
+    src = v.vtkPolyData()
+    sp = v.vtkPoints()
+    sp.SetData(ns.numpy_to_vtk(seeds, deep=True))
+    src.SetPoints(sp)
+    tracer.SetSourceData(src)
+    tracer.SetIntegratorTypeToRungeKutta4()
+    tracer.SetIntegrationStepUnit(1)  # length
+    tracer.SetInitialIntegrationStep(0.02)
+    tracer.SetMaximumNumberOfSteps(150)
+    tracer.SetMaximumPropagation(1e9)
+    tracer.SetIntegrationDirectionToForward()
+    tracer.SetComputeVorticity(False)
+    tracer.Update()
+    res = tracer.GetOutput()
+    theirs = ns.vtk_to_numpy(res.GetPoints().GetData())
+    lines = res.GetLines()
+    assert ours.n_cells == res.GetNumberOfCells() == 2
+    off = ours.offsets.numpy()
+    voff = ns.vtk_to_numpy(lines.GetOffsetsArray())
+    vconn = ns.vtk_to_numpy(lines.GetConnectivityArray())
+    for line in range(2):
+        mine = ours.points.numpy()[off[line]:off[line + 1]]
+        vtks = theirs[vconn[voff[line]:voff[line + 1]]]
+        m = min(len(mine), len(vtks))
+        assert m >= 100
+        np.testing.assert_allclose(mine[:m], vtks[:m], atol=1e-6)
