@@ -1017,7 +1017,17 @@ DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
       Kind::Poly, pts, arange(n + 1, DType(ScalarType::i64), device),
       arange(n, DType(ScalarType::i64), device),
       full({n}, Scalar::from(std::int64_t{1}), DType(ScalarType::u8), device));
-  const Prelude g(locator->dataset());
+  detail::carry_fields(ds, found, pc, out.point_data());
+  Array valid = empty({n}, DType(ScalarType::u8), device);
+  algorithms::cached_kernel(kTake, "loc_valid")(found, valid);
+  out.point_data().set("valid", valid);
+  return out;
+}
+
+void detail::carry_fields(const DataSet& ds, const Array& found, const Array& pc, FieldMap& out) {
+  const std::int64_t n = found.shape()[0];
+  const Device& device = ds.device();
+  const Prelude g(ds);
   const Kernel& interpolate =
       algorithms::cached_kernel(g.source(detail::locate_text(0, kProbe)), "loc_interpolate");
   // A field's values at the points: the field's shape with n rows, and those as a kernel
@@ -1035,18 +1045,14 @@ DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
     const bool rounded = !is_float(src.dtype().scalar);
     detail::launch(interpolate, g,
                    {found, pc, detail::as_rows(src, name), rows, detail::components(src), rounded});
-    out.point_data().set(name, values);
+    out.set(name, values);
   }
   const Kernel& take = algorithms::cached_kernel(kTake, "loc_take");
   for (const auto& [name, src] : ds.cell_data().items()) {
     const auto [values, rows] = made(src);
     take(found, detail::as_rows(src, name), rows, detail::components(src));
-    out.point_data().set(ds.point_data().contains(name) ? name + " (cell)" : name, values);
+    out.set(ds.point_data().contains(name) ? name + " (cell)" : name, values);
   }
-  Array valid = empty({n}, DType(ScalarType::u8), device);
-  algorithms::cached_kernel(kTake, "loc_valid")(found, valid);
-  out.point_data().set("valid", valid);
-  return out;
 }
 
 DataSet resample_to_image(const DataSet& ds, const Dims& dims,

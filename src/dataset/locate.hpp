@@ -16,6 +16,10 @@ namespace tack::dataset::detail {
 // where `type` (VTK's number) is every cell's, else (0) read per cell. Give it to Prelude::source.
 std::string locate_text(int type, const char* body);
 
+// Every field of ds at points whose cells and parametric coordinates are `found` and `pc` (as
+// find_cells gives them) into `out` (n rows each): probe's fields.
+void carry_fields(const DataSet& ds, const Array& found, const Array& pc, FieldMap& out);
+
 struct LocatorAccess {
   // The arguments after the geometry's that find a cell: (lx, ly, lz, ihx, ihy, ihz, nx, ny, nz,
   // ux, uy, uz, starts, cells, e) -- the bins' lower corner, bins per unit length, counts, upper

@@ -81,15 +81,21 @@ def sl_velocity({G}, vel, cellwise, c, r, s, u):
             vz += w * tack.f64(vel[p, 2])
     return (vx, vy, vz)
 
-# The cell holding (x, y, z) (-1: none) and the field there.
+# The cell holding (x, y, z) (-1: none), the parametric coordinates and the field there.
 @tack.func
-def sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, hint):
+def sl_where({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, hint):
     c, r, s, u = sl_locate({G}, x, y, z, hint, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e)
     vx = tack.f64(0.0)
     vy = tack.f64(0.0)
     vz = tack.f64(0.0)
     if c >= 0:
         vx, vy, vz = sl_velocity({G}, vel, cellwise, c, r, s, u)
+    return (c, r, s, u, vx, vy, vz)
+
+# The cell holding (x, y, z) (-1: none) and the field there.
+@tack.func
+def sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, hint):
+    c, r, s, u, vx, vy, vz = sl_where({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, hint)
     return (c, vx, vy, vz)
 
 # Line l from seed seed_of[l] in direction sign[l]: positions into out[l * (max_steps + 1) + m],
@@ -98,7 +104,7 @@ def sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells,
 # |error| / h below tol within [hmin, hmax].
 def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e,
                  vel, cellwise, seeds, seed_of, sign, step, max_steps, terminal, max_length,
-                 rk45, tol, hmin, hmax, out, times, counts, reasons):
+                 rk45, tol, hmin, hmax, out, times, where, pcs, counts, reasons):
     for l in range(seed_of.shape[0]):
         q = seed_of[l]
         x = tack.f64(seeds[q, 0])
@@ -106,7 +112,7 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
         z = tack.f64(seeds[q, 2])
         g = tack.f64(sign[l])
         base = l * (max_steps + 1)
-        c, vx, vy, vz = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, -1)
+        c, r, s, u, vx, vy, vz = sl_where({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise, x, y, z, -1)
         n = 0
         why = 1
         t = tack.f64(0.0)
@@ -118,6 +124,10 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
             out[base, 1] = y
             out[base, 2] = z
             times[base] = 0.0
+            where[base] = c
+            pcs[base, 0] = r
+            pcs[base, 1] = s
+            pcs[base, 2] = u
             n = 1
         while going:
             speed = math.sqrt(vx * vx + vy * vy + vz * vz)
@@ -191,8 +201,8 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
                     wy = tack.f64(0.0)
                     wz = tack.f64(0.0)
                     if ok:
-                        cn, wx, wy, wz = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
-                                               nxp, nyp, nzp, c)
+                        cn, r, s, u, wx, wy, wz = sl_where({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
+                                                           nxp, nyp, nzp, c)
                     if cn < 0:
                         why = 1
                         going = False
@@ -210,6 +220,10 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
                         out[base + n, 1] = y
                         out[base + n, 2] = z
                         times[base + n] = t
+                        where[base + n] = c
+                        pcs[base + n, 0] = r
+                        pcs[base + n, 1] = s
+                        pcs[base + n, 2] = u
                         n += 1
                         if rk45:
                             grow = 5.0
@@ -222,15 +236,21 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
 
 // The lines of two or more points, one after another.
 const char* const kGather = R"(
-def sl_gather(out, times, counts, first, max_steps, pts, tout):
+def sl_gather(out, times, where, pcs, counts, first, max_steps, pts, tout, found, pc):
     for l in range(counts.shape[0]):
         n = counts[l]
         if n >= 2:
             for m in range(n):
-                pts[first[l] + m, 0] = out[l * (max_steps + 1) + m, 0]
-                pts[first[l] + m, 1] = out[l * (max_steps + 1) + m, 1]
-                pts[first[l] + m, 2] = out[l * (max_steps + 1) + m, 2]
-                tout[first[l] + m] = times[l * (max_steps + 1) + m]
+                a = l * (max_steps + 1) + m
+                b = first[l] + m
+                pts[b, 0] = out[a, 0]
+                pts[b, 1] = out[a, 1]
+                pts[b, 2] = out[a, 2]
+                tout[b] = times[a]
+                found[b] = where[a]
+                pc[b, 0] = pcs[a, 0]
+                pc[b, 1] = pcs[a, 1]
+                pc[b, 2] = pcs[a, 2]
 )";
 
 }  // namespace
@@ -306,8 +326,10 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
   const std::int64_t per_line = options.max_steps + 1;
   Array out =
       empty({std::max<std::int64_t>(n_lines * per_line, 1), 3}, DType(ScalarType::f64), device);
-  Array times =
-      empty({std::max<std::int64_t>(n_lines * per_line, 1)}, DType(ScalarType::f64), device);
+  const std::int64_t slots = std::max<std::int64_t>(n_lines * per_line, 1);
+  Array times = empty({slots}, DType(ScalarType::f64), device);
+  Array where = empty({slots}, DType(ScalarType::i64), device);
+  Array pcs = empty({slots, 3}, DType(ScalarType::f64), device);
   Array counts = zeros({n_lines}, DType(ScalarType::i64), device);
   Array reasons = zeros({n_lines}, DType(ScalarType::i32), device);
   if (n_lines > 0) {
@@ -327,8 +349,8 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
          {KernelArg(rows), KernelArg(cellwise), KernelArg(pts), KernelArg(seed_ids),
           KernelArg(signs), f64(step), KernelArg(options.max_steps), f64(options.terminal_speed),
           f64(max_length), KernelArg(options.method == StreamMethod::RK45), f64(options.tolerance),
-          f64(step / 100.0), f64(step * 10.0), KernelArg(out), KernelArg(times), KernelArg(counts),
-          KernelArg(reasons)})
+          f64(step / 100.0), f64(step * 10.0), KernelArg(out), KernelArg(times), KernelArg(where),
+          KernelArg(pcs), KernelArg(counts), KernelArg(reasons)})
       args.push_back(a);
     detail::launch(k, g, args);
   }
@@ -349,21 +371,21 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
   }
   Array points = empty({total, 3}, DType(ScalarType::f64), device);
   Array time = empty({total}, DType(ScalarType::f64), device);
+  Array found = empty({total}, DType(ScalarType::i64), device);
+  Array pc = empty({total, 3}, DType(ScalarType::f64), device);
   if (total > 0) {
-    algorithms::cached_kernel(kGather, "sl_gather")(
-        out, times, counts, array(first, {n_lines}, device), options.max_steps, points, time);
+    algorithms::cached_kernel(kGather, "sl_gather")(out, times, where, pcs, counts,
+                                                    array(first, {n_lines}, device),
+                                                    options.max_steps, points, time, found, pc);
   }
   const auto n_cells = static_cast<std::int64_t>(kept_seeds.size());
   DataSet lines = detail::trusted_explicit(
       Kind::Poly, points, array(cell_offsets, {n_cells + 1}, device),
       arange(total, DType(ScalarType::i64), device),
       full({n_cells}, Scalar::from(std::int64_t{4}), DType(ScalarType::u8), device));
-  // Every field of ds at the points, then the integration time.
-  if (total > 0) {
-    const DataSet probed = probe(ds, points, locator);
-    for (const auto& [name, values] : probed.point_data().items())
-      if (name != "valid") lines.point_data().set(name, values);
-  }
+  // Every field of ds at the points (their cells and parametric coordinates kept from the
+  // integration), then the integration time.
+  detail::carry_fields(ds, found, pc, lines.point_data());
   lines.point_data().set("IntegrationTime", time);
   lines.cell_data().set("SeedIds", array(kept_seeds, {n_cells}, device));
   lines.cell_data().set("ReasonForTermination", array(kept_reasons, {n_cells}, device));
