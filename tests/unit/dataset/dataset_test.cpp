@@ -146,6 +146,48 @@ TEST_P(DataSetOnDevice, FiltersOnTwoTetrahedra) {
   expect_error<KeyError>([&] { cell_to_point(ds, "p"); }, {"no cell field 'p'; there are 'c'"});
 }
 
+TEST_P(DataSetOnDevice, LocatorsProbeAndStreamlinesOnTwoTetrahedra) {
+  TwoTets m;
+  DataSet ds = DataSet::unstructured(arr(m.points, {5, 3}), arr(m.offsets), arr(m.connectivity),
+                                     arr(m.types));
+  ds.point_data().set("p", arr(std::vector<double>{0, 1, 2, 3, 4}));
+  ds.point_data().set(
+      "v", arr(std::vector<double>{1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0}, {5, 3}));
+  CellLocator loc(ds);
+  // Inside cell 0, inside cell 1, on their shared face (the lower id), outside.
+  const std::vector<double> q = {0.1, 0.1, 0.1, 0.6, 0.6, 0.6, 1.0 / 3, 1.0 / 3, 1.0 / 3, 2, 2, 2};
+  const auto [cells, pc] = loc.find_cells(arr(q, {4, 3}));
+  EXPECT_EQ(cells.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 0, -1}));
+  EXPECT_EQ(loc.builds(), 1);
+  const std::vector<double> pcs = pc.to_vector<double>();
+  EXPECT_NEAR(pcs[0], 0.1, 1e-15);
+  EXPECT_NEAR(pcs[1], 0.1, 1e-15);
+  EXPECT_NEAR(pcs[2], 0.1, 1e-15);
+  DataSet probed = probe(ds, arr(q, {4, 3}), &loc);
+  const std::vector<double> p = probed.point_data().at("p").to_vector<double>();
+  EXPECT_NEAR(p[0], 0.6, 1e-15);  // 1 r + 2 s + 3 t at r = s = t = 0.1
+  EXPECT_EQ(p[3], 0.0);
+  EXPECT_EQ(probed.point_data().at("valid").to_vector<std::uint8_t>(),
+            (std::vector<std::uint8_t>{1, 1, 1, 0}));
+  PointLocator points(ds.points());
+  EXPECT_EQ(points.nearest(arr(std::vector<double>{0.9, 0.1, 0.0, 0.9, 0.8, 1.2}, {2, 3}))
+                .to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 4}));
+  StreamlineOptions o;
+  o.step = 0.1;
+  DataSet lines = streamlines(ds, "v", arr(std::vector<double>{0.05, 0.1, 0.1}, {1, 3}), o, &loc);
+  ASSERT_EQ(lines.n_cells(), 1);
+  EXPECT_EQ(lines.cell_data().at("ReasonForTermination").to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{1}));  // out of the domain, along x
+  const std::vector<double> xyz = lines.points().to_vector<double>();
+  EXPECT_NEAR(xyz[3], 0.15, 1e-12);
+  expect_error<ValueError>(
+      [&] {
+        loc.find_cells(arr(std::vector<double>{1, 2}, {1, 2}));
+      },
+      {"give an (n, 3) array of floats"});
+}
+
 TEST_P(DataSetOnDevice, CellToPointOnAnImageAveragesTheCellsAround) {
   DataSet ds = DataSet::image({3, 3, 1}, {0, 0, 0}, {1, 1, 1}, dev_);  // 2 x 2 pixels
   ds.cell_data().set("c", arr(std::vector<double>{1, 2, 3, 4}));
