@@ -323,6 +323,30 @@ def loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz):
         k0, k1 = loc_range(az - d, bz + d, lz, ihz, nz)
     return (i0, i1, j0, j1, k0, k1)
 
+# The first cell of (x, y, z)'s bin that holds it (-1: none, or outside the bounds) and the
+# parametric coordinates there.
+@tack.func
+def loc_search({G}, x, y, z, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e):
+    best = tack.i64(-1)
+    r = tack.f64(0.0)
+    s = tack.f64(0.0)
+    u = tack.f64(0.0)
+    if x >= lx and y >= ly and z >= lz and x <= ux and y <= uy and z <= uz:
+        i = max(min(math.floor((x - lx) * ihx), nx - 1), 0)
+        j = max(min(math.floor((y - ly) * ihy), ny - 1), 0)
+        k = max(min(math.floor((z - lz) * ihz), nz - 1), 0)
+        b = (k * ny + j) * nx + i
+        for m in range(starts[b], starts[b + 1]):
+            c = tack.i64(cells[m])
+            ok, r1, s1, u1 = loc_holds({G}, c, x, y, z, e)
+            if ok:
+                best = c
+                r = r1
+                s = s1
+                u = u1
+                break
+    return (best, r, s, u)
+
 def loc_count({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, counts):
     for c in range(counts.shape[0]):
         i0, i1, j0, j1, k0, k1 = loc_cell_bins({G}, c, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
@@ -368,24 +392,8 @@ def loc_find({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cel
         x = tack.f64(pts[q, 0])
         y = tack.f64(pts[q, 1])
         z = tack.f64(pts[q, 2])
-        best = tack.i64(-1)
-        r = tack.f64(0.0)
-        s = tack.f64(0.0)
-        u = tack.f64(0.0)
-        if x >= lx and y >= ly and z >= lz and x <= ux and y <= uy and z <= uz:
-            i = max(min(math.floor((x - lx) * ihx), nx - 1), 0)
-            j = max(min(math.floor((y - ly) * ihy), ny - 1), 0)
-            k = max(min(math.floor((z - lz) * ihz), nz - 1), 0)
-            b = (k * ny + j) * nx + i
-            for m in range(starts[b], starts[b + 1]):
-                c = tack.i64(cells[m])
-                ok, r1, s1, u1 = loc_holds({G}, c, x, y, z, e)
-                if ok:
-                    best = c
-                    r = r1
-                    s = s1
-                    u = u1
-                    break
+        best, r, s, u = loc_search({G}, x, y, z, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz,
+                                   starts, cells, e)
         found[q] = best
         pc[q, 0] = r
         pc[q, 1] = s
@@ -453,6 +461,20 @@ def pl_d2(pts, p, x, y, z):
     dz = tack.f64(pts[p, 2]) - z
     return dx * dx + dy * dy + dz * dz
 
+# The least squared distance from coordinate v (bin b of n, from lo, ih bins a unit length) to a
+# bin past the faces of a block reaching r bins either way, `off` the squared distance the point
+# is off the grid on the other axes (infinity where both sides are the grid's ends).
+@tack.func
+def pl_gap(v, lo, ih, n, b, r, off):
+    gap = math.inf
+    if b - r > 0:
+        g = v - (lo + tack.f64(b - r) / ih)
+        gap = min(gap, g * g + off)
+    if b + r < n - 1:
+        g = lo + tack.f64(b + r + 1) / ih - v
+        gap = min(gap, g * g + off)
+    return gap
+
 # The nearest point (the lowest id among equally near ones): the bins at Chebyshev distance r
 # from the query's (clamped) bin, r = 0, 1, ..., until every unvisited bin is farther than the
 # best point so far (not merely as far: a tie with a lower id may lie there), or none is left.
@@ -486,25 +508,9 @@ def pl_nearest(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, ids, q, out):
                                         best = p
                 # the least squared distance to an unvisited bin: past an open face of the
                 # visited block on one axis, and as far as the query is off the grid on the others
-                gap = math.inf
-                if bi - r > 0:
-                    g = x - (lx + tack.f64(bi - r) / ihx)
-                    gap = min(gap, g * g + oy * oy + oz * oz)
-                if bi + r < nx - 1:
-                    g = lx + tack.f64(bi + r + 1) / ihx - x
-                    gap = min(gap, g * g + oy * oy + oz * oz)
-                if bj - r > 0:
-                    g = y - (ly + tack.f64(bj - r) / ihy)
-                    gap = min(gap, g * g + ox * ox + oz * oz)
-                if bj + r < ny - 1:
-                    g = ly + tack.f64(bj + r + 1) / ihy - y
-                    gap = min(gap, g * g + ox * ox + oz * oz)
-                if bk - r > 0:
-                    g = z - (lz + tack.f64(bk - r) / ihz)
-                    gap = min(gap, g * g + ox * ox + oy * oy)
-                if bk + r < nz - 1:
-                    g = lz + tack.f64(bk + r + 1) / ihz - z
-                    gap = min(gap, g * g + ox * ox + oy * oy)
+                gap = min(pl_gap(x, lx, ihx, nx, bi, r, oy * oy + oz * oz),
+                          pl_gap(y, ly, ihy, ny, bj, r, ox * ox + oz * oz),
+                          pl_gap(z, lz, ihz, nz, bk, r, ox * ox + oy * oy))
                 going = gap < math.inf and not (best >= 0 and bd < gap)
                 r += 1
         out[t] = best

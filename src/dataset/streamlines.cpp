@@ -36,20 +36,9 @@ def sl_locate({G}, x, y, z, hint, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy,
             r = r0
             s = s0
             u = u0
-    if c < 0 and x >= lx and y >= ly and z >= lz and x <= ux and y <= uy and z <= uz:
-        i = max(min(math.floor((x - lx) * ihx), nx - 1), 0)
-        j = max(min(math.floor((y - ly) * ihy), ny - 1), 0)
-        k = max(min(math.floor((z - lz) * ihz), nz - 1), 0)
-        b = (k * ny + j) * nx + i
-        for m in range(starts[b], starts[b + 1]):
-            cm = tack.i64(cells[m])
-            ok, r1, s1, u1 = loc_holds({G}, cm, x, y, z, e)
-            if ok:
-                c = cm
-                r = r1
-                s = s1
-                u = u1
-                break
+    if c < 0:
+        c, r, s, u = loc_search({G}, x, y, z, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz,
+                                starts, cells, e)
     return (c, r, s, u)
 )";
 

@@ -112,16 +112,20 @@ def model_find(points, cell_points, types):
     return found, pcs
 
 
-def kuhn_tets(n, rng, jitter=0.2):
-    """A cube of n^3 unit cells, each split into six tetrahedra (conforming), interior points
-    moved at random."""
+def grid(n, rng, jitter):
+    """The (n + 1)^3 points of a cube of n^3 unit cells, x fastest, interior points moved at
+    random, and the id of point (i, j, k)."""
     g = np.stack(np.meshgrid(*[np.arange(n + 1.0)] * 3, indexing="ij"), -1)[..., ::-1]
     pts = g.reshape(-1, 3).copy()
     interior = np.all((pts > 0) & (pts < n), axis=1)
     pts[interior] += rng.uniform(-jitter, jitter, (interior.sum(), 3))
+    return pts, lambda i, j, k: (k * (n + 1) + j) * (n + 1) + i
 
-    def pid(i, j, k):
-        return (k * (n + 1) + j) * (n + 1) + i
+
+def kuhn_tets(n, rng, jitter=0.2):
+    """A cube of n^3 unit cells, each split into six tetrahedra (conforming), interior points
+    moved at random."""
+    pts, pid = grid(n, rng, jitter)
     paths = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
     conn = []
     for k in range(n):
@@ -138,13 +142,7 @@ def kuhn_tets(n, rng, jitter=0.2):
 
 
 def hexes(n, rng, jitter=0.2):
-    g = np.stack(np.meshgrid(*[np.arange(n + 1.0)] * 3, indexing="ij"), -1)[..., ::-1]
-    pts = g.reshape(-1, 3).copy()
-    interior = np.all((pts > 0) & (pts < n), axis=1)
-    pts[interior] += rng.uniform(-jitter, jitter, (interior.sum(), 3))
-
-    def pid(i, j, k):
-        return (k * (n + 1) + j) * (n + 1) + i
+    pts, pid = grid(n, rng, jitter)
     conn = [[pid(i + a, j + b, k + c) for (a, b, c) in CORNERS[12]]
             for k in range(n) for j in range(n) for i in range(n)]
     return pts, conn
