@@ -358,19 +358,28 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
     kept_seeds.push_back(seed_of[l]);
     kept_reasons.push_back(why[l]);
   }
-  Array points = empty({total, 3}, DType(ScalarType::f64), device);
-  Array time = empty({total}, DType(ScalarType::f64), device);
-  Array found = empty({total}, DType(ScalarType::i64), device);
-  Array pc = empty({total, 3}, DType(ScalarType::f64), device);
-  if (total > 0) {
+  // Every line of max_steps + 1 points: the integration's buffers are the output as they are;
+  // otherwise the lines' points are gathered, one line after another.
+  const bool whole = total > 0 && total == n_lines * per_line;
+  Array points = whole ? out : empty({total, 3}, DType(ScalarType::f64), device);
+  Array time = whole ? times : empty({total}, DType(ScalarType::f64), device);
+  Array found = whole ? where : empty({total}, DType(ScalarType::i64), device);
+  Array pc = whole ? pcs : empty({total, 3}, DType(ScalarType::f64), device);
+  if (total > 0 && !whole) {
     algorithms::cached_kernel(kGather, "sl_gather")(out, times, where, pcs, counts,
                                                     array(first, {n_lines}, device),
                                                     options.max_steps, points, time, found, pc);
   }
   const auto n_cells = static_cast<std::int64_t>(kept_seeds.size());
+  // ids i32 where they fit
+  const bool narrow = total < (std::int64_t{1} << 31);
+  const Array cell_starts =
+      narrow ? array(std::vector<std::int32_t>(cell_offsets.begin(), cell_offsets.end()),
+                     {n_cells + 1}, device)
+             : array(cell_offsets, {n_cells + 1}, device);
   DataSet lines = detail::trusted_explicit(
-      Kind::Poly, points, array(cell_offsets, {n_cells + 1}, device),
-      arange(total, DType(ScalarType::i64), device),
+      Kind::Poly, points, cell_starts,
+      arange(total, DType(narrow ? ScalarType::i32 : ScalarType::i64), device),
       full({n_cells}, Scalar::from(std::int64_t{4}), DType(ScalarType::u8), device));
   // Every field of ds at the points (their cells and parametric coordinates kept from the
   // integration), then the integration time.
