@@ -607,8 +607,8 @@ def loc_interpolate({G}, found, pc, src, out, ncomp, rounded):
             for m in range(ncomp):
                 out[q, m] = 0
         else:
-            t = ds_cell_type({G}, c)
-            n = ds_cell_size({G}, c)
+            t = {T}
+            n = {N}
             r = pc[q, 0]
             s = pc[q, 1]
             u = pc[q, 2]
@@ -1034,8 +1034,8 @@ void detail::carry_fields(const DataSet& ds, const Array& found, const Array& pc
   const std::int64_t n = found.shape()[0];
   const Device& device = ds.device();
   const Prelude g(ds);
-  const Kernel& interpolate =
-      algorithms::cached_kernel(g.source(detail::locate_text(0, kProbe)), "loc_interpolate");
+  const Kernel& interpolate = algorithms::cached_kernel(
+      g.source(detail::locate_text(one_type(ds), kProbe)), "loc_interpolate");
   // A field's values at the points: the field's shape with n rows, and those as a kernel
   // writes them (rows of its components; a vec array is itself).
   auto made = [&](const Array& src) {
