@@ -302,7 +302,9 @@ class CellLocator:
     the cell's domain within 1e-9 and the cell's map there is the point within 1e-9 of the
     cell's size; of several cells holding a point (on a shared face, edge or vertex) the lowest
     id wins; vertices and lines hold none. Polygons and triangle strips are a ValueError (split
-    them into triangles first). Written positions are noticed: after a write to the dataset's
+    them into triangles first). Points are (n, 3) float arrays (not vec(3) arrays). A query may
+    rebuild the locator: query one locator from one thread at a time. Written positions are
+    noticed: after a write to the dataset's
     points or cells (through any view), the next query rebuilds the bins (`builds` counts).
     `cells_per_bin` (default 2): fewer make queries test fewer cells and the build list each
     cell in more bins."""
@@ -346,7 +348,7 @@ class PointLocator:
 
     def nearest(self, points):
         """The i64 id of the nearest point to each of `points` ((n, 3)): of equally near ones the
-        lowest id; -1 for a NaN query (or no points). One launch."""
+        lowest id; -1 for a NaN or infinite query (or no points). One launch."""
         return self._l.nearest(_array(points, self._l.points.device))
 
     def within(self, points, radius):

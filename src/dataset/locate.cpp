@@ -449,10 +449,9 @@ def pl_count(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, counts):
     for p in range(pts.shape[0]):
         tack.atomic_add(counts, pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz), 1)
 
-def pl_fill(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, cursor, ids):
+def pl_keys(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, keys):
     for p in range(pts.shape[0]):
-        b = pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
-        ids[starts[b] + tack.i64(tack.atomic_add(cursor, b, 1))] = p
+        keys[p] = pl_bin(pts, p, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz)
 
 @tack.func
 def pl_d2(pts, p, x, y, z):
@@ -497,8 +496,10 @@ def pl_nearest(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, ids, q, out):
             while going:
                 for k in range(max(bk - r, 0), min(bk + r, nz - 1) + 1):
                     for j in range(max(bj - r, 0), min(bj + r, ny - 1) + 1):
-                        for i in range(max(bi - r, 0), min(bi + r, nx - 1) + 1):
-                            if max(abs(i - bi), abs(j - bj), abs(k - bk)) == r:
+                        # the shell only: a whole row where j or k is on it, else its two ends
+                        side = abs(k - bk) == r or abs(j - bj) == r
+                        for i in range(bi - r, bi + r + 1, 1 if side or r == 0 else 2 * r):
+                            if i >= 0 and i < nx:
                                 b = (k * ny + j) * nx + i
                                 for m in range(starts[b], starts[b + 1]):
                                     p = tack.i64(ids[m])
@@ -538,6 +539,17 @@ def pl_within(lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, pts, starts, ids, q, radius
                                 c += 1
         if counting:
             offsets[t] = c
+)";
+
+// Query t's ids as t * np + id (compose), or back (not compose).
+const char* const kPairs = R"(
+def pl_pairs(offsets, ids, np, compose):
+    for t in range(offsets.shape[0] - 1):
+        for m in range(offsets[t], offsets[t + 1]):
+            if compose:
+                ids[m] = t * np + ids[m]
+            else:
+                ids[m] = ids[m] - t * np
 )";
 
 // An image's cells by arithmetic: per axis of more than one point, the lowest cell whose span
@@ -683,8 +695,16 @@ Bins uniform_bins(const Array& points, double items, double per_bin, const char*
     b.n[a] = extent[a] > 1e-6 * widest && std::isfinite(count)
                  ? std::clamp<std::int64_t>(std::llround(count), 1, 1 << 26)
                  : 1;
-    b.inv_h[a] = static_cast<double>(b.n[a]) / extent[a];
   }
+  // Axes rounded up (or to one bin) can take the product past the cap: shrink all alike.
+  for (double over = static_cast<double>(b.n[0]) * static_cast<double>(b.n[1]) *
+                     static_cast<double>(b.n[2]) / kMaxBins;
+       over > 1.0; over = static_cast<double>(b.n[0]) * static_cast<double>(b.n[1]) *
+                          static_cast<double>(b.n[2]) / kMaxBins) {
+    const double f = std::cbrt(over) * 1.01;
+    for (std::int64_t& n : b.n) n = std::max<std::int64_t>(1, static_cast<std::int64_t>(n / f));
+  }
+  for (std::size_t a = 0; a < 3; ++a) b.inv_h[a] = static_cast<double>(b.n[a]) / extent[a];
   return b;
 }
 
@@ -701,16 +721,36 @@ int one_type(const DataSet& ds) {
 
 // The (n, 3) points as the dataset's device holds them.
 Array query_points(const Array& points, const Device& device, const char* what) {
-  if (points.dtype().components() != 1 || points.ndim() != 2 || points.shape()[1] != 3 ||
-      !is_float(points.dtype().scalar)) {
+  if (points.dtype().components() != 1 || points.ndim() != 2 || points.shape()[1] != 3) {
     throw ValueError(std::string(what) + ": points of shape " +
                      tack::detail::shape_str(points.shape()) + " and dtype " +
                      points.dtype().str() + "; give an (n, 3) array of floats (x, y, z per row)");
+  }
+  if (!is_float(points.dtype().scalar)) {
+    throw TypeError(std::string(what) + ": points of dtype " + points.dtype().str() +
+                    "; give float points (f32 or f64)");
   }
   return points.device() == device ? points : to(points, device);
 }
 
 }  // namespace
+
+void detail::check_locator(const DataSet& ds, const CellLocator& locator, const char* what) {
+  const DataSet& l = locator.dataset();
+  if (l.kind() != ds.kind() || l.n_points() != ds.n_points() || l.n_cells() != ds.n_cells() ||
+      l.device() != ds.device()) {
+    throw ValueError(std::string(what) + ": the locator was made from " + to_string(l.kind()) +
+                     " of " + std::to_string(l.n_cells()) + " cells on " + l.device().name() +
+                     ", ds is " + to_string(ds.kind()) + " of " + std::to_string(ds.n_cells()) +
+                     " cells on " + ds.device().name() + "; give a locator made from ds");
+  }
+}
+
+Array detail::points_of_query(const Array& points, const Device& device, const char* what) {
+  return query_points(points, device, what);
+}
+
+namespace {}  // namespace
 
 namespace detail {
 
@@ -768,7 +808,11 @@ CellLocator::CellLocator(const DataSet& ds, double cells_per_bin)
                      "; give a positive number (0: the default, " + std::to_string(kCellsPerBin) +
                      ")");
   }
-  if (ds_.kind() == Kind::Unstructured || ds_.kind() == Kind::Poly) {
+  build();
+}
+
+void CellLocator::build() {
+  if (ds_.kind() == Kind::Unstructured || ds_.kind() == Kind::Poly) {  // also after a write
     const std::int64_t present = ds_.n_cells() ? detail::types_present(ds_.types()) : 0;
     for (const int t : {6, 7}) {
       if (present & (std::int64_t{1} << t)) {
@@ -778,10 +822,6 @@ CellLocator::CellLocator(const DataSet& ds, double cells_per_bin)
       }
     }
   }
-  build();
-}
-
-void CellLocator::build() {
   const Prelude g(ds_);
   watched_ = g.arrays();
   versions_.clear();
@@ -947,13 +987,14 @@ void PointLocator::build() {
   args.emplace_back(*starts_);
   algorithms::cached_kernel(kPoints, "pl_count").call(args);
   detail::scan_total(*starts_);
-  const Array cursor = zeros({n_bins}, DType(ScalarType::i32), device);
+  // Each bin's points in increasing id: a stable sort of the points by bin (a bin may hold any
+  // number of them: duplicates, a tight cluster).
+  const Array keys = empty({n}, DType(ScalarType::i64), device);
   args = bin_args(bounds_, inv_h_, bins_);
-  for (const KernelArg& a :
-       {KernelArg(points_), KernelArg(*starts_), KernelArg(cursor), KernelArg(*ids_)})
-    args.push_back(a);
-  algorithms::cached_kernel(kPoints, "pl_fill").call(args);
-  algorithms::cached_kernel(kSortBins, "loc_bin_sort")(*starts_, *ids_);
+  args.emplace_back(points_);
+  args.emplace_back(keys);
+  algorithms::cached_kernel(kPoints, "pl_keys").call(args);
+  ids_ = argsort(keys);
 }
 
 Array PointLocator::nearest(const Array& queries) {
@@ -990,11 +1031,20 @@ std::pair<Array, Array> PointLocator::within(const Array& queries, double radius
   };
   const Array none = empty({1}, DType(ScalarType::i64), device);
   if (n > 0 && points_.shape()[0] > 0) run(true, none);
+  const auto longest = static_cast<std::int64_t>(max(offsets).as_double());
   const std::int64_t total = detail::scan_total(offsets);
   Array ids = empty({total}, DType(ScalarType::i64), device);
   if (total > 0) {
     run(false, ids);
-    algorithms::cached_kernel(kSortBins, "loc_bin_sort")(offsets, ids);
+    if (longest <= kSortedBins) {
+      algorithms::cached_kernel(kSortBins, "loc_bin_sort")(offsets, ids);
+    } else {  // long lists: one sort of (query, id) pairs as query * n + id
+      const std::int64_t np = points_.shape()[0];
+      const Kernel& pairs = algorithms::cached_kernel(kPairs, "pl_pairs");
+      pairs(offsets, ids, np, true);
+      ids = sort(ids);
+      pairs(offsets, ids, np, false);
+    }
   }
   return {offsets, ids};
 }
@@ -1005,15 +1055,7 @@ DataSet probe(const DataSet& ds, const Array& points, CellLocator* locator) {
     own.emplace(ds);
     locator = &*own;
   } else {
-    const DataSet& l = locator->dataset();
-    if (l.kind() != ds.kind() || l.n_points() != ds.n_points() || l.n_cells() != ds.n_cells() ||
-        l.device() != ds.device()) {
-      throw ValueError("tack.dataset.probe: the locator was made from " +
-                       std::string(to_string(l.kind())) + " of " + std::to_string(l.n_cells()) +
-                       " cells on " + l.device().name() + ", ds is " + to_string(ds.kind()) +
-                       " of " + std::to_string(ds.n_cells()) + " cells on " + ds.device().name() +
-                       "; give a locator made from ds");
-    }
+    detail::check_locator(ds, *locator, "tack.dataset.probe");
   }
   const Array pts = query_points(points, ds.device(), "tack.dataset.probe");
   const auto [found, pc] = locator->find_cells(pts);
@@ -1089,9 +1131,14 @@ DataSet resample_to_image(const DataSet& ds, const Dims& dims,
                        std::to_string(b[2 * a]) + " to " + std::to_string(b[2 * a + 1]) +
                        " along axis " + std::to_string(a) + "; give (xmin, xmax, ymin, ...)");
     }
+    if (dims[a] > 1 && !(b[2 * a] < b[2 * a + 1])) {
+      throw ValueError("tack.dataset.resample_to_image: " + std::to_string(dims[a]) +
+                       " points along axis " + std::to_string(a) + " over bounds of no extent (" +
+                       std::to_string(b[2 * a]) + " to " + std::to_string(b[2 * a + 1]) +
+                       "); give one point along a flat axis, or wider bounds");
+    }
     origin[a] = b[2 * a];
     spacing[a] = dims[a] > 1 ? (b[2 * a + 1] - b[2 * a]) / static_cast<double>(dims[a] - 1) : 1.0;
-    if (spacing[a] == 0.0) spacing[a] = 1.0;
   }
   DataSet image = DataSet::image(dims, origin, spacing, ds.device());
   const DataSet probed = probe(ds, image.points());

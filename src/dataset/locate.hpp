@@ -20,6 +20,12 @@ std::string locate_text(int type, const char* body);
 // find_cells gives them) into `out` (n rows each): probe's fields.
 void carry_fields(const DataSet& ds, const Array& found, const Array& pc, FieldMap& out);
 
+// ValueError unless `locator` was made from a dataset like ds (kind, counts, device).
+void check_locator(const DataSet& ds, const CellLocator& locator, const char* what);
+// (n, 3) float points on `device` (a copy from another device): ValueError for another shape,
+// TypeError for integers.
+Array points_of_query(const Array& points, const Device& device, const char* what);
+
 struct LocatorAccess {
   // The arguments after the geometry's that find a cell: (lx, ly, lz, ihx, ihy, ihz, nx, ny, nz,
   // ux, uy, uz, starts, cells, e) -- the bins' lower corner, bins per unit length, counts, upper

@@ -247,14 +247,17 @@ def sl_gather(out, times, where, pcs, counts, first, max_steps, pts, tout, found
 DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& seeds,
                     const StreamlineOptions& options, CellLocator* locator) {
   const char* what = "tack.dataset.streamlines";
-  if (seeds.dtype().components() != 1 || seeds.ndim() != 2 || seeds.shape()[1] != 3 ||
-      !is_float(seeds.dtype().scalar)) {
-    throw ValueError(std::string(what) + ": seeds of shape " +
-                     tack::detail::shape_str(seeds.shape()) + " and dtype " + seeds.dtype().str() +
-                     "; give an (n, 3) array of floats");
-  }
+  const Array pts = detail::points_of_query(seeds, ds.device(), "tack.dataset.streamlines (seeds)");
   const bool cellwise = !ds.point_data().contains(vectors);
-  if (cellwise && !ds.cell_data().contains(vectors)) ds.point_data().at(vectors);  // KeyError
+  if (cellwise && !ds.cell_data().contains(vectors)) {
+    std::string known;
+    for (const std::string& n : ds.point_data().names()) known += (known.empty() ? "" : ", ") + n;
+    for (const std::string& n : ds.cell_data().names())
+      known += (known.empty() ? "" : ", ") + n + " (cell)";
+    throw KeyError(
+        std::string(what) + ": no point or cell field '" + vectors + "'" +
+        (known.empty() ? std::string("; the dataset has none") : "; the fields are " + known));
+  }
   const Array& field = cellwise ? ds.cell_data().at(vectors) : ds.point_data().at(vectors);
   if (detail::components(field) != 3) {
     throw ValueError(std::string(what) + ": the field '" + vectors + "' has " +
@@ -275,10 +278,11 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
   if (locator == nullptr) {
     own.emplace(ds);
     locator = &*own;
+  } else {
+    detail::check_locator(ds, *locator, what);
   }
   detail::LocatorAccess::refresh(*locator);
   const Device& device = ds.device();
-  const Array pts = seeds.device() == device ? seeds : to(seeds, device);
   // A step: given, or half the mean cell's side (the bounds' volume, or area, shared out).
   double step = options.step;
   if (step == 0.0 && ds.n_cells() > 0) {
@@ -313,6 +317,15 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
   }
   const auto n_lines = static_cast<std::int64_t>(seed_of.size());
   const std::int64_t per_line = options.max_steps + 1;
+  // The lines' buffers take 64 bytes a point: refuse what cannot be held rather than overflow.
+  std::int64_t points_held = 0;
+  if (__builtin_mul_overflow(n_lines, per_line, &points_held) ||
+      points_held > (std::int64_t{1} << 31)) {
+    throw ValueError(std::string(what) + ": " + std::to_string(n_lines) + " lines of up to " +
+                     std::to_string(options.max_steps) +
+                     " steps need room for more than 2^31 points (64 bytes each); trace fewer "
+                     "seeds a call, or bound the lines with max_length and fewer max_steps");
+  }
   Array out =
       empty({std::max<std::int64_t>(n_lines * per_line, 1), 3}, DType(ScalarType::f64), device);
   const std::int64_t slots = std::max<std::int64_t>(n_lines * per_line, 1);

@@ -614,3 +614,43 @@ def test_streamlines_are_vtks_with_rk4(device):
         m = min(len(mine), len(vtks))
         assert m >= 100
         np.testing.assert_allclose(mine[:m], vtks[:m], atol=1e-6)
+
+
+def test_long_bins_and_long_neighbour_lists(device):
+    """A bin of 2,000 duplicated points and radii taking 300+ points a query: the lists come
+    from sorts, still in increasing id; a hollow point set (a sphere's surface) queried deep
+    inside it searches only the rings' shells."""
+    rng = np.random.default_rng(8)
+    pts = np.concatenate([np.full((2000, 3), 0.5), rng.uniform(0, 1, (1000, 3))])
+    q = rng.uniform(0, 1, (50, 3))
+    loc = td.PointLocator(tack.array(pts, device=device))
+    want, d = brute_nearest(pts, q)
+    np.testing.assert_array_equal(loc.nearest(q).numpy(), want)
+    offsets, ids = loc.within(q, 0.6)
+    offsets, ids = offsets.numpy(), ids.numpy()
+    assert np.diff(offsets).max() > 256
+    for t in range(len(q)):
+        np.testing.assert_array_equal(ids[offsets[t]:offsets[t + 1]],
+                                      np.nonzero(d[t] <= 0.36)[0])
+    v = rng.standard_normal((20000, 3))
+    shell = v / np.linalg.norm(v, axis=1)[:, None]
+    inner = np.array([[0.1, 0.2, -0.3], [0.0, -0.05, 0.02]])  # deep in the hollow
+    got = td.PointLocator(tack.array(shell, device=device)).nearest(inner).numpy()
+    np.testing.assert_array_equal(got, brute_nearest(shell, inner)[0])
+
+
+def test_more_refusals(device):
+    pts, conn, types = mesh("tetra", np.random.default_rng(2))
+    ds = unstructured(pts, conn, types, device)
+    ds.point_data["v"] = np.tile([1.0, 0.0, 0.0], (len(pts), 1))
+    other = unstructured(pts, conn[:10], types[:10], device)
+    with pytest.raises(ValueError, match="give a locator made from ds"):
+        td.streamlines(ds, "v", np.array([[1.0, 1.0, 1.0]]), locator=td.CellLocator(other))
+    with pytest.raises(ValueError, match="more than 2\\^31 points"):
+        td.streamlines(ds, "v", np.array([[1.0, 1.0, 1.0]]), max_steps=2 ** 40)
+    with pytest.raises(TypeError, match="float points"):
+        td.CellLocator(ds).find_cells(np.zeros((2, 3), np.int32))
+    with pytest.raises(ValueError, match="over bounds of no extent"):
+        td.resample_to_image(ds, (4, 4, 4), bounds=(0, 1, 0, 1, 0.5, 0.5))
+    with pytest.raises(KeyError, match="no point or cell field 'w'; the fields are v"):
+        td.streamlines(ds, "w", np.array([[1.0, 1.0, 1.0]]))
