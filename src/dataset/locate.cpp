@@ -124,6 +124,23 @@ def loc_inside(t, r, s, u, e):
         ok = ok and r <= 1.0 + e and s <= 1.0 + e and u >= -e and u <= 1.0 + e
     return ok
 
+# (r, s) minimising |r a + s b - g| (the normal equations of the plane of a and b; zeros for
+# parallel a and b).
+@tack.func
+def loc_solve2(ax, ay, az, bx, by, bz, gx, gy, gz):
+    aa = ax * ax + ay * ay + az * az
+    ab = ax * bx + ay * by + az * bz
+    bb = bx * bx + by * by + bz * bz
+    da = gx * ax + gy * ay + gz * az
+    db = gx * bx + gy * by + gz * bz
+    det = aa * bb - ab * ab
+    r = tack.f64(0.0)
+    s = tack.f64(0.0)
+    if det != 0.0:
+        r = (da * bb - db * ab) / det
+        s = (db * aa - da * ab) / det
+    return (r, s)
+
 # The diagonal of the bounding box of the n points (px, py, pz).
 @tack.func
 def loc_size(n, px, py, pz):
@@ -178,18 +195,7 @@ def loc_holds({G}, c, x, y, z, e):
         bx = px[2] - px[0]
         by = py[2] - py[0]
         bz = pz[2] - pz[0]
-        dx = x - px[0]
-        dy = y - py[0]
-        dz = z - pz[0]
-        aa = ax * ax + ay * ay + az * az
-        ab = ax * bx + ay * by + az * bz
-        bb = bx * bx + by * by + bz * bz
-        da = dx * ax + dy * ay + dz * az
-        db = dx * bx + dy * by + dz * bz
-        det = aa * bb - ab * ab
-        if det != 0.0:
-            r = (da * bb - db * ab) / det
-            s = (db * aa - da * ab) / det
+        r, s = loc_solve2(ax, ay, az, bx, by, bz, x - px[0], y - py[0], z - pz[0])
     else:
         r = tack.f64(0.5)
         s = tack.f64(0.5)
@@ -239,15 +245,7 @@ def loc_holds({G}, c, x, y, z, e):
             d2 = tack.f64(0.0)
             if t == 9:
                 # least squares in the quad's plane: (J^T J) d = J^T g
-                aa = j00 * j00 + j10 * j10 + j20 * j20
-                ab = j00 * j01 + j10 * j11 + j20 * j21
-                bb = j01 * j01 + j11 * j11 + j21 * j21
-                da = j00 * gx + j10 * gy + j20 * gz
-                db = j01 * gx + j11 * gy + j21 * gz
-                det = aa * bb - ab * ab
-                if det != 0.0:
-                    d0 = (da * bb - db * ab) / det
-                    d1 = (db * aa - da * ab) / det
+                d0, d1 = loc_solve2(j00, j10, j20, j01, j11, j21, gx, gy, gz)
             else:
                 d0, d1, d2 = ds_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, gx, gy, gz)
             r += d0
