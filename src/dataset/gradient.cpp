@@ -103,49 +103,6 @@ def ds_corner3(t, k):
         u = tack.f64((k >> 2) & 1)
     return (r, s, u)
 
-# The derivatives of shape function i of a 3-D cell of type t at (r, s, u).
-@tack.func
-def ds_shape3(t, i, r, s, u):
-    dr = tack.f64(0.0)
-    ds = tack.f64(0.0)
-    du = tack.f64(0.0)
-    if t == 10:
-        dr = tack.f64(-1.0 if i == 0 else (1.0 if i == 1 else 0.0))
-        ds = tack.f64(-1.0 if i == 0 else (1.0 if i == 2 else 0.0))
-        du = tack.f64(-1.0 if i == 0 else (1.0 if i == 3 else 0.0))
-    elif t == 13:
-        q = i % 3
-        w = 1.0 - u if i < 3 else u
-        sw = -1.0 if i < 3 else 1.0
-        if q == 0:
-            dr = -w
-            ds = -w
-            du = sw * (1.0 - r - s)
-        elif q == 1:
-            dr = w
-            du = sw * r
-        else:
-            ds = w
-            du = sw * s
-    elif t == 14 and i == 4:
-        du = tack.f64(1.0)
-    else:
-        cr, cs, cu = ds_corner3(t, i)
-        fr = r if cr > 0.5 else 1.0 - r
-        fs = s if cs > 0.5 else 1.0 - s
-        fu = u if cu > 0.5 else 1.0 - u
-        if t == 14:
-            fu = 1.0 - u
-        sr = 1.0 if cr > 0.5 else -1.0
-        ss = 1.0 if cs > 0.5 else -1.0
-        su = 1.0 if cu > 0.5 else -1.0
-        if t == 14:
-            su = -1.0
-        dr = sr * fs * fu
-        ds = ss * fr * fu
-        du = su * fr * fs
-    return (dr, ds, du)
-
 # The gradient of component m of a 3-D cell's field at parametric (r, s, u).
 @tack.func
 def ds_derivative3({G}, src, m, c, t, n, r, s, u):
@@ -165,7 +122,7 @@ def ds_derivative3({G}, src, m, c, t, n, r, s, u):
         q = ds_cell_point({G}, c, i)
         x, y, z = ds_point({G}, q)
         v = tack.f64(src[q, m])
-        a, b, e = ds_shape3(t, i, r, s, u)
+        w, a, b, e = ds_shape(t, i, r, s, u)
         j00 += a * x
         j01 += a * y
         j02 += a * z
@@ -397,7 +354,8 @@ DataSet gradient(const DataSet& ds, const std::string& field, const std::string&
       detail::launch(k, g, {rows, out, nc});
     } else {
       const Kernel& k = algorithms::cached_kernel(
-          g.source(std::string(detail::kSolve) + kFan + kExplicit), "ds_gradient_explicit");
+          g.source(std::string(detail::kSolve) + detail::kShape + kFan + kExplicit),
+          "ds_gradient_explicit");
       const detail::CellLinks links = detail::cell_links(ds);
       detail::launch(k, g, {links.starts, links.cells, rows, out, nc});
     }

@@ -11,7 +11,7 @@
 
 namespace tack::dataset::detail {
 
-// Kernel text: kSolve, the cell functions (loc_shape, loc_inside, loc_holds({G}, c, x, y, z, e)),
+// Kernel text: kSolve, kShape, the cell functions (loc_inside, loc_holds({G}, c, x, y, z, e)),
 // the bins' kernels, then `body`; {T} and {N}, the cell's type and point count, are constants
 // where `type` (VTK's number) is every cell's, else (0) read per cell. Give it to Prelude::source.
 std::string locate_text(int type, const char* body);

@@ -87,6 +87,79 @@ def ds_solve3(j00, j01, j02, j10, j11, j12, j20, j21, j22, d0, d1, d2):
     return (gx, gy, gz)
 )";
 
+const char* const kShape = R"(
+# Shape function k of cell type t at parametric (r, s, u), and its derivatives (VTK's
+# interpolation functions: barycentric for simplices, (bi, tri)linear for the others, a
+# pyramid's base bilinear times (1 - u) and its apex u).
+@tack.func
+def ds_shape(t, k, r, s, u):
+    w = tack.f64(0.0)
+    dr = tack.f64(0.0)
+    ds = tack.f64(0.0)
+    du = tack.f64(0.0)
+    if t == 5 or t == 10:
+        if k == 0:
+            w = 1.0 - r - s - u
+            dr = -1.0
+            ds = -1.0
+            du = -1.0 if t == 10 else 0.0
+        elif k == 1:
+            w = r
+            dr = 1.0
+        elif k == 2:
+            w = s
+            ds = 1.0
+        else:
+            w = u
+            du = 1.0
+    elif t == 13:
+        q = k % 3
+        f = 1.0 - u if k < 3 else u
+        g = -1.0 if k < 3 else 1.0
+        b = 1.0 - r - s
+        if q == 1:
+            b = r
+        elif q == 2:
+            b = s
+        w = b * f
+        du = g * b
+        if q == 0:
+            dr = -f
+            ds = -f
+        elif q == 1:
+            dr = f
+        else:
+            ds = f
+    elif t == 14 and k == 4:
+        w = u
+        du = 1.0
+    else:
+        # pixel and voxel: corner bits (x, y, z); quad, hexahedron and pyramid: (0, 0), (1, 0),
+        # (1, 1), (0, 1) in each layer
+        cr = k & 1
+        cs = (k >> 1) & 1
+        cu = (k >> 2) & 1
+        if t == 9 or t == 12 or t == 14:
+            cr = cr ^ cs
+        fr = r if cr == 1 else 1.0 - r
+        fs = s if cs == 1 else 1.0 - s
+        fu = tack.f64(1.0)
+        su = tack.f64(0.0)
+        if t == 11 or t == 12:
+            fu = u if cu == 1 else 1.0 - u
+            su = 1.0 if cu == 1 else -1.0
+        elif t == 14:
+            fu = 1.0 - u
+            su = -1.0
+        sr = 1.0 if cr == 1 else -1.0
+        ss = 1.0 if cs == 1 else -1.0
+        w = fr * fs * fu
+        dr = sr * fs * fu
+        ds = ss * fr * fu
+        du = su * fr * fs
+    return (w, dr, ds, du)
+)";
+
 const char* const kBits = R"(
 @tack.func
 def ds_popcount(x):

@@ -33,6 +33,10 @@ extern const char* const kBits;
 // for J's rows (j00, j01, j02), ...; zeros for a singular J, as VTK).
 extern const char* const kSolve;
 
+// Kernel text: ds_shape(t, k, r, s, u) -> (w, dr, ds, du), shape function k of linear cell type t
+// at parametric (r, s, u) and its derivatives, as VTK's interpolation functions.
+extern const char* const kShape;
+
 // The output points of crossings named by pairs (lows[i], highs[i]) = (v * np + lo, hi), lo <=
 // hi point ids of an edge crossing values[v] of the point field s (lo == hi: at that point):
 // merged, the distinct pairs in sorted order (value, lower point, higher point) and each pair's

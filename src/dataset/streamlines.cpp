@@ -63,7 +63,7 @@ def sl_velocity({G}, vel, cellwise, c, r, s, u):
         t = {T}
         n = {N}
         for k in range(n):
-            w, dr, ds, du = loc_shape(t, k, r, s, u)
+            w, dr, ds, du = ds_shape(t, k, r, s, u)
             p = ds_cell_point({G}, c, k)
             vx += w * tack.f64(vel[p, 0])
             vy += w * tack.f64(vel[p, 1])
@@ -137,14 +137,16 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
                 ok = True
                 accept = True
                 err = tack.f64(0.0)
+                near = c
                 if not rk45:
                     c2, ax, ay, az = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
                                            x + 0.5 * dt * vx, y + 0.5 * dt * vy, z + 0.5 * dt * vz, c)
                     c3, bx, by, bz = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
-                                           x + 0.5 * dt * ax, y + 0.5 * dt * ay, z + 0.5 * dt * az, c)
+                                           x + 0.5 * dt * ax, y + 0.5 * dt * ay, z + 0.5 * dt * az, c2)
                     c4, dx, dy, dz = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
-                                           x + dt * bx, y + dt * by, z + dt * bz, c)
+                                           x + dt * bx, y + dt * by, z + dt * bz, c3)
                     ok = c2 >= 0 and c3 >= 0 and c4 >= 0
+                    near = c4
                     nxp = x + dt / 6.0 * (vx + 2.0 * ax + 2.0 * bx + dx)
                     nyp = y + dt / 6.0 * (vy + 2.0 * ay + 2.0 * by + dy)
                     nzp = z + dt / 6.0 * (vz + 2.0 * az + 2.0 * bz + dz)
@@ -154,20 +156,21 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
                     c3, k3x, k3y, k3z = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
                                               x + dt * (3.0 / 40.0 * vx + 9.0 / 40.0 * k2x),
                                               y + dt * (3.0 / 40.0 * vy + 9.0 / 40.0 * k2y),
-                                              z + dt * (3.0 / 40.0 * vz + 9.0 / 40.0 * k2z), c)
+                                              z + dt * (3.0 / 40.0 * vz + 9.0 / 40.0 * k2z), c2)
                     c4, k4x, k4y, k4z = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
                                               x + dt * (0.3 * vx - 0.9 * k2x + 1.2 * k3x),
                                               y + dt * (0.3 * vy - 0.9 * k2y + 1.2 * k3y),
-                                              z + dt * (0.3 * vz - 0.9 * k2z + 1.2 * k3z), c)
+                                              z + dt * (0.3 * vz - 0.9 * k2z + 1.2 * k3z), c3)
                     c5, k5x, k5y, k5z = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
                                               x + dt * (-11.0 / 54.0 * vx + 2.5 * k2x - 70.0 / 27.0 * k3x + 35.0 / 27.0 * k4x),
                                               y + dt * (-11.0 / 54.0 * vy + 2.5 * k2y - 70.0 / 27.0 * k3y + 35.0 / 27.0 * k4y),
-                                              z + dt * (-11.0 / 54.0 * vz + 2.5 * k2z - 70.0 / 27.0 * k3z + 35.0 / 27.0 * k4z), c)
+                                              z + dt * (-11.0 / 54.0 * vz + 2.5 * k2z - 70.0 / 27.0 * k3z + 35.0 / 27.0 * k4z), c4)
                     c6, k6x, k6y, k6z = sl_at({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
                                               x + dt * (1631.0 / 55296.0 * vx + 175.0 / 512.0 * k2x + 575.0 / 13824.0 * k3x + 44275.0 / 110592.0 * k4x + 253.0 / 4096.0 * k5x),
                                               y + dt * (1631.0 / 55296.0 * vy + 175.0 / 512.0 * k2y + 575.0 / 13824.0 * k3y + 44275.0 / 110592.0 * k4y + 253.0 / 4096.0 * k5y),
-                                              z + dt * (1631.0 / 55296.0 * vz + 175.0 / 512.0 * k2z + 575.0 / 13824.0 * k3z + 44275.0 / 110592.0 * k4z + 253.0 / 4096.0 * k5z), c)
+                                              z + dt * (1631.0 / 55296.0 * vz + 175.0 / 512.0 * k2z + 575.0 / 13824.0 * k3z + 44275.0 / 110592.0 * k4z + 253.0 / 4096.0 * k5z), c4)
                     ok = c2 >= 0 and c3 >= 0 and c4 >= 0 and c5 >= 0 and c6 >= 0
+                    near = c5
                     nxp = x + dt * (37.0 / 378.0 * vx + 250.0 / 621.0 * k3x + 125.0 / 594.0 * k4x + 512.0 / 1771.0 * k6x)
                     nyp = y + dt * (37.0 / 378.0 * vy + 250.0 / 621.0 * k3y + 125.0 / 594.0 * k4y + 512.0 / 1771.0 * k6y)
                     nzp = z + dt * (37.0 / 378.0 * vz + 250.0 / 621.0 * k3z + 125.0 / 594.0 * k4z + 512.0 / 1771.0 * k6z)
@@ -191,7 +194,7 @@ def sl_integrate({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts,
                     wz = tack.f64(0.0)
                     if ok:
                         cn, r, s, u, wx, wy, wz = sl_where({G}, lx, ly, lz, ihx, ihy, ihz, nx, ny, nz, ux, uy, uz, starts, cells, e, vel, cellwise,
-                                                           nxp, nyp, nzp, c)
+                                                           nxp, nyp, nzp, near)
                     if cn < 0:
                         why = 1
                         going = False
