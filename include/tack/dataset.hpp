@@ -256,9 +256,9 @@ DataSet clip_box(const DataSet& ds, const std::array<double, 6>& bounds, bool in
 // 1e-9 of the cell's size (2-D cells: the point in the cell's plane); of several cells holding a
 // point (on a shared face, edge or vertex) the lowest id; vertices and lines hold none.
 // ValueError for polygons and triangle strips (split them into triangles) and for points that
-// are not finite. Queries take (n, 3) arrays (ValueError for other shapes, vec(3) arrays
-// included; TypeError for integers). A query may rebuild the locator: do not query one locator
-// from two threads at once (PointLocator likewise).
+// are not finite. Queries take (n, 3) arrays or 1-D vec(3) arrays (ValueError for other shapes;
+// TypeError for integers). A query may rebuild the locator: do not query one locator from two
+// threads at once (PointLocator likewise).
 class CellLocator {
  public:
   // About `cells_per_bin` cells per bin (0: the default, 2); fewer make queries test fewer

@@ -302,7 +302,7 @@ class CellLocator:
     the cell's domain within 1e-9 and the cell's map there is the point within 1e-9 of the
     cell's size; of several cells holding a point (on a shared face, edge or vertex) the lowest
     id wins; vertices and lines hold none. Polygons and triangle strips are a ValueError (split
-    them into triangles first). Points are (n, 3) float arrays (not vec(3) arrays). A query may
+    them into triangles first). Points are (n, 3) float arrays or 1-D vec(3) arrays. A query may
     rebuild the locator: query one locator from one thread at a time. Written positions are
     noticed: after a write to the dataset's
     points or cells (through any view), the next query rebuilds the bins (`builds` counts).

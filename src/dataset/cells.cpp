@@ -274,4 +274,18 @@ Array as_rows(const Array& a, const std::string& field) {
   return a.reshape({a.shape()[0], components(a)});
 }
 
+Array point_rows(const Array& points) {
+  if (!points.dtype().is_vector() || points.ndim() != 1) return points;
+  Array rows = empty({points.shape()[0], points.dtype().components()}, DType(points.dtype().scalar),
+                     points.device());
+  algorithms::cached_kernel(R"(
+def ds_point_rows(src, dst):
+    for i in range(dst.shape[0]):
+        for a in range(dst.shape[1]):
+            dst[i, a] = src[i, a]
+)",
+                            "ds_point_rows")(points, rows);
+  return rows;
+}
+
 }  // namespace tack::dataset::detail

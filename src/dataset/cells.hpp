@@ -60,5 +60,8 @@ std::int64_t components(const Array& a);
 // component). Matrix fields and vec fields of more than one dimension are a TypeError naming
 // `field`.
 Array as_rows(const Array& a, const std::string& field);
+// Points as (n, 3) scalars: a 1-D vec(3) array copied into them (same scalar type), any other
+// array itself.
+Array point_rows(const Array& points);
 
 }  // namespace tack::dataset::detail

@@ -587,7 +587,7 @@ struct Bins {
 
 Bins uniform_bins(const Array& points, double items, double per_bin, const char* what) {
   Bins b;
-  const Array pts = astype(points, DType(ScalarType::f64));
+  const Array pts = astype(detail::point_rows(points), DType(ScalarType::f64));
   const std::vector<double> lo = min(pts, 0).to_vector<double>();
   const std::vector<double> hi = max(pts, 0).to_vector<double>();
   double diag = 0.0;
@@ -648,10 +648,16 @@ int one_type(const DataSet& ds) {
 
 // The (n, 3) points as the dataset's device holds them.
 Array query_points(const Array& points, const Device& device, const char* what) {
-  if (points.dtype().components() != 1 || points.ndim() != 2 || points.shape()[1] != 3) {
+  // (n, 3) scalars, or n vec(3)s (kernels read both as points[i, a])
+  const bool rows = !points.dtype().is_vector() && !points.dtype().is_matrix() &&
+                    points.ndim() == 2 && points.shape()[1] == 3;
+  const bool vectors =
+      points.dtype().is_vector() && points.dtype().components() == 3 && points.ndim() == 1;
+  if (!rows && !vectors) {
     throw ValueError(std::string(what) + ": points of shape " +
                      tack::detail::shape_str(points.shape()) + " and dtype " +
-                     points.dtype().str() + "; give an (n, 3) array of floats (x, y, z per row)");
+                     points.dtype().str() +
+                     "; give an (n, 3) array of floats (x, y, z per row) or n vec(3) floats");
   }
   if (!is_float(points.dtype().scalar)) {
     throw TypeError(std::string(what) + ": points of dtype " + points.dtype().str() +
@@ -1043,7 +1049,7 @@ DataSet resample_to_image(const DataSet& ds, const Dims& dims,
   if (bounds) {
     b = *bounds;
   } else if (ds.n_points() > 0) {
-    const Array pts = astype(ds.points(), DType(ScalarType::f64));
+    const Array pts = astype(detail::point_rows(ds.points()), DType(ScalarType::f64));
     const std::vector<double> lo = min(pts, 0).to_vector<double>();
     const std::vector<double> hi = max(pts, 0).to_vector<double>();
     for (std::size_t a = 0; a < 3; ++a) {

@@ -289,7 +289,7 @@ DataSet streamlines(const DataSet& ds, const std::string& vectors, const Array& 
   // A step: given, or half the mean cell's side (the bounds' volume, or area, shared out).
   double step = options.step;
   if (step == 0.0 && ds.n_cells() > 0) {
-    const Array p = astype(ds.points(), DType(ScalarType::f64));
+    const Array p = astype(detail::point_rows(ds.points()), DType(ScalarType::f64));
     const std::vector<double> lo = min(p, 0).to_vector<double>();
     const std::vector<double> hi = max(p, 0).to_vector<double>();
     double measure = 1.0;

@@ -333,6 +333,48 @@ def test_a_locator_rebuilds_after_its_points_are_written_through_a_view(device):
     assert loc.builds == 2  # nothing written since: no rebuild
 
 
+def test_vec3_points_are_points(device):
+    """Points given as n vec(3) floats (a dataset's, the queries, a PointLocator's, seeds) give
+    the answers their (n, 3) rows give; a write to a vec(3) array is noticed (version rule)."""
+    rng = np.random.default_rng(11)
+    pts, conn, types = mesh("tetra", rng)
+    vec = tack.vec(3, tack.f64)
+    rows = unstructured(pts, conn, types, device)
+    vecs = td.unstructured(tack.array(pts, dtype=vec, device=device),
+                           np.arange(0, 4 * len(conn) + 1, 4), np.concatenate(conn),
+                           np.full(len(conn), 10, np.uint8), device=device)
+    for ds in (rows, vecs):
+        ds.point_data["v"] = np.tile([0.3, 0.2, 0.1], (len(pts), 1))
+    q = queries(pts, conn, types, rng)
+    qv = tack.array(q, dtype=vec, device=device)
+    want, want_pc = td.CellLocator(rows).find_cells(q)
+    for ds in (rows, vecs):
+        got, got_pc = td.CellLocator(ds).find_cells(qv)
+        assert np.array_equal(got.numpy(), want.numpy())
+        assert np.array_equal(got_pc.numpy(), want_pc.numpy())
+        a, b = td.probe(ds, qv), td.probe(rows, q)
+        assert np.array_equal(a.point_data["v"].numpy(), b.point_data["v"].numpy())
+        seeds = q[np.isfinite(q).all(1)][:10]
+        a = td.streamlines(ds, "v", tack.array(seeds, dtype=vec, device=device), max_steps=5)
+        b = td.streamlines(rows, "v", seeds, max_steps=5)
+        assert np.array_equal(a.points.numpy(), b.points.numpy())
+    finite = q[np.isfinite(q).all(1)]
+    pv = tack.array(finite, dtype=vec, device=device)
+    loc = td.PointLocator(pv)
+    plain = td.PointLocator(finite)
+    assert np.array_equal(loc.nearest(pv).numpy(), plain.nearest(finite).numpy())
+    o1, i1 = loc.within(pv, 0.3)
+    o2, i2 = plain.within(finite, 0.3)
+    assert np.array_equal(o1.numpy(), o2.numpy()) and np.array_equal(i1.numpy(), i2.numpy())
+    far = np.array([[50.0, 50.0, 50.0]])
+    moved = finite.copy()
+    moved[7] = far[0]
+    tack.copyto(pv[7:8], tack.array(moved[7:8], dtype=vec, device=device))  # through a view
+    assert loc.nearest(far).numpy().tolist() == [7] and loc.builds == 2
+    with pytest.raises(ValueError, match="vec"):
+        td.PointLocator(tack.zeros(4, dtype=tack.vec(2, tack.f64), device=device))
+
+
 def test_refusals_name_what_is_wrong():
     pts, conn, types = mesh("triangle", np.random.default_rng(2))
     poly = td.poly(pts, [0, 5], [0, 1, 6, 10, 5], np.array([7], np.uint8))
