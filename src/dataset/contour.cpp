@@ -310,64 +310,6 @@ def ds_fe_classify(s, value, nx, nw, above, bad, span):
             above[r, w] = word
         bad[r] = odd
 
-# A plane (through a with normal b) across an image, as ds_fe_classify of the plane's values:
-# only the points near the plane are evaluated. The plane's value is affine, c0 + i m + j cj +
-# l cl; where the rows two round this one (itself included: the rows whose crossings decide which
-# of this row's bits the count and write passes read) do not all have one sign (between
-# -max c / m and -min c / m, two points more each way) its points get the plane's value
-# (evaluate's formula, so the bits are the full path's) and their bits; the points before and
-# after take the sign of the row's first and last point. bad flags a point at 0 exactly (the
-# cell path's then).
-@tack.func
-def ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l):
-    x, y, z = ds_point_ijk({G}, i, j, l, 0)
-    dx = x - a0
-    dy = y - a1
-    dz = z - a2
-    return b0 * dx + b1 * dy + b2 * dz
-
-def ds_fe_plane_classify({G}, a0, a1, a2, b0, b1, b2, c0, cj, cl, m, slack, nx, ny, nz, nw, above, bad, span):
-    for l, j in tack.ndrange(nz, ny):
-        r = j + tack.i64(ny) * l
-        # the value at (0, j, l) is c0 + j cj + l cl (to within `slack`, which the range takes
-        # in), so the rows two round have values within e of it
-        c = c0 + tack.f64(j) * cj + tack.f64(l) * cl
-        e = 2.0 * (abs(cj) + abs(cl)) + slack
-        cmin = c - e
-        cmax = c + e
-        lo = tack.i64(0)
-        hi = tack.i64(0)
-        if m == 0.0:
-            if cmin <= 0.0 and cmax >= 0.0:
-                hi = tack.i64(nx)
-        else:
-            t1 = -cmax / m
-            t2 = -cmin / m
-            lo = max(tack.i64(math.floor(min(t1, t2))) - 2, tack.i64(0))
-            hi = min(tack.i64(math.ceil(max(t1, t2))) + 3, tack.i64(nx))
-            lo = min(lo, hi)
-        # (the points that own a crossing lie in [lo, hi))
-        span[r, 0] = lo >> 6 if lo < hi else 0
-        span[r, 1] = (hi + 63) >> 6 if lo < hi else 0
-        # (outside the range the value is two points' slope or more from 0)
-        first = c >= 0.0
-        last = c + tack.f64(nx - 1) * m >= 0.0
-        r00 = tack.i64(nx) * r
-        odd = 0
-        for w in range(nw):
-            i0 = 64 * w
-            word = tack.u64(0)
-            if first:
-                word |= ds_mask(lo - i0)
-            if last:
-                word |= ds_mask(nx - i0) & ~ds_mask(hi - i0)
-            for i in range(max(lo, i0), min(hi, i0 + 64)):
-                v = ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)
-                word |= tack.u64(1 if v >= 0.0 else 0) << tack.u64(i - i0)
-                odd |= 1 if (v == 0.0 or v != v) else 0
-            above[r, w] = word
-        bad[r] = odd
-
 # Point p's bit in row r.
 @tack.func
 def ds_fe_bit(above, r, p):
@@ -448,16 +390,10 @@ def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, tr
                     m += cases[t, ds_fe_case(remap, t, ds_fe_column(above, r, ny, i), ds_fe_column(above, r, ny, i + 1)), 0]
         triangles[r] = m
 
-# The field's value at point p = (i, j, l): s[p], or a plane's value (evaluate's formula) when
-# the plane is sliced without its values (the kernels' text says which).
-@tack.func
-def ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p, i, j, l):
-    return {VALUE}
-
 # The points (their edges, fractions and places) and the triangles of each row, in two kernels
 # (one took a third longer than the two: LLVM's registers go further in each). A row without
 # any, as most are in a slice, is passed by.
-def ds_fe_write_points({G}, s, a0, a1, a2, b0, b1, b2, value, above, span, nx, ny, nz, nw, point_at, n_points, ends, frac, pts):
+def ds_fe_write_points({G}, s, value, above, span, nx, ny, nz, nw, point_at, n_points, ends, frac, pts):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         nxy = tack.i64(nx) * ny
@@ -471,7 +407,7 @@ def ds_fe_write_points({G}, s, a0, a1, a2, b0, b1, b2, value, above, span, nx, n
                 o &= o - 1
                 i = 64 * w + b
                 p = r00 + i
-                sa = ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p, i, j, l)
+                sa = tack.f64(s[p])
                 x0, y0, z0 = ds_point_ijk({G}, i, j, l, p)
                 for along in range(3):
                     bits = x if along == 0 else (y if along == 1 else z)
@@ -481,7 +417,7 @@ def ds_fe_write_points({G}, s, a0, a1, a2, b0, b1, b2, value, above, span, nx, n
                         dl = 1 if along == 2 else 0
                         p1 = p + di + dj * tack.i64(nx) + dl * nxy
                         x1, y1, z1 = ds_point_ijk({G}, i + di, j + dj, l + dl, p1)
-                        u = (value - sa) / (ds_fe_value({G}, s, a0, a1, a2, b0, b1, b2, p1, i + di, j + dj, l + dl) - sa)
+                        u = (value - sa) / (tack.f64(s[p1]) - sa)
                         ends[q, 0] = p
                         ends[q, 1] = p1
                         frac[q] = u
@@ -577,6 +513,249 @@ def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz
                     at += n
 )";
 
+// A plane across an image (docs/design/contour.md, "Slice of an image by a plane"). Along a row
+// of points (j, l) the plane's value (evaluate's formula) is monotone in i: each rounding step
+// of it is, so the points on one side of 0 are the row's points from a threshold on, and a row
+// is its threshold t: side(i) = (i >= t), the point at or above 0 where side(i) != flip (flip 1
+// where the value falls along rows). The crossings and triangles follow from four rows'
+// thresholds with no bits stored, the crossing numbers by arithmetic: flying edges' output bit
+// for bit (its order: rows, points in a row, x, y, z edges of a point).
+const char* const kPlaneEdges = R"(
+# The plane (through a with normal b) at grid point (i, j, l): evaluate's formula.
+@tack.func
+def ds_pe_value({G}, a0, a1, a2, b0, b1, b2, i, j, l):
+    x, y, z = ds_point_ijk({G}, i, j, l, 0)
+    dx = x - a0
+    dy = y - a1
+    dz = z - a2
+    return b0 * dx + b1 * dy + b2 * dz
+
+# Point i of row (j, l) at or above 0 (1 or 0; flip: the other side), and the plane's value.
+@tack.func
+def ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, i, j, l):
+    v = ds_pe_value({G}, a0, a1, a2, b0, b1, b2, i, j, l)
+    up = 1 if v >= 0.0 else 0
+    return (up ^ flip, v)
+
+# t[r]: row r = (j, l)'s threshold (the first point of side 1; nx if none), found from the affine
+# estimate c0 + i m + j cj + l cl by evaluating the points round it; flat: the value is the same
+# along rows. bad[r]: a point of the row at 0 exactly (or NaN): the cell path's then.
+def ds_pe_thresholds({G}, a0, a1, a2, b0, b1, b2, c0, cj, cl, m, flip, flat, nx, ny, nz, t, bad):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
+        g = tack.i64(0)
+        odd = 0
+        if flat != 0:
+            side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, 0, j, l)
+            g = tack.i64(0) if side == 1 else tack.i64(nx)
+            odd = 1 if v == 0.0 or v != v else 0
+        else:
+            x = -(c0 + tack.f64(j) * cj + tack.f64(l) * cl) / m
+            if not (x > 0.0):
+                x = 0.0
+            if x > tack.f64(nx):
+                x = tack.f64(nx)
+            g = tack.i64(math.ceil(x))
+            going = True
+            while going and g > 0:
+                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g - 1, j, l)
+                odd |= 1 if v != v else 0
+                going = side == 1
+                if going:
+                    g -= 1
+            going = True
+            while going and g < nx:
+                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g, j, l)
+                odd |= 1 if v != v else 0
+                going = side == 0
+                if going:
+                    g += 1
+            # the values at 0 lie together where the side changes: at t rising, at t - 1 falling
+            e = g if flip == 0 else g - 1
+            if e >= 0 and e < nx:
+                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, e, j, l)
+                odd |= 1 if v == 0.0 or v != v else 0
+        t[r] = g
+        bad[r] = odd
+
+# Row r's crossings: its x-edge's point (-1: none), its y-edges' points [ylo, yhi) (to row
+# r + 1) and z-edges' [zlo, zhi) (to row r + ny).
+@tack.func
+def ds_pe_row(t, r, j, l, nx, ny, nz):
+    a = tack.i64(t[r])
+    xi = a - 1 if a >= 1 and a <= nx - 1 else tack.i64(-1)
+    ylo = tack.i64(0)
+    yhi = tack.i64(0)
+    zlo = tack.i64(0)
+    zhi = tack.i64(0)
+    if j < ny - 1:
+        b = tack.i64(t[r + 1])
+        ylo = min(a, b)
+        yhi = max(a, b)
+    if l < nz - 1:
+        b = tack.i64(t[r + ny])
+        zlo = min(a, b)
+        zhi = max(a, b)
+    return (xi, ylo, yhi, zlo, zhi)
+
+# The crossings of a row's points before point i.
+@tack.func
+def ds_pe_before(xi, ylo, yhi, zlo, zhi, i):
+    n = tack.i64(1 if xi >= 0 and xi < i else 0)
+    return n + min(max(i - ylo, 0), yhi - ylo) + min(max(i - zlo, 0), zhi - zlo)
+
+# The voxel case of cell i of the row of cells with corner rows' thresholds t0..t3 (v = dj +
+# 2 dl): corner di + 2 dj + 4 dl.
+@tack.func
+def ds_pe_case(flip, t0, t1, t2, t3, i):
+    a = tack.i64(0)
+    b = tack.i64(0)
+    for v in range(4):
+        tv = t0 if v == 0 else (t1 if v == 1 else (t2 if v == 2 else t3))
+        a |= ((1 if i >= tv else 0) ^ flip) << (2 * v)
+        b |= ((1 if i + 1 >= tv else 0) ^ flip) << (2 * v + 1)
+    return a | b
+
+# The cells of row of cells r that may be crossed, [lo, hi]: those between the four rows' least
+# and greatest thresholds.
+@tack.func
+def ds_pe_cells(t0, t1, t2, t3, nx):
+    lo = max(min(min(t0, t1), min(t2, t3)) - 1, tack.i64(0))
+    hi = min(max(max(t0, t1), max(t2, t3)) - 1, tack.i64(nx - 2))
+    return (lo, hi)
+
+def ds_pe_count(t, counts, flip, nx, ny, nz, points, triangles):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
+        xi, ylo, yhi, zlo, zhi = ds_pe_row(t, r, j, l, nx, ny, nz)
+        points[r] = (1 if xi >= 0 else 0) + (yhi - ylo) + (zhi - zlo)
+        m = tack.i64(0)
+        if j < ny - 1 and l < nz - 1:
+            t0 = tack.i64(t[r])
+            t1 = tack.i64(t[r + 1])
+            t2 = tack.i64(t[r + ny])
+            t3 = tack.i64(t[r + ny + 1])
+            lo, hi = ds_pe_cells(t0, t1, t2, t3, nx)
+            for i in range(lo, hi + 1):
+                m += counts[ds_pe_case(flip, t0, t1, t2, t3, i)]
+        triangles[r] = m
+
+def ds_pe_write_points({G}, a0, a1, a2, b0, b1, b2, value, t, nx, ny, nz, point_at, keep, ends, frac, pts{FIELD_ARGS}):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
+        nxy = tack.i64(nx) * ny
+        r00 = tack.i64(nx) * r
+        q = point_at[r]
+        xi, ylo, yhi, zlo, zhi = ds_pe_row(t, r, j, l, nx, ny, nz)
+        lo = tack.i64(nx)
+        hi = tack.i64(0)
+        if xi >= 0:
+            lo = xi
+            hi = xi + 1
+        if yhi > ylo:
+            lo = min(lo, ylo)
+            hi = max(hi, yhi)
+        if zhi > zlo:
+            lo = min(lo, zlo)
+            hi = max(hi, zhi)
+        for i in range(lo, hi):
+            cx = tack.i64(i == xi)
+            cy = tack.i64(tack.u64(i - ylo) < tack.u64(yhi - ylo))
+            cz = tack.i64(tack.u64(i - zlo) < tack.u64(zhi - zlo))
+            if (cx | cy | cz) != 0:
+                p = r00 + i
+                sa = ds_pe_value({G}, a0, a1, a2, b0, b1, b2, i, j, l)
+                x0, y0, z0 = ds_point_ijk({G}, i, j, l, p)
+                for along in range(3):
+                    if (cx if along == 0 else (cy if along == 1 else cz)) != 0:
+                        di = 1 if along == 0 else 0
+                        dj = 1 if along == 1 else 0
+                        dl = 1 if along == 2 else 0
+                        p1 = p + di + dj * tack.i64(nx) + dl * nxy
+                        x1, y1, z1 = ds_point_ijk({G}, i + di, j + dj, l + dl, p1)
+                        u = (value - sa) / (ds_pe_value({G}, a0, a1, a2, b0, b1, b2, i + di, j + dj, l + dl) - sa)
+                        if keep != 0:
+                            ends[q, 0] = p
+                            ends[q, 1] = p1
+                            frac[q] = u
+                        pts[q, 0] = x0 + u * (x1 - x0)
+                        pts[q, 1] = y0 + u * (y1 - y0)
+                        pts[q, 2] = z0 + u * (z1 - z0){FIELD_BODY}
+                        q += 1
+
+# The numbers of a row's crossings round cell i: its x-edge, its y-edges at i and i + 1, its
+# z-edges at i and i + 1 (slot's order), from c, the number of the row's first crossing at i;
+# and the number of its first crossing at i + 1.
+@tack.func
+def ds_pe_ids(c, i, xi, ylo, yhi, zlo, zhi):
+    # (a range test as one unsigned comparison: no branch)
+    x0 = tack.i64(i == xi)
+    y0 = tack.i64(tack.u64(i - ylo) < tack.u64(yhi - ylo))
+    z0 = tack.i64(tack.u64(i - zlo) < tack.u64(zhi - zlo))
+    x1 = tack.i64(i + 1 == xi)
+    y1 = tack.i64(tack.u64(i + 1 - ylo) < tack.u64(yhi - ylo))
+    c1 = c + x0 + y0 + z0
+    return (c, c + x0, c1 + x1, c + x0 + y0, c1 + x1 + y1, c1)
+
+# counts[case]: a voxel case's triangles; shown[case, q]: the crossing (slot) of its q-th
+# triangle corner.
+def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, n_tris, conn, cells, source):
+    for l, j in tack.ndrange(nz, ny):
+        r = j + tack.i64(ny) * l
+        at = tri_at[r]
+        if j < ny - 1 and l < nz - 1 and (tri_at[r + 1] if r + 1 < len(tri_at) else n_tris) > at:
+            t0 = tack.i64(t[r])
+            t1 = tack.i64(t[r + 1])
+            t2 = tack.i64(t[r + ny])
+            t3 = tack.i64(t[r + ny + 1])
+            lo, hi = ds_pe_cells(t0, t1, t2, t3, nx)
+            # the four rows round the cells (v = dj + 2 dl): their crossings, and the number of
+            # their first crossing at point lo
+            ax, ay0, ay1, az0, az1 = ds_pe_row(t, r, j, l, nx, ny, nz)
+            bx, by0, by1, bz0, bz1 = ds_pe_row(t, r + 1, j + 1, l, nx, ny, nz)
+            cx, cy0, cy1, cz0, cz1 = ds_pe_row(t, r + ny, j, l + 1, nx, ny, nz)
+            dx, dy0, dy1, dz0, dz1 = ds_pe_row(t, r + ny + 1, j + 1, l + 1, nx, ny, nz)
+            ca = point_at[r] + ds_pe_before(ax, ay0, ay1, az0, az1, lo)
+            cb = point_at[r + 1] + ds_pe_before(bx, by0, by1, bz0, bz1, lo)
+            cc = point_at[r + ny] + ds_pe_before(cx, cy0, cy1, cz0, cz1, lo)
+            cd = point_at[r + ny + 1] + ds_pe_before(dx, dy0, dy1, dz0, dz1, lo)
+            ids = tack.zeros(20, tack.i64)
+            for i in range(lo, hi + 1):
+                # (every cell in [lo, hi] is crossed)
+                case = ds_pe_case(flip, t0, t1, t2, t3, i)
+                n = counts[case]
+                k0, k1, k2, k3, k4, ca = ds_pe_ids(ca, i, ax, ay0, ay1, az0, az1)
+                ids[0] = k0
+                ids[1] = k1
+                ids[2] = k2
+                ids[3] = k3
+                ids[4] = k4
+                k0, k1, k2, k3, k4, cb = ds_pe_ids(cb, i, bx, by0, by1, bz0, bz1)
+                ids[5] = k0
+                ids[6] = k1
+                ids[7] = k2
+                ids[8] = k3
+                ids[9] = k4
+                k0, k1, k2, k3, k4, cc = ds_pe_ids(cc, i, cx, cy0, cy1, cz0, cz1)
+                ids[10] = k0
+                ids[11] = k1
+                ids[12] = k2
+                ids[13] = k3
+                ids[14] = k4
+                k0, k1, k2, k3, k4, cd = ds_pe_ids(cd, i, dx, dy0, dy1, dz0, dz1)
+                ids[15] = k0
+                ids[16] = k1
+                ids[17] = k2
+                ids[18] = k3
+                ids[19] = k4
+                for q3 in range(3 * n):
+                    conn[3 * at + q3] = ids[shown[case, q3]]
+                if cells != 0:
+                    for q3 in range(n):
+                        source[at + q3] = i + (nx - 1) * (j + (ny - 1) * tack.i64(l))
+                at += n
+)";
+
 // The output points' dtype: f32 for images and rectilinear grids (VTK's contour filters on
 // them make float points), the input's points' dtype otherwise.
 DType points_dtype(const DataSet& ds) {
@@ -595,14 +774,105 @@ Array keep_rows(const Array& a, std::int64_t w, const Array& keep) {
 struct Pieces {
   Array ends, frac, points, conn, source;
   std::int64_t triangles = 0;
+  // point fields already interpolated (name, values); then ends and frac are empty
+  std::vector<std::pair<std::string, Array>> fields;
 };
+
+// A plane across an image (kPlaneEdges): the rows' thresholds, then flying edges' counts, scans
+// and writes from them; nothing when a point is on the plane.
+std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
+                                  const std::vector<std::int64_t>& slot,
+                                  const ImplicitFunction& plane, bool cells,
+                                  const std::vector<std::pair<std::string, Array>>* fields) {
+  const Device& device = ds.device();
+  const Dims& d = ds.dims();
+  const std::string text = g.source(
+      algorithms::subst(algorithms::subst(kPlaneEdges, "FIELD_ARGS", ""), "FIELD_BODY", ""));
+  const std::array<double, 3> o = ds.origin(), h = ds.spacing();
+  const std::int64_t rows = d[1] * d[2];
+  // Per voxel case its triangles and the crossing (slot) of each of their corners.
+  std::vector<std::int64_t> counts(256), shown(256 * 15, 0);
+  for (int c = 0; c < 256; ++c) {
+    const std::int8_t* row = detail::kContourCases[11][c];
+    counts[static_cast<std::size_t>(c)] = row[0];
+    for (int q = 0; q < 3 * row[0]; ++q)
+      shown[static_cast<std::size_t>(c * 15 + q)] =
+          slot[static_cast<std::size_t>(11 * 12 + row[1 + q])];
+  }
+  const Array counts_a = array(counts, {256}, device), shown_a = array(shown, {256, 15}, device);
+  // The plane's value at grid point (i, j, l) is about c0 + i m + j cj + l cl; along rows it
+  // rises (flip 0), falls (flip 1) or stays (flat).
+  double c0 = 0.0;
+  for (int k = 0; k < 3; ++k) c0 += plane.b[k] * (o[k] - plane.a[k]);
+  const double m = plane.b[0] * h[0];
+  const bool flat = plane.b[0] == 0.0 || h[0] == 0.0;
+  const std::int64_t flip = !flat && ((plane.b[0] > 0.0) != (h[0] > 0.0)) ? 1 : 0;
+  const std::vector<KernelArg> at{f64(plane.a[0]), f64(plane.a[1]), f64(plane.a[2]),
+                                  f64(plane.b[0]), f64(plane.b[1]), f64(plane.b[2])};
+  Array t = empty({rows}, DType(ScalarType::i32), device), bad = empty({rows}, kU8, device);
+  std::vector<KernelArg> args = at;
+  args.insert(args.end(), {f64(c0), f64(plane.b[1] * h[1]), f64(plane.b[2] * h[2]), f64(m), flip,
+                           std::int64_t{flat ? 1 : 0}, d[0], d[1], d[2], t, bad});
+  detail::launch(algorithms::cached_kernel(text, "ds_pe_thresholds"), g, args);
+  if (any(bad)) return std::nullopt;
+  Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
+  algorithms::cached_kernel(text, "ds_pe_count")(t, counts_a, flip, d[0], d[1], d[2], point_at,
+                                                 tri_at);
+  const std::int64_t n_points = detail::scan_total(point_at), n_tris = detail::scan_total(tri_at);
+  // point ids i32 where they fit; the triangles' cells only for cell fields
+  const DType ids =
+      std::max(n_points, 3 * n_tris) < (std::int64_t{1} << 31) ? DType(ScalarType::i32) : kI64;
+  // With `fields`, the points' edges are not kept: the write interpolates the fields itself (the
+  // crossings' field values as detail::crossing_field makes them, from the values at the edge's
+  // ends read where the point is made).
+  const std::int64_t kept = fields ? 0 : n_points;
+  Array ends = empty({kept, 2}, kI64, device), frac = empty({kept}, DType(ScalarType::f64), device),
+        pts = empty({n_points, 3}, points_dtype(ds), device),
+        conn = empty({3 * n_tris}, ids, device), source = empty({cells ? n_tris : 0}, kI64, device);
+  std::vector<std::pair<std::string, Array>> made;
+  std::string field_args, field_body;
+  std::vector<Array> rows_in, rows_out;
+  if (fields) {
+    for (const auto& [name, a] : *fields) {
+      Shape shape = a.shape();
+      shape[0] = n_points;
+      made.emplace_back(name, empty(shape, detail::interpolated_dtype(a), device));
+      rows_in.push_back(detail::as_rows(a, name));
+      rows_out.push_back(detail::as_rows(made.back().second, name));
+      const std::string k = std::to_string(made.size() - 1);
+      field_args += ", src" + k + ", out" + k + ", nc" + k;
+      field_body += "\n                        for m in range(nc" + k + "):\n" +
+                    "                            fa = tack.f64(src" + k + "[p, m])\n" +
+                    "                            out" + k + "[q, m] = fa + u * (tack.f64(src" + k +
+                    "[p1, m]) - fa)";
+    }
+  }
+  if (n_points > 0) {
+    args = at;
+    args.insert(args.end(), {f64(0.0), t, d[0], d[1], d[2], point_at, std::int64_t{fields ? 0 : 1},
+                             ends, frac, pts});
+    for (std::size_t f = 0; f < rows_in.size(); ++f) {
+      args.insert(args.end(), {rows_in[f], rows_out[f], detail::components((*fields)[f].second)});
+    }
+    const std::string points_text = g.source(algorithms::subst(
+        algorithms::subst(kPlaneEdges, "FIELD_ARGS", field_args), "FIELD_BODY", field_body));
+    detail::launch(algorithms::cached_kernel(points_text, "ds_pe_write_points"), g, args);
+  }
+  if (n_tris > 0) {
+    algorithms::cached_kernel(text, "ds_pe_write_triangles")(t, counts_a, shown_a, flip, d[0], d[1],
+                                                             d[2], point_at, tri_at, n_tris, conn,
+                                                             std::int64_t{cells ? 1 : 0}, source);
+  }
+  return Pieces{ends, frac, pts, conn, source, n_tris, made};
+}
 
 // Flying edges over a grid of 3-D cells (every dims > 1), or nothing where it does not apply:
 // a NaN or a point exactly at a value (whose crossings the cell path merges into the corner)
 // leaves the grid to the cell path, which gives the same output otherwise.
 std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Array& s,
                                    const Array& values, const Array& cases,
-                                   const ImplicitFunction* plane) {
+                                   const ImplicitFunction* plane, bool cells,
+                                   const std::vector<std::pair<std::string, Array>>* fields) {
   if (!ds.is_structured()) return std::nullopt;
   const Dims& d = ds.dims();
   if (d[0] < 2 || d[1] < 2 || d[2] < 2) return std::nullopt;
@@ -636,15 +906,8 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   const Array remap_a = array(remap, {15, 256}, device);
   const std::int64_t t = ds.kind() == Kind::Structured ? 12 : 11;
   const std::int64_t rows = d[1] * d[2], words = (d[0] + 63) / 64;
-  const std::string text =
-      g.source(std::string(detail::kBits) +
-               algorithms::subst(
-                   kFlyingEdges, "VALUE",
-                   plane ? "ds_fe_plane({G}, a0, a1, a2, b0, b1, b2, i, j, l)" : "tack.f64(s[p])"));
-  const std::vector<KernelArg> plane_args =
-      plane ? std::vector<KernelArg>{f64(plane->a[0]), f64(plane->a[1]), f64(plane->a[2]),
-                                     f64(plane->b[0]), f64(plane->b[1]), f64(plane->b[2])}
-            : std::vector<KernelArg>(6, f64(0.0));
+  if (plane) return plane_edges(ds, g, slot, *plane, cells, fields);
+  const std::string text = g.source(std::string(detail::kBits) + kFlyingEdges);
   const Kernel& classify = algorithms::cached_kernel(text, "ds_fe_classify");
   const Kernel& count = algorithms::cached_kernel(text, "ds_fe_count");
   const Kernel& write_points = algorithms::cached_kernel(text, "ds_fe_write_points");
@@ -658,24 +921,7 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   Array before = empty({rows, words}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
-    if (plane) {
-      // The plane's value at grid point (i, j, l) as c0 + i m + j cj + l cl, and a bound on how
-      // far evaluate's formula can round from that (far above it: the range only widens).
-      const std::array<double, 3> o = ds.origin(), h = ds.spacing();
-      double c0 = 0.0, size = 0.0;
-      for (int k = 0; k < 3; ++k) {
-        c0 += plane->b[k] * (o[k] - plane->a[k]);
-        size += std::abs(plane->b[k]) *
-                (std::abs(o[k] - plane->a[k]) + std::abs(h[k]) * static_cast<double>(d[k]));
-      }
-      std::vector<KernelArg> args = plane_args;
-      args.insert(args.end(), {f64(c0), f64(plane->b[1] * h[1]), f64(plane->b[2] * h[2]),
-                               f64(plane->b[0] * h[0]), f64(1e-12 * size), d[0], d[1], d[2], words,
-                               above, bad, span});
-      detail::launch(algorithms::cached_kernel(text, "ds_fe_plane_classify"), g, args);
-    } else {
-      classify(s, value, d[0], words, above, bad, span);
-    }
+    classify(s, value, d[0], words, above, bad, span);
     if (any(bad)) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
     count(above, span, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
@@ -684,11 +930,8 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
     Array e = empty({np_v, 2}, kI64, device), u = empty({np_v}, DType(ScalarType::f64), device),
           pts = empty({np_v, 3}, points_dtype(ds), device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
-    std::vector<KernelArg> args{s};
-    args.insert(args.end(), plane_args.begin(), plane_args.end());
-    args.insert(args.end(),
-                {value, above, span, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
-    detail::launch(write_points, g, args);
+    detail::launch(write_points, g,
+                   {s, value, above, span, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
     write_triangles(above, span, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words,
                     point_at, tri_at, nt_v, c, src);
     if (n_points > 0) {
@@ -718,8 +961,10 @@ def ds_fe_shift(conn, by):
                   empty({0, 3}, points_dtype(ds), device),
                   joined(conn),
                   joined(source),
-                  0};
-  return Pieces{joined(ends), joined(frac), joined(points), joined(conn), joined(source), n_tris};
+                  0,
+                  {}};
+  return Pieces{
+      joined(ends), joined(frac), joined(points), joined(conn), joined(source), n_tris, {}};
 }
 
 }  // namespace
@@ -782,7 +1027,15 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
   Array ends = empty({0, 2}, kI64, device), frac = empty({0}, DType(ScalarType::f64), device),
         conn = empty({0}, kI64, device), source = empty({0}, kI64, device);
   std::optional<Array> placed;
-  auto fe = flying_edges(ds, g, s, value_array, cases, plane);
+  // A plane across an image with merged points interpolates the point fields as it writes the
+  // points (no edges kept).
+  std::vector<std::pair<std::string, Array>> fused;
+  if (plane && options.merge_points && options.interpolate_fields) {
+    for (const auto& [name, a] : ds.point_data().items()) fused.emplace_back(name, a);
+  }
+  auto fe = flying_edges(ds, g, s, value_array, cases, plane,
+                         options.interpolate_fields && !ds.cell_data().names().empty(),
+                         plane && options.merge_points ? &fused : nullptr);
   if (plane && !fe) return std::nullopt;
   if (fe) {
     // Every point made once by the row that owns its edge: nothing to merge or drop.
@@ -925,7 +1178,9 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
   const std::int64_t n_points = frac.size();
   // Offsets and types: vertices (1), segments (3), triangles (5).
   const std::int64_t n_out = items[0] + items[1] + items[2];
-  Array offsets = zeros({n_out + 1}, kI64, device), types = empty({n_out}, kU8, device);
+  Array offsets = n_out > 0 ? empty({n_out + 1}, conn.dtype(), device)
+                            : zeros({n_out + 1}, conn.dtype(), device);
+  Array types = empty({n_out}, kU8, device);
   algorithms::cached_kernel(text, "ds_contour_layout")(items[0], items[1], offsets, types);
   // Points and fields, interpolated along each point's edge.
   const Array points =
@@ -934,7 +1189,10 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
   auto interpolated = [&](const Array& a, const std::string& name) {
     return detail::crossing_field(ends, frac, a, name);
   };
-  if (options.interpolate_fields) {
+  if (fe && !fe->fields.empty()) {
+    for (const auto& [name, a] : fe->fields) r.point_data().set(name, a);
+    for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));
+  } else if (options.interpolate_fields) {
     for (const auto& [name, a] : ds.point_data().items())
       if (field_out || name != field) r.point_data().set(name, interpolated(a, name));
     for (const auto& [name, a] : ds.cell_data().items()) r.cell_data().set(name, gather(a, source));

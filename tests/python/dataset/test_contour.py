@@ -610,17 +610,31 @@ def test_a_plane_through_an_image_looks_only_near_it(device):
     wide_planes = [((0.3, 0.5, 0.4), (1.0, 0.2, 0.1)), ((0.9, 0.5, 0.4), (1.0, -0.3, 0.2)),
                    ((1.35, 0.5, 0.4), (0.8, 0.1, 0.5)), ((0.5, 0.55, 0.45), (0.05, 1.0, 0.2)),
                    ((0.705, 0.5, 0.4), (0.004, 0.03, -0.02))]
+    for grid in (ds, wide):  # fields of other dtypes and shapes, and a cell field
+        grid.point_data["i"] = (np.arange(grid.n_points) % 7).astype(np.int32)
+        grid.point_data["v"] = np.random.default_rng(0).random((grid.n_points, 3), np.float32)
+        grid.cell_data["c"] = np.arange(grid.n_cells, dtype=np.int64)
+    options = [{}, {"merge_points": False}, {"interpolate_fields": False}]
     for ds, origin, normal in [(ds, o, n) for o, n in planes] + [(wide, o, n) for o, n in wide_planes]:
         plane = td.Plane(origin, normal)
-        got = td.slice(ds, plane, compute_normals=False)
-        ds.point_data["g"] = plane.evaluate(ds)
-        want = td.contour(ds, "g", 0.0)
-        del ds.point_data["g"]
-        assert got.n_cells == want.n_cells > 0, normal
-        for a, b in ((got.points, want.points), (got.connectivity, want.connectivity),
-                     (got.point_data["t"], want.point_data["t"])):
-            assert np.array_equal(a.numpy(), b.numpy()), normal
-        assert "__tack_slice__" not in got.point_data.keys()
+        for opts in options:
+            got = td.slice(ds, plane, compute_normals=False, **opts)
+            ds.point_data["g"] = plane.evaluate(ds)
+            want = td.contour(ds, "g", 0.0, **opts)
+            del ds.point_data["g"]
+            assert got.n_cells == want.n_cells > 0, normal
+            for a, b in ((got.points, want.points), (got.connectivity, want.connectivity),
+                         (got.offsets, want.offsets)):
+                assert np.array_equal(a.numpy(), b.numpy()), (normal, opts)
+            names = sorted(set(want.point_data.keys()) - {"g"})
+            assert sorted(got.point_data.keys()) == names
+            assert sorted(got.cell_data.keys()) == sorted(want.cell_data.keys())
+            for name in names:
+                a, b = got.point_data[name], want.point_data[name]
+                assert a.dtype == b.dtype and np.array_equal(a.numpy(), b.numpy()), (normal, name)
+            for name in got.cell_data.keys():
+                assert np.array_equal(got.cell_data[name].numpy(), want.cell_data[name].numpy())
+            assert "__tack_slice__" not in got.point_data.keys()
 
 
 def test_a_plane_slice_with_normals_takes_the_plane_s_gradient(device):
