@@ -537,44 +537,64 @@ def ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, i, j, l):
     up = 1 if v >= 0.0 else 0
     return (up ^ flip, v)
 
-# t[r]: row r = (j, l)'s threshold (the first point of side 1; nx if none), found from the affine
-# estimate c0 + i m + j cj + l cl by evaluating the points round it; flat: the value is the same
-# along rows. bad[r]: a point of the row at 0 exactly (or NaN): the cell path's then.
-def ds_pe_thresholds({G}, a0, a1, a2, b0, b1, b2, c0, cj, cl, m, flip, flat, nx, ny, nz, t, bad):
+# t[r]: row r = (j, l)'s threshold (the first point of side 1; nx if none). The affine estimate
+# c0 + i m + j cj + l cl is within `slack` of the plane's value, so a row whose estimate keeps
+# farther from 0 than that is all on one side with nothing evaluated; the others evaluate the
+# points round the estimate's root. flat: the value is the same along rows. bad[r]: a point of
+# the row at 0 exactly (or NaN): the cell path's then.
+def ds_pe_thresholds({G}, a0, a1, a2, b0, b1, b2, c0, cj, cl, m, slack, flip, flat, nx, ny, nz, t, bad):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
+        c = c0 + tack.f64(j) * cj + tack.f64(l) * cl
         g = tack.i64(0)
         odd = 0
         if flat != 0:
-            side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, 0, j, l)
-            g = tack.i64(0) if side == 1 else tack.i64(nx)
-            odd = 1 if v == 0.0 or v != v else 0
+            if c < -slack:
+                g = tack.i64(nx)
+            elif not (c > slack):
+                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, 0, j, l)
+                g = tack.i64(0) if side == 1 else tack.i64(nx)
+                odd = 1 if v == 0.0 or v != v else 0
         else:
-            x = -(c0 + tack.f64(j) * cj + tack.f64(l) * cl) / m
-            if not (x > 0.0):
-                x = 0.0
-            if x > tack.f64(nx):
-                x = tack.f64(nx)
-            g = tack.i64(math.ceil(x))
-            going = True
-            while going and g > 0:
-                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g - 1, j, l)
-                odd |= 1 if v != v else 0
-                going = side == 1
-                if going:
-                    g -= 1
-            going = True
-            while going and g < nx:
-                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g, j, l)
-                odd |= 1 if v != v else 0
-                going = side == 0
-                if going:
-                    g += 1
-            # the values at 0 lie together where the side changes: at t rising, at t - 1 falling
-            e = g if flip == 0 else g - 1
-            if e >= 0 and e < nx:
-                side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, e, j, l)
-                odd |= 1 if v == 0.0 or v != v else 0
+            x = -c / m
+            d = slack / abs(m) + 2.0
+            if x - d > tack.f64(nx):
+                g = tack.i64(nx)
+            elif not (x + d < 0.0):
+                if not (x > 0.0):
+                    x = 0.0
+                if x > tack.f64(nx):
+                    x = tack.f64(nx)
+                g = tack.i64(math.ceil(x))
+                # the values at g - 1 and at g, once evaluated
+                below = tack.f64(1.0)
+                at = tack.f64(1.0)
+                going = True
+                while going and g > 0:
+                    side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g - 1, j, l)
+                    odd |= 1 if v != v else 0
+                    going = side == 1
+                    if going:
+                        g -= 1
+                        at = v
+                    else:
+                        below = v
+                going = True
+                while going and g < nx:
+                    side, v = ds_pe_side({G}, a0, a1, a2, b0, b1, b2, flip, g, j, l)
+                    odd |= 1 if v != v else 0
+                    going = side == 0
+                    if going:
+                        g += 1
+                        below = v
+                    else:
+                        at = v
+                # the values at 0 lie together where the side changes: at t rising, at t - 1
+                # falling
+                if flip == 0 and g < nx:
+                    odd |= 1 if at == 0.0 else 0
+                if flip != 0 and g > 0:
+                    odd |= 1 if below == 0.0 else 0
         t[r] = g
         bad[r] = odd
 
@@ -802,8 +822,14 @@ std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
   const Array counts_a = array(counts, {256}, device), shown_a = array(shown, {256, 15}, device);
   // The plane's value at grid point (i, j, l) is about c0 + i m + j cj + l cl; along rows it
   // rises (flip 0), falls (flip 1) or stays (flat).
-  double c0 = 0.0;
-  for (int k = 0; k < 3; ++k) c0 += plane.b[k] * (o[k] - plane.a[k]);
+  // (slack: far above how far evaluate's formula and the estimate can round apart)
+  double c0 = 0.0, size = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    c0 += plane.b[k] * (o[k] - plane.a[k]);
+    size += std::abs(plane.b[k]) *
+            (std::abs(o[k] - plane.a[k]) + std::abs(h[k]) * static_cast<double>(d[k]));
+  }
+  const double slack = 1e-12 * size;
   const double m = plane.b[0] * h[0];
   const bool flat = plane.b[0] == 0.0 || h[0] == 0.0;
   const std::int64_t flip = !flat && ((plane.b[0] > 0.0) != (h[0] > 0.0)) ? 1 : 0;
@@ -811,8 +837,8 @@ std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
                                   f64(plane.b[0]), f64(plane.b[1]), f64(plane.b[2])};
   Array t = empty({rows}, DType(ScalarType::i32), device), bad = empty({rows}, kU8, device);
   std::vector<KernelArg> args = at;
-  args.insert(args.end(), {f64(c0), f64(plane.b[1] * h[1]), f64(plane.b[2] * h[2]), f64(m), flip,
-                           std::int64_t{flat ? 1 : 0}, d[0], d[1], d[2], t, bad});
+  args.insert(args.end(), {f64(c0), f64(plane.b[1] * h[1]), f64(plane.b[2] * h[2]), f64(m),
+                           f64(slack), flip, std::int64_t{flat ? 1 : 0}, d[0], d[1], d[2], t, bad});
   detail::launch(algorithms::cached_kernel(text, "ds_pe_thresholds"), g, args);
   if (any(bad)) return std::nullopt;
   Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
