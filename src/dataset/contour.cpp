@@ -292,12 +292,9 @@ def ds_contour_write_bytes({G}, s, value, above, cases, edges, chunk, active, it
 // in a hundred) are visited one by one (docs/design/contour.md, "Flying edges on bits").
 const char* const kFlyingEdges = R"(
 # above[r, w] bit b: point 64 w + b of row r = (j, l) at or above the value; bad[r]: a point of
-# the row at the value exactly or NaN (then the cell path runs instead); span[r]: the words of
-# the row whose points may own a crossing (here all).
-def ds_fe_classify(s, value, nx, nw, above, bad, span):
+# the row at the value exactly or NaN (then the cell path runs instead).
+def ds_fe_classify(s, value, nx, nw, above, bad):
     for r in range(len(bad)):
-        span[r, 0] = 0
-        span[r, 1] = nw
         r00 = tack.i64(nx) * r
         odd = 0
         for w in range(nw):
@@ -346,14 +343,6 @@ def ds_fe_cells(above, r, w, nx, ny, nw):
     x = a ^ ((a >> 1) | (an << 63))
     return (d | (d >> 1) | (dn << 63) | x) & ds_mask(nx - 1 - 64 * w)
 
-# The words of the row of cells r whose cells may be crossed: those of the four rows round it,
-# and the word before (its last cell reaches the next word's first point).
-@tack.func
-def ds_fe_cell_span(span, r, ny):
-    lo = min(min(span[r, 0], span[r + 1, 0]), min(span[r + ny, 0], span[r + ny + 1, 0]))
-    hi = max(max(span[r, 1], span[r + 1, 1]), max(span[r + ny, 1], span[r + ny + 1, 1]))
-    return (max(lo - 1, 0), hi)
-
 # The bits of point p of the four rows round a row of cells, bit dj + 2 dl.
 @tack.func
 def ds_fe_column(above, r, ny, p):
@@ -369,20 +358,18 @@ def ds_fe_case(remap, t, a, b):
 
 # Per row r: points[r] its crossings, before[r, w] those of its points before word w, and
 # triangles[r] those of its row of cells.
-def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, triangles):
+def ds_fe_count(above, cases, remap, t, nx, ny, nz, nw, points, before, triangles):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         n = tack.i64(0)
         for w in range(nw):
             before[r, w] = n
-            if w >= span[r, 0] and w < span[r, 1]:
-                x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
-                n += ds_popcount(x) + ds_popcount(y) + ds_popcount(z)
+            x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
+            n += ds_popcount(x) + ds_popcount(y) + ds_popcount(z)
         points[r] = n
         m = tack.i64(0)
         if j < ny - 1 and l < nz - 1:
-            w0, w1 = ds_fe_cell_span(span, r, ny)
-            for w in range(w0, w1):
+            for w in range(nw):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 while c != 0:
                     i = 64 * w + ds_lowest(c)
@@ -393,13 +380,13 @@ def ds_fe_count(above, span, cases, remap, t, nx, ny, nz, nw, points, before, tr
 # The points (their edges, fractions and places) and the triangles of each row, in two kernels
 # (one took a third longer than the two: LLVM's registers go further in each). A row without
 # any, as most are in a slice, is passed by.
-def ds_fe_write_points({G}, s, value, above, span, nx, ny, nz, nw, point_at, n_points, ends, frac, pts):
+def ds_fe_write_points({G}, s, value, above, nx, ny, nz, nw, point_at, n_points, ends, frac, pts):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         nxy = tack.i64(nx) * ny
         r00 = tack.i64(nx) * r
         q = point_at[r]
-        for w in range(span[r, 0], span[r, 1] if (point_at[r + 1] if r + 1 < len(point_at) else n_points) > q else 0):
+        for w in range(nw if (point_at[r + 1] if r + 1 < len(point_at) else n_points) > q else 0):
             x, y, z = ds_fe_edges(above, r, w, j, l, nx, ny, nz, nw)
             o = x | y | z
             while o != 0:
@@ -426,7 +413,7 @@ def ds_fe_write_points({G}, s, value, above, span, nx, ny, nz, nw, point_at, n_p
                         pts[q, 2] = z0 + u * (z1 - z0)
                         q += 1
 
-def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz, nw, point_at, tri_at, n_tris, conn, source):
+def ds_fe_write_triangles(above, before, cases, remap, slot, t, nx, ny, nz, nw, point_at, tri_at, n_tris, conn, source):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
         at = tri_at[r]
@@ -446,8 +433,7 @@ def ds_fe_write_triangles(above, span, before, cases, remap, slot, t, nx, ny, nz
             # a cell's crossings' numbers, five per row round it (slot's order): its x-edge, its
             # y-edges at i and i + 1, its z-edges at i and i + 1
             ids = tack.zeros(20, tack.i64)
-            w0, w1 = ds_fe_cell_span(span, r, ny)
-            for w in range(w0, w1):
+            for w in range(nw):
                 c = ds_fe_cells(above, r, w, nx, ny, nw)
                 if c != 0:
                     vx = ds_mask(nx - 1 - 64 * w)
@@ -943,22 +929,21 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
   std::int64_t n_points = 0, n_tris = 0;
   const DType u64(ScalarType::u64);
   Array above = empty({rows, words}, u64, device), bad = empty({rows}, kU8, device);
-  Array span = empty({rows, 2}, DType(ScalarType::i32), device);
   Array before = empty({rows, words}, kI64, device);
   for (std::int64_t v = 0; v < values.size(); ++v) {
     const KernelArg value = f64(host_values[static_cast<std::size_t>(v)]);
-    classify(s, value, d[0], words, above, bad, span);
+    classify(s, value, d[0], words, above, bad);
     if (any(bad)) return std::nullopt;
     Array point_at = empty({rows}, kI64, device), tri_at = empty({rows}, kI64, device);
-    count(above, span, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
+    count(above, cases, remap_a, t, d[0], d[1], d[2], words, point_at, before, tri_at);
     const std::int64_t np_v = detail::scan_total(point_at), nt_v = detail::scan_total(tri_at);
     if (nt_v == 0 && np_v == 0) continue;
     Array e = empty({np_v, 2}, kI64, device), u = empty({np_v}, DType(ScalarType::f64), device),
           pts = empty({np_v, 3}, points_dtype(ds), device), c = empty({3 * nt_v}, kI64, device),
           src = empty({nt_v}, kI64, device);
     detail::launch(write_points, g,
-                   {s, value, above, span, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
-    write_triangles(above, span, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words,
+                   {s, value, above, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
+    write_triangles(above, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words,
                     point_at, tri_at, nt_v, c, src);
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
