@@ -646,9 +646,9 @@ def ds_pe_count(t, counts, flip, nx, ny, nz, points, triangles):
                 m += counts[ds_pe_case(flip, t0, t1, t2, t3, i)]
         triangles[r] = m
 
-def ds_pe_write_points({G}, a0, a1, a2, b0, b1, b2, value, t, nx, ny, nz, point_at, keep, ends, frac, pts{FIELD_ARGS}):
+def ds_pe_write_points({G}, a0, a1, a2, b0, b1, b2, value, t, nx, ny, nz, point_at, keep, ends, frac, pts, sink{FIELD_ARGS}):
     for l, j in tack.ndrange(nz, ny):
-        r = j + tack.i64(ny) * l
+        r = j + tack.i64(ny) * l{FIELD_TOUCH}
         nxy = tack.i64(nx) * ny
         r00 = tack.i64(nx) * r
         q = point_at[r]
@@ -792,8 +792,9 @@ std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
                                   const std::vector<std::pair<std::string, Array>>* fields) {
   const Device& device = ds.device();
   const Dims& d = ds.dims();
-  const std::string text = g.source(
-      algorithms::subst(algorithms::subst(kPlaneEdges, "FIELD_ARGS", ""), "FIELD_BODY", ""));
+  const std::string text = g.source(algorithms::subst(
+      algorithms::subst(algorithms::subst(kPlaneEdges, "FIELD_ARGS", ""), "FIELD_BODY", ""),
+      "FIELD_TOUCH", ""));
   const std::array<double, 3> o = ds.origin(), h = ds.spacing();
   const std::int64_t rows = d[1] * d[2];
   // Per voxel case its triangles and the crossing (slot) of each of their corners.
@@ -859,15 +860,30 @@ std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
                     "[p1, m]) - fa)";
     }
   }
+  Array sink = empty({rows_in.empty() ? 0 : (rows + 7) / 8}, DType(ScalarType::f64), device);
   if (n_points > 0) {
     args = at;
     args.insert(args.end(), {f64(0.0), t, d[0], d[1], d[2], point_at, std::int64_t{fields ? 0 : 1},
-                             ends, frac, pts});
+                             ends, frac, pts, sink});
     for (std::size_t f = 0; f < rows_in.size(); ++f) {
       args.insert(args.end(), {rows_in[f], rows_out[f], detail::components((*fields)[f].second)});
     }
+    // The field's values a row reads first are its (l + 1)-neighbour's, whose line of the field
+    // no earlier row read: every 8 rows, the next 8 rows' lines are read at once (their misses
+    // overlap, where one by one each row waited for its own) into `sink`.
+    const std::string touch = rows_in.empty() ? "" : R"(
+        if (r & 7) == 0:
+            touch = tack.f64(0.0)
+            for k in range(8):
+                rr = r + ny + 8 + k
+                if rr < len(t) and t[rr] != t[rr - ny]:
+                    tt = min(max(tack.i64(t[rr]), 0), nx - 1)
+                    touch += tack.f64(src0[tack.i64(nx) * rr + tt, 0])
+            sink[r >> 3] = touch)";
     const std::string points_text = g.source(algorithms::subst(
-        algorithms::subst(kPlaneEdges, "FIELD_ARGS", field_args), "FIELD_BODY", field_body));
+        algorithms::subst(algorithms::subst(kPlaneEdges, "FIELD_ARGS", field_args), "FIELD_BODY",
+                          field_body),
+        "FIELD_TOUCH", touch));
     detail::launch(algorithms::cached_kernel(points_text, "ds_pe_write_points"), g, args);
   }
   if (n_tris > 0) {
