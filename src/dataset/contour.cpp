@@ -610,17 +610,12 @@ def ds_pe_before(xi, ylo, yhi, zlo, zhi, i):
     n = tack.i64(1 if xi >= 0 and xi < i else 0)
     return n + min(max(i - ylo, 0), yhi - ylo) + min(max(i - zlo, 0), zhi - zlo)
 
-# The voxel case of cell i of the row of cells with corner rows' thresholds t0..t3 (v = dj +
-# 2 dl): corner di + 2 dj + 4 dl.
+# The sides of point i of the four rows round a row of cells, thresholds t0..t3 (v = dj + 2 dl),
+# as bit 2 v; a voxel's case (corner di + 2 dj + 4 dl) is those of i and, shifted by one, of i + 1.
 @tack.func
-def ds_pe_case(flip, t0, t1, t2, t3, i):
-    a = tack.i64(0)
-    b = tack.i64(0)
-    for v in range(4):
-        tv = t0 if v == 0 else (t1 if v == 1 else (t2 if v == 2 else t3))
-        a |= ((1 if i >= tv else 0) ^ flip) << (2 * v)
-        b |= ((1 if i + 1 >= tv else 0) ^ flip) << (2 * v + 1)
-    return a | b
+def ds_pe_sides(flip, t0, t1, t2, t3, i):
+    f = flip | (flip << 2) | (flip << 4) | (flip << 6)
+    return (tack.i64(i >= t0) | (tack.i64(i >= t1) << 2) | (tack.i64(i >= t2) << 4) | (tack.i64(i >= t3) << 6)) ^ f
 
 # The cells of row of cells r that may be crossed, [lo, hi]: those between the four rows' least
 # and greatest thresholds.
@@ -642,8 +637,11 @@ def ds_pe_count(t, counts, flip, nx, ny, nz, points, triangles):
             t2 = tack.i64(t[r + ny])
             t3 = tack.i64(t[r + ny + 1])
             lo, hi = ds_pe_cells(t0, t1, t2, t3, nx)
+            sides = ds_pe_sides(flip, t0, t1, t2, t3, lo)
             for i in range(lo, hi + 1):
-                m += counts[ds_pe_case(flip, t0, t1, t2, t3, i)]
+                nxt = ds_pe_sides(flip, t0, t1, t2, t3, i + 1)
+                m += counts[sides | (nxt << 1)]
+                sides = nxt
         triangles[r] = m
 
 def ds_pe_write_points({G}, a0, a1, a2, b0, b1, b2, value, t, nx, ny, nz, point_at, keep, ends, frac, pts, sink{FIELD_ARGS}):
@@ -705,9 +703,11 @@ def ds_pe_ids(c, i, xi, ylo, yhi, zlo, zhi):
 
 # counts[case]: a voxel case's triangles; shown[case, q]: the crossing (slot) of its q-th
 # triangle corner.
-def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, n_tris, conn, cells, source):
+def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, n_tris, conn, offsets, types, cells, source):
     for l, j in tack.ndrange(nz, ny):
         r = j + tack.i64(ny) * l
+        if r == 0:
+            offsets[n_tris] = 3 * n_tris
         at = tri_at[r]
         if j < ny - 1 and l < nz - 1 and (tri_at[r + 1] if r + 1 < len(tri_at) else n_tris) > at:
             t0 = tack.i64(t[r])
@@ -726,9 +726,12 @@ def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, 
             cc = point_at[r + ny] + ds_pe_before(cx, cy0, cy1, cz0, cz1, lo)
             cd = point_at[r + ny + 1] + ds_pe_before(dx, dy0, dy1, dz0, dz1, lo)
             ids = tack.zeros(20, tack.i64)
+            sides = ds_pe_sides(flip, t0, t1, t2, t3, lo)
             for i in range(lo, hi + 1):
                 # (every cell in [lo, hi] is crossed)
-                case = ds_pe_case(flip, t0, t1, t2, t3, i)
+                nxt = ds_pe_sides(flip, t0, t1, t2, t3, i + 1)
+                case = sides | (nxt << 1)
+                sides = nxt
                 n = counts[case]
                 k0, k1, k2, k3, k4, ca = ds_pe_ids(ca, i, ax, ay0, ay1, az0, az1)
                 ids[0] = k0
@@ -756,6 +759,9 @@ def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, 
                 ids[19] = k4
                 for q3 in range(3 * n):
                     conn[3 * at + q3] = ids[shown[case, q3]]
+                for q3 in range(n):
+                    offsets[at + q3] = 3 * (at + q3)
+                    types[at + q3] = 5
                 if cells != 0:
                     for q3 in range(n):
                         source[at + q3] = i + (nx - 1) * (j + (ny - 1) * tack.i64(l))
@@ -782,6 +788,8 @@ struct Pieces {
   std::int64_t triangles = 0;
   // point fields already interpolated (name, values); then ends and frac are empty
   std::vector<std::pair<std::string, Array>> fields;
+  // the triangles' offsets and types, where the write made them
+  std::optional<Array> offsets, types;
 };
 
 // A plane across an image (kPlaneEdges): the rows' thresholds, then flying edges' counts, scans
@@ -886,12 +894,14 @@ std::optional<Pieces> plane_edges(const DataSet& ds, const Prelude& g,
         "FIELD_TOUCH", touch));
     detail::launch(algorithms::cached_kernel(points_text, "ds_pe_write_points"), g, args);
   }
+  Array offsets = n_tris > 0 ? empty({n_tris + 1}, ids, device) : zeros({1}, ids, device);
+  Array types = empty({n_tris}, kU8, device);
   if (n_tris > 0) {
-    algorithms::cached_kernel(text, "ds_pe_write_triangles")(t, counts_a, shown_a, flip, d[0], d[1],
-                                                             d[2], point_at, tri_at, n_tris, conn,
-                                                             std::int64_t{cells ? 1 : 0}, source);
+    algorithms::cached_kernel(text, "ds_pe_write_triangles")(
+        t, counts_a, shown_a, flip, d[0], d[1], d[2], point_at, tri_at, n_tris, conn, offsets,
+        types, std::int64_t{cells ? 1 : 0}, source);
   }
-  return Pieces{ends, frac, pts, conn, source, n_tris, made};
+  return Pieces{ends, frac, pts, conn, source, n_tris, made, offsets, types};
 }
 
 // Flying edges over a grid of 3-D cells (every dims > 1), or nothing where it does not apply:
@@ -959,8 +969,8 @@ std::optional<Pieces> flying_edges(const DataSet& ds, const Prelude& g, const Ar
           src = empty({nt_v}, kI64, device);
     detail::launch(write_points, g,
                    {s, value, above, d[0], d[1], d[2], words, point_at, np_v, e, u, pts});
-    write_triangles(above, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words,
-                    point_at, tri_at, nt_v, c, src);
+    write_triangles(above, before, cases, remap_a, slot_a, t, d[0], d[1], d[2], words, point_at,
+                    tri_at, nt_v, c, src);
     if (n_points > 0) {
       // this value's ids follow the earlier values' points
       algorithms::cached_kernel(R"(
@@ -989,9 +999,11 @@ def ds_fe_shift(conn, by):
                   joined(conn),
                   joined(source),
                   0,
-                  {}};
-  return Pieces{
-      joined(ends), joined(frac), joined(points), joined(conn), joined(source), n_tris, {}};
+                  {},
+                  std::nullopt,
+                  std::nullopt};
+  return Pieces{joined(ends), joined(frac), joined(points), joined(conn), joined(source),
+                n_tris,       {},           std::nullopt,   std::nullopt};
 }
 
 }  // namespace
@@ -1076,7 +1088,7 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
       ends = gather(ends, conn);
       frac = gather(frac, conn);
       placed = gather(*placed, conn);
-      conn = arange(conn.size(), kI64, device);
+      conn = arange(conn.size(), conn.dtype(), device);
     }
   } else {
     // Per category (poly data's order: vertices, segments, triangles): count each (value, cell),
@@ -1208,7 +1220,12 @@ std::optional<DataSet> contour_impl(const DataSet& ds, const std::string& field,
   Array offsets = n_out > 0 ? empty({n_out + 1}, conn.dtype(), device)
                             : zeros({n_out + 1}, conn.dtype(), device);
   Array types = empty({n_out}, kU8, device);
-  algorithms::cached_kernel(text, "ds_contour_layout")(items[0], items[1], offsets, types);
+  if (fe && fe->offsets) {
+    offsets = *fe->offsets;
+    types = *fe->types;
+  } else {
+    algorithms::cached_kernel(text, "ds_contour_layout")(items[0], items[1], offsets, types);
+  }
   // Points and fields, interpolated along each point's edge.
   const Array points =
       placed ? *placed : detail::crossing_points(g, ends, frac, points_dtype(ds), device);
