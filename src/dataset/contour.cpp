@@ -687,11 +687,11 @@ def ds_pe_write_points({G}, a0, a1, a2, b0, b1, b2, value, t, nx, ny, nz, point_
                         pts[q, 2] = z0 + u * (z1 - z0){FIELD_BODY}
                         q += 1
 
-# The numbers of a row's crossings round cell i: its x-edge, its y-edges at i and i + 1, its
-# z-edges at i and i + 1 (slot's order), from c, the number of the row's first crossing at i;
-# and the number of its first crossing at i + 1.
+# The numbers of a row's crossings round cell i into ids[at:at + 5]: its x-edge, its y-edges at
+# i and i + 1, its z-edges at i and i + 1 (slot's order), from c, the number of the row's first
+# crossing at i; returns the number of its first crossing at i + 1.
 @tack.func
-def ds_pe_ids(c, i, xi, ylo, yhi, zlo, zhi):
+def ds_pe_ids(ids, at, c, i, xi, ylo, yhi, zlo, zhi):
     # (a range test as one unsigned comparison: no branch)
     x0 = tack.i64(i == xi)
     y0 = tack.i64(tack.u64(i - ylo) < tack.u64(yhi - ylo))
@@ -699,7 +699,12 @@ def ds_pe_ids(c, i, xi, ylo, yhi, zlo, zhi):
     x1 = tack.i64(i + 1 == xi)
     y1 = tack.i64(tack.u64(i + 1 - ylo) < tack.u64(yhi - ylo))
     c1 = c + x0 + y0 + z0
-    return (c, c + x0, c1 + x1, c + x0 + y0, c1 + x1 + y1, c1)
+    ids[at] = c
+    ids[at + 1] = c + x0
+    ids[at + 2] = c1 + x1
+    ids[at + 3] = c + x0 + y0
+    ids[at + 4] = c1 + x1 + y1
+    return c1
 
 # counts[case]: a voxel case's triangles; shown[case, q]: the crossing (slot) of its q-th
 # triangle corner.
@@ -733,30 +738,10 @@ def ds_pe_write_triangles(t, counts, shown, flip, nx, ny, nz, point_at, tri_at, 
                 case = sides | (nxt << 1)
                 sides = nxt
                 n = counts[case]
-                k0, k1, k2, k3, k4, ca = ds_pe_ids(ca, i, ax, ay0, ay1, az0, az1)
-                ids[0] = k0
-                ids[1] = k1
-                ids[2] = k2
-                ids[3] = k3
-                ids[4] = k4
-                k0, k1, k2, k3, k4, cb = ds_pe_ids(cb, i, bx, by0, by1, bz0, bz1)
-                ids[5] = k0
-                ids[6] = k1
-                ids[7] = k2
-                ids[8] = k3
-                ids[9] = k4
-                k0, k1, k2, k3, k4, cc = ds_pe_ids(cc, i, cx, cy0, cy1, cz0, cz1)
-                ids[10] = k0
-                ids[11] = k1
-                ids[12] = k2
-                ids[13] = k3
-                ids[14] = k4
-                k0, k1, k2, k3, k4, cd = ds_pe_ids(cd, i, dx, dy0, dy1, dz0, dz1)
-                ids[15] = k0
-                ids[16] = k1
-                ids[17] = k2
-                ids[18] = k3
-                ids[19] = k4
+                ca = ds_pe_ids(ids, 0, ca, i, ax, ay0, ay1, az0, az1)
+                cb = ds_pe_ids(ids, 5, cb, i, bx, by0, by1, bz0, bz1)
+                cc = ds_pe_ids(ids, 10, cc, i, cx, cy0, cy1, cz0, cz1)
+                cd = ds_pe_ids(ids, 15, cd, i, dx, dy0, dy1, dz0, dz1)
                 for q3 in range(3 * n):
                     conn[3 * at + q3] = ids[shown[case, q3]]
                 for q3 in range(n):
