@@ -21,15 +21,11 @@ cuda_check="$root/build/dev/cuda-check"
 rm -rf "$cuda_check"
 export TACK_CUDA_CHECK="$cuda_check"
 ctest --preset dev -j "$jobs"
+# Every test that takes the `device` fixture (the kernel conformance suite: all of it) runs once
+# per device present, OpenCL included where PoCL answers (tests/python/conftest.py).
 phase "Python suite"
 PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python
 unset TACK_CUDA_CHECK
-# The kernel conformance suite again with OpenCL as the default device, where PoCL answers
-# (CPU-only rules skip by name).
-if PYTHONPATH="$root/build/dev/python" "$py" -c "import tack, sys; sys.exit(0 if any(d.kind == 'opencl' for d in tack.devices()) else 1)"; then
-  phase "kernel suite on OpenCL"
-  TACK_TEST_DEVICE=opencl PYTHONPATH="$root/build/dev/python" "$py" -m pytest -q tests/python/kernels
-fi
 # The Python per-device array tests once more with CUDA as a device, on the stand-in driver
 # (tests/cuda/fake_driver.cpp: device memory kept in host memory, no kernels): the CUDA memory
 # layer through the binding, DLPack included.

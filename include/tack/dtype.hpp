@@ -56,6 +56,15 @@ constexpr bool is_float(ScalarType t) {
 constexpr bool is_signed(ScalarType t) {
   return detail::info(t).is_signed;
 }
+// The integer type of `size` bytes (1, 2, 4 or 8), signed or unsigned; nullopt for other sizes.
+constexpr std::optional<ScalarType> int_type(std::size_t size, bool is_signed) {
+  for (int i = 0; i < kScalarTypeCount; ++i) {
+    const detail::ScalarTypeInfo& info = detail::kScalarTypeInfo[i];
+    if (!info.is_float && info.size == size && info.is_signed == is_signed)
+      return static_cast<ScalarType>(i);
+  }
+  return std::nullopt;
+}
 // An array element type by name: "f32" or "float32" -> f32; nullopt for anything else
 // (including "bool": no array holds booleans).
 constexpr std::optional<ScalarType> scalar_type_from_name(std::string_view name) {

@@ -152,6 +152,10 @@ namespace detail {
 void prefetch_cache_key();
 }  // namespace detail
 
+// The CUDA architecture `inspect` compiles for when none is named (the H100/H200 class, the
+// GPUs Tack is checked on); the Python binding's default too.
+inline constexpr std::string_view kDefaultCudaArch = "sm_90";
+
 // What the variant these arguments would run looks like: mode "ir" (Tack IR), "source"
 // (LLVM IR before optimization, or the device source), "optimized" (LLVM IR after O3; PTX on a
 // CUDA device), "ptx" (CUDA devices only).
@@ -162,6 +166,6 @@ std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::st
 // dimensions select the variant). ValueError for another device name or mode; RuntimeError
 // where Tack was built without CUDA or NVRTC cannot be loaded.
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode,
-                    std::string_view device, std::string_view arch = "sm_90");
+                    std::string_view device, std::string_view arch = kDefaultCudaArch);
 
 }  // namespace tack

@@ -274,6 +274,7 @@ void init_kernel(nb::module_& m) {
         "arrays overlap no other argument (on by default; TACK_DISJOINT=0)");
   m.def("specialize_disjoint", &specialize_disjoint,
         "whether the CPU's disjoint-arrays specialization is on");
+  m.attr("default_cuda_arch") = std::string(tack::kDefaultCudaArch);
   m.def(
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode, const std::string& device,
@@ -285,7 +286,7 @@ void init_kernel(nb::module_& m) {
                        arch);
       },
       nb::arg("kernel"), nb::arg("args"), nb::arg("mode") = "ir", nb::arg("device") = "",
-      nb::arg("arch") = "sm_90",
+      nb::arg("arch") = std::string(tack::kDefaultCudaArch),
       "the IR, source or optimized code of the variant these arguments would run; device=\"cuda\" "
       "compiles it for CUDA (mode \"source\" or \"ptx\", for arch) without a GPU");
 }

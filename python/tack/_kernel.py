@@ -611,7 +611,7 @@ def kernel_from_source(source, name="", first_line=1):
     return _tack._kernel_from_source(source, name, first_line)
 
 
-def inspect(k, *args, mode="ir", device=None, arch="sm_90"):
+def inspect(k, *args, mode="ir", device=None, arch=_tack.default_cuda_arch):
     """The code of the variant these arguments would run: the Tack IR ("ir"); the backend's
     source ("source": LLVM IR on the CPU, OpenCL C on OpenCL, CUDA C++ on CUDA); or the
     optimized code ("optimized": LLVM IR after O3 on the CPU; the OpenCL C with a note on

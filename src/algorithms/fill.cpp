@@ -19,16 +19,7 @@ namespace tack::algorithms {
 namespace {
 
 ScalarType unit_type(std::size_t bytes) {
-  switch (bytes) {
-    case 8:
-      return ScalarType::u64;
-    case 4:
-      return ScalarType::u32;
-    case 2:
-      return ScalarType::u16;
-    default:
-      return ScalarType::u8;
-  }
+  return int_type(bytes, false).value_or(ScalarType::u8);
 }
 
 // Fills of this many bytes or more write around the caches (tack.stream_store: non-temporal

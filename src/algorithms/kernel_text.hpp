@@ -24,7 +24,9 @@ inline std::int64_t block_count(std::int64_t n) {
 std::string subst(std::string text, const std::string& key, const std::string& value);
 
 // The kernel `name` (default: the last one) of this source text, made on first use and kept for
-// the process.
+// the process. The text writes the constants kernels share with C++ as placeholders, filled here:
+// {BLOCK} (kBlock), {WG} (ir::kWorkgroupSize, the items of a workgroup) and {WG_LOG2} (its
+// base-2 logarithm).
 const Kernel& cached_kernel(const std::string& source, const std::string& name = {});
 
 // "tack.f32": the kernel language's cast to `t`.

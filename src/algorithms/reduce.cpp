@@ -6,6 +6,7 @@
 // the same bits. The kernels are Tack kernels, generated here from a few templates and launched
 // through the normal dispatch.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/kernel_text.hpp"
+#include "ir/ir.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
 #include "tack/kernel.hpp"
@@ -39,7 +41,14 @@ const Kernel& cached_kernel(const std::string& source, const std::string& name) 
   std::lock_guard lock(*mutex);
   auto key = std::make_pair(name, source);
   auto it = kernels->find(key);
-  if (it == kernels->end()) it = kernels->emplace(key, kernel(source, name)).first;
+  if (it == kernels->end()) {
+    static_assert(std::has_single_bit(static_cast<unsigned>(ir::kWorkgroupSize)));
+    std::string text = subst(source, "BLOCK", std::to_string(kBlock));
+    text = subst(text, "WG", std::to_string(ir::kWorkgroupSize));
+    text = subst(text, "WG_LOG2",
+                 std::to_string(std::countr_zero(static_cast<unsigned>(ir::kWorkgroupSize))));
+    it = kernels->emplace(key, kernel(text, name)).first;
+  }
   return it->second;
 }
 
@@ -121,8 +130,8 @@ def sq(v):
 def tack_reduce_pass({INPUTS}, partial, n):
     {LOOP}
         lanes = tack.local_array_like(partial, 16)
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {BLOCK}
+        stop = min(start + {BLOCK}, n)
         for j in range(16):
             lanes[j] = {INIT}
         k = start
@@ -170,8 +179,8 @@ def tack_arg_pass(x, {IX}pv, pi, n):
     {LOOP}
         vals = tack.local_array_like(pv, 16)
         idxs = tack.local_array_like(pi, 16)
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {BLOCK}
+        stop = min(start + {BLOCK}, n)
         for j in range(16):
             vals[j] = x[{START}]
             idxs[j] = {ISTART}
@@ -405,16 +414,8 @@ ScalarType algorithms::promote(ScalarType a, ScalarType b) {
   if (is_signed(a) == is_signed(b)) return sa > sb ? a : b;
   const ScalarType s = is_signed(a) ? a : b, u = is_signed(a) ? b : a;
   if (itemsize(s) > itemsize(u)) return s;
-  switch (itemsize(u)) {
-    case 1:
-      return ScalarType::i16;
-    case 2:
-      return ScalarType::i32;
-    case 4:
-      return ScalarType::i64;
-    default:
-      return ScalarType::f64;  // u64 with a signed integer: NumPy's float64
-  }
+  // the signed type twice as wide; u64 with a signed integer: NumPy's float64
+  return int_type(2 * itemsize(u), true).value_or(ScalarType::f64);
 }
 
 namespace {

@@ -27,8 +27,8 @@ std::string scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
 @tack.kernel
 def tack_scan_pass(x, offsets, out, n):
     for blk in range(len(offsets)):
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {BLOCK}
+        stop = min(start + {BLOCK}, n)
         acc = offsets[blk]
         for k in range(start, stop):
             v = {T}(x[k])
@@ -40,8 +40,8 @@ def tack_scan_pass(x, offsets, out, n):
 }
 
 // The same pass by workgroups, for devices that want neighbouring items on neighbouring
-// elements: a group of 256 items takes a block, 256 elements a round, each round scanned in
-// shared memory (Hillis and Steele: log2(256) steps) and folded onto the block's running carry.
+// elements: a group of {WG} items takes a block, {WG} elements a round, each round scanned in
+// shared memory (Hillis and Steele: log2({WG}) steps) and folded onto the block's running carry.
 // Only for exact folds (integers; min and max of anything, ties and NaN going the serial
 // scan's way), whose result does not depend on the grouping: the same bits as the serial pass.
 std::string group_scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
@@ -49,20 +49,20 @@ std::string group_scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
 
 @tack.kernel
 def tack_scan_group_pass(x, offsets, ident, out, n):
-    for i in range(len(offsets) * 256):
-        blk = i // 256
+    for i in range(len(offsets) * {WG}):
+        blk = i // {WG}
         t = tack.thread_id()
-        buf = tack.shared({T}, 256)
+        buf = tack.shared({T}, {WG})
         idv = ident[0]
         carry = offsets[blk]
-        for r in range(16):
-            k = blk * 4096 + r * 256 + t
+        for r in range({BLOCK} // {WG}):
+            k = blk * {BLOCK} + r * {WG} + t
             v = idv
             if k < n:
                 v = {T}(x[k])
             buf[t] = v
             tack.barrier()
-            for level in range(8):
+            for level in range({WG_LOG2}):
                 step = 1 << level
                 w = idv
                 if t >= step:
@@ -71,7 +71,7 @@ def tack_scan_group_pass(x, offsets, ident, out, n):
                 if t >= step:
                     buf[t] = fold(w, buf[t])
                 tack.barrier()
-{STEP}            total = buf[255]
+{STEP}            total = buf[{WG} - 1]
             tack.barrier()
             carry = fold(carry, total)
 )";

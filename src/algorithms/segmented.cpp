@@ -57,8 +57,8 @@ def fold(a, b):
 @tack.kernel
 def tack_by_key_blocks(keys, vals, starts, tails, n):
     for blk in range(len(tails)):
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {BLOCK}
+        stop = min(start + {BLOCK}, n)
         acc = {T}(vals[start])
         head = 1 if (start == 0) else (0 if keys[start] == keys[start - 1] else 1)
         for k in range(start + 1, stop):
@@ -82,8 +82,8 @@ def tack_by_key_carry(starts, tails, carry, identity):
 @tack.kernel
 def tack_by_key_scan(keys, vals, carry, out, identity, n):
     for blk in range(len(carry)):
-        start = blk * 4096
-        stop = min(start + 4096, n)
+        start = blk * {BLOCK}
+        stop = min(start + {BLOCK}, n)
         acc = carry[blk]
         for k in range(start, stop):
             v = {T}(vals[k])

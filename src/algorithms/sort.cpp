@@ -26,16 +26,7 @@ using algorithms::subst;
 
 // The unsigned type of the same width, for the bits of a key.
 ScalarType bits_type(ScalarType t) {
-  switch (itemsize(t)) {
-    case 1:
-      return ScalarType::u8;
-    case 2:
-      return ScalarType::u16;
-    case 4:
-      return ScalarType::u32;
-    default:
-      return ScalarType::u64;
-  }
+  return *int_type(itemsize(t), false);
 }
 
 // The radix key: u32 for keys of up to 4 bytes, u64 for 8.
@@ -608,7 +599,7 @@ def tack_sort_classes(x, counts, n):
         neg = tack.i64(0)
         zero = tack.i64(0)
         nan = tack.i64(0)
-        for k in range(blk * 4096, min(blk * 4096 + 4096, n)):
+        for k in range(blk * {BLOCK}, min(blk * {BLOCK} + {BLOCK}, n)):
             v = x[k]
             neg += 1 if v < 0 else 0
             zero += 1 if v == 0 else 0

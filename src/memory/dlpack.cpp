@@ -19,29 +19,9 @@ std::optional<ScalarType> scalar_from_dlpack(const dlpack::DataType& t) {
   if (t.lanes != 1) return std::nullopt;
   switch (t.code) {
     case dlpack::kInt:
-      switch (t.bits) {
-        case 8:
-          return ScalarType::i8;
-        case 16:
-          return ScalarType::i16;
-        case 32:
-          return ScalarType::i32;
-        case 64:
-          return ScalarType::i64;
-      }
-      break;
     case dlpack::kUInt:
-      switch (t.bits) {
-        case 8:
-          return ScalarType::u8;
-        case 16:
-          return ScalarType::u16;
-        case 32:
-          return ScalarType::u32;
-        case 64:
-          return ScalarType::u64;
-      }
-      break;
+      if (t.bits % 8 != 0) break;
+      return int_type(t.bits / 8, t.code == dlpack::kInt);
     case dlpack::kFloat:
       if (t.bits == 32) return ScalarType::f32;
       if (t.bits == 64) return ScalarType::f64;

@@ -7,16 +7,7 @@ namespace {
 using ir::ScalarType;
 
 ScalarType signed_of_bits(int bits) {
-  switch (bits) {
-    case 8:
-      return ScalarType::i8;
-    case 16:
-      return ScalarType::i16;
-    case 32:
-      return ScalarType::i32;
-    default:
-      return ScalarType::i64;
-  }
+  return tack::int_type(static_cast<std::size_t>(bits) / 8, true).value_or(ScalarType::i64);
 }
 
 }  // namespace

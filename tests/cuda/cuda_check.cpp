@@ -23,6 +23,7 @@
 
 #include "runtime/cuda/cuda_compile.hpp"
 #include "tack/error.hpp"
+#include "tack/kernel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path folder = argv[1];
-  const std::string arch = argc > 2 ? argv[2] : "sm_90";
+  const std::string arch = argc > 2 ? argv[2] : std::string(tack::kDefaultCudaArch);
   std::string why;
   if (!tack::detail::nvrtc_available(&why)) {
     std::cout << "tack_cuda_check: skipped, " << why << "\n";

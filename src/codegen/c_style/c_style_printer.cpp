@@ -108,16 +108,7 @@ std::string Emitter::wide_u(ScalarType t) {
 }
 
 std::string Emitter::same_u(ScalarType t) {
-  switch (bits(t)) {
-    case 8:
-      return ty(ScalarType::u8);
-    case 16:
-      return ty(ScalarType::u16);
-    case 32:
-      return ty(ScalarType::u32);
-    default:
-      return ty(ScalarType::u64);
-  }
+  return ty(*tack::int_type(itemsize(t), false));
 }
 
 std::string Emitter::int_literal(ScalarType t, std::int64_t v) {

@@ -121,8 +121,6 @@ class CudaBackend final : public Backend {
   void defer_free(CUdeviceptr p);
   // Throws RuntimeError "<what> on device 'cuda:N': <error>" unless `r` is CUDA_SUCCESS.
   void check(CUresult r, const std::string& what) const;
-  // Threads per block of every launch (and the workgroup size).
-  static constexpr unsigned kBlockSize = 256;
 
  private:
   void free_deferred();

@@ -105,8 +105,9 @@ const CudaCode& CudaVariantCode::code() {
     backend_->check(backend_->api().ModuleGetFunction(&c->function, c->module, symbol.c_str()),
                     "finding kernel '" + symbol + "' in its module");
   }
-  // Eight blocks of 256 threads per multiprocessor: 2048 resident threads, the most one holds.
-  c->blocks = static_cast<unsigned>(backend_->info().multiprocessors) * 8;
+  // Every launch has blocks of a workgroup's threads; 2048 resident threads per multiprocessor,
+  // the most one holds.
+  c->blocks = static_cast<unsigned>(backend_->info().multiprocessors) * (2048 / ir::kWorkgroupSize);
   if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(k_.ir);
   if (log_enabled()) {
     log_event(describe_variant(k_.ir) + " on " + backend_->name() +
@@ -164,8 +165,9 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
     }
     blocks = static_cast<unsigned>(groups);
   }
-  backend_->check(backend_->api().LaunchKernel(c.function, blocks, 1, 1, CudaBackend::kBlockSize, 1,
-                                               1, 0, backend_->stream(), params.data(), nullptr),
+  backend_->check(backend_->api().LaunchKernel(c.function, blocks, 1, 1,
+                                               static_cast<unsigned>(ir::kWorkgroupSize), 1, 1, 0,
+                                               backend_->stream(), params.data(), nullptr),
                   "launching kernel '" + k_.ir.name + "'");
   // Memory shared outside Tack: the other library may touch it with no Tack call between.
   if (wait) {

@@ -1,54 +1,21 @@
-"""Fixtures of the kernel conformance suite (tests/python/kernels): every test starts and ends
-with the dispatch switches at their defaults, so a test that turns on debug mode or turns off the
-CPU's disjoint-arrays specialization cannot leak that into the next one.
-
-TACK_TEST_DEVICE=<name> (e.g. "opencl") runs the whole suite with tack.device(<name>) as the
-default device (set before, restored after every test); if no such device is present, every test
-of the suite is skipped with a message naming it. Tests marked @pytest.mark.cpu_only check rules
-that hold only on the CPU and are skipped when the default device is not the CPU."""
+"""Fixtures of the kernel conformance suite (tests/python/kernels): every test runs once per
+device present (the `device` fixture of tests/python/conftest.py, which also honours
+TACK_TEST_DEVICE and the cpu_only and workgroups_only markers), and starts and ends with the
+dispatch switches at their defaults, so a test that turns on debug mode or turns off the CPU's
+disjoint-arrays specialization cannot leak that into the next one."""
 import pytest
 
 import tack
 
-import kutil
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "cpu_only(reason): the test checks a rule that holds only on the CPU device (host-memory "
-        "wrapping, the noalias/disjoint variants, LLVM inspect output, host DLPack zero-copy); "
-        "skipped when TACK_TEST_DEVICE selects another default device")
-
-
-@pytest.fixture(scope="session")
-def test_device():
-    """The device the suite runs on (TACK_TEST_DEVICE), or None for the unchanged default."""
-    if not kutil.TEST_DEVICE_NAME:
-        return None
-    if kutil.TEST_DEVICE is None:
-        pytest.skip(f"TACK_TEST_DEVICE={kutil.TEST_DEVICE_NAME!r}: no such device is present "
-                    f"({kutil.TEST_DEVICE_ERROR})")
-    return kutil.TEST_DEVICE
-
 
 @pytest.fixture(autouse=True)
-def default_device(request, test_device):
-    previous = tack.default_device()
-    if test_device is not None:
-        tack.set_default_device(test_device)
-    try:
-        marker = request.node.get_closest_marker("cpu_only")
-        if marker is not None and tack.default_device().kind != "cpu":
-            why = marker.args[0] if marker.args else marker.kwargs.get("reason", "CPU-only rule")
-            pytest.skip(f"cpu_only on {tack.default_device()}: {why}")
-        yield
-    finally:
-        tack.set_default_device(previous)
-
-
-@pytest.fixture(autouse=True)
-def default_switches(default_device):
+def default_switches(request, device):
+    # (a parameter's own cpu_only / workgroups_only marks, which the device parametrization,
+    # made before the parameters, cannot see)
+    if request.node.get_closest_marker("cpu_only") is not None and device.kind != "cpu":
+        pytest.skip(f"cpu_only on {device}: {request.node.get_closest_marker('cpu_only').args}")
+    if request.node.get_closest_marker("workgroups_only") is not None and device.kind == "cpu":
+        pytest.skip("workgroups_only: the CPU has no workgroups")
     tack.set_debug(False)
     tack.set_specialize_disjoint(True)
     yield

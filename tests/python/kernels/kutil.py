@@ -1,24 +1,12 @@
 """Helpers of the kernel conformance suite: dtypes, seeded random data, Python's integer
 semantics wrapped to a width (the reference for Tack's wrap-around arithmetic)."""
+import importlib
 import math
-import os
+import sys
 
 import numpy as np
 
 import tack
-
-# TACK_TEST_DEVICE (read once, at session start): the default device the suite runs on. The name is
-# resolved with tack.device(); TEST_DEVICE is None when it is unset or names no present device.
-TEST_DEVICE_NAME = os.environ.get("TACK_TEST_DEVICE", "").strip()
-TEST_DEVICE = None
-TEST_DEVICE_ERROR = ""
-if TEST_DEVICE_NAME:
-    try:
-        TEST_DEVICE = tack.device(TEST_DEVICE_NAME)
-    except Exception as e:  # noqa: BLE001 - any failure means "absent"; the message says why
-        TEST_DEVICE_ERROR = str(e)
-# Whether the suite runs on the CPU (for CPU-conditional xfails, evaluated at collection).
-ON_CPU = TEST_DEVICE is None or TEST_DEVICE.kind == "cpu"
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 SIGNED_DTYPES = [np.int8, np.int16, np.int32, np.int64]
@@ -163,3 +151,13 @@ def overlaps(x, y):
     if a0 == a1 or b0 == b1:
         return False
     return a0 < b1 and b0 < a1
+
+
+def fresh_import(monkeypatch, path, name, *others):
+    """Module `name` imported anew from folder `path` (and `others`, the modules it imports from
+    there, dropped first too): a test runs once per device, and each run writes its modules to a
+    folder of its own, which a module cached by an earlier run would hide."""
+    monkeypatch.syspath_prepend(str(path))
+    for m in (name,) + others:
+        monkeypatch.delitem(sys.modules, m, raising=False)
+    return importlib.import_module(name)

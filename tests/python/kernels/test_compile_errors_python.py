@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tack
-from kutil import marker_line, zeros
+from kutil import fresh_import, marker_line, zeros
 
 HERE = __file__
 
@@ -301,9 +301,7 @@ def ce_cross_file(x):
 def test_error_in_a_helper_from_another_file_names_that_files_line(tmp_path, monkeypatch):
     (tmp_path / "ce_helpers_b.py").write_text(HELPER_MODULE)
     (tmp_path / "ce_kernel_a.py").write_text(KERNEL_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    module = importlib.import_module("ce_kernel_a")
+    module = fresh_import(monkeypatch, tmp_path, "ce_kernel_a", "ce_helpers_b")
     with pytest.raises(tack.CompileError) as ei:
         module.ce_cross_file(f32())  # kernels compile at their first call
     e = ei.value
@@ -323,9 +321,7 @@ def test_error_in_the_kernel_next_to_a_helper_from_another_file_names_the_kernel
     (tmp_path / "ce_kernel_c.py").write_text(KERNEL_MODULE.replace(
         "ce_helpers_b", "ce_helpers_c").replace("ce_cross_file", "ce_cross_file_c").replace(
         "x[i] = ce_other_file_helper(x[i])", "x[i] = ce_other_file_helper(x[i]) + 'k'"))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    module = importlib.import_module("ce_kernel_c")
+    module = fresh_import(monkeypatch, tmp_path, "ce_kernel_c", "ce_helpers_c")
     with pytest.raises(tack.CompileError) as ei:
         module.ce_cross_file_c(f32())
     e = ei.value

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tack
-from kutil import arr, rng, zeros
+from kutil import arr, fresh_import, rng, zeros
 
 
 @tack.func
@@ -275,9 +275,7 @@ def test_function_defined_after_the_kernel(tmp_path, monkeypatch):
     # Python resolves a name when the code runs, so a helper may follow the kernel that calls
     # it in a module; Tack must not refuse that program.
     (tmp_path / "df_late_module.py").write_text(LATE_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    mod = importlib.import_module("df_late_module")
+    mod = fresh_import(monkeypatch, tmp_path, "df_late_module")
     out = zeros(3, np.int32)
     mod.late_kernel(arr(np.array([1, 2, 3], np.int32)), out)
     assert out.numpy().tolist() == [3, 6, 9]
@@ -305,9 +303,7 @@ def df_cross_file(x, out):
 def test_function_imported_from_another_module(tmp_path, monkeypatch):
     (tmp_path / "df_helpers_b.py").write_text(HELPER_MODULE)
     (tmp_path / "df_kernel_a.py").write_text(KERNEL_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    mod = importlib.import_module("df_kernel_a")
+    mod = fresh_import(monkeypatch, tmp_path, "df_kernel_a", "df_helpers_b")
     out = zeros(4, np.int64)
     mod.df_cross_file(arr(np.arange(4, dtype=np.int64)), out)
     assert out.numpy().tolist() == [1, 4, 7, 10]

@@ -56,8 +56,8 @@ def test_the_input_is_read_in_place_and_never_written():
     np.testing.assert_array_equal(x, before)
 
 
-def test_host_data_beside_a_device_array_says_where_to_copy(test_device):
-    if test_device is None or test_device.kind == "cpu":
+def test_host_data_beside_a_device_array_says_where_to_copy(device):
+    if device.kind == "cpu":
         pytest.skip("needs a default device other than the CPU")
     a = tack.array(X)  # on the suite's device
     with pytest.raises(ValueError, match=r"different devices.*tack\.array"):

@@ -121,7 +121,7 @@ def test_the_same_stream_on_one_thread_and_many(tmp_path):
     np.testing.assert_array_equal(small.numpy(), big.numpy()[:64])
     script = tmp_path / "one_thread.py"
     script.write_text(CHILD)
-    env = dict(os.environ, TACK_NUM_THREADS="1", TACK_TEST_DEVICE="")
+    env = dict(os.environ, TACK_NUM_THREADS="1")
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, check=True)
     one_thread = np.frombuffer(out.stdout, np.float32)
     np.testing.assert_array_equal(one_thread, big.numpy()[:, 0])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tack
-from kutil import FLOAT_DTYPES, TEST_DEVICE, arr, name, zeros
+from kutil import FLOAT_DTYPES, arr, name, zeros
 
 
 def bits(v, dtype):
@@ -154,8 +154,7 @@ def sz_block(data, out, n):
             out[1] = hi
 
 
-@pytest.mark.skipif(TEST_DEVICE is None or TEST_DEVICE.kind == "cpu",
-                    reason="block reductions run on devices with workgroups")
+@pytest.mark.workgroups_only("block reductions run on devices with workgroups")
 def test_block_reductions():
     d = np.zeros(256, np.float32)
     d[100] = -0.0

@@ -1,7 +1,7 @@
 """Tuples (docs/design/tuples.md, docs/language.md "Tuples"): swaps and rotations with the right
 side evaluated first, element swaps in arrays, tuple locals, device functions returning tuples
 (types merged per element), tuple arguments, nested unpacking; the misuse errors. Written once,
-run on every device (TACK_TEST_DEVICE)."""
+run on every device (the `device` fixture)."""
 import numpy as np
 import pytest
 

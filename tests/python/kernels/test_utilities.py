@@ -5,28 +5,27 @@ import numpy as np
 import pytest
 
 import tack
-from kutil import ALL_DTYPES, arr, name, rng, TEST_DEVICE
+from kutil import ALL_DTYPES, arr, name, rng
 
-DEV = TEST_DEVICE or tack.device("cpu")
 
 
 @pytest.mark.parametrize("args", [(10,), (2, 11, 3), (5, -5, -2), (1.5,), (0.1, 1.0, 0.1),
                                   (0, 1, 0.3), (-2.5, 7.25, 0.75), (3, 3), (4, 1)], ids=str)
 def test_arange_matches_numpy(args):
-    t = tack.arange(*args, device=DEV)
+    t = tack.arange(*args, device=tack.default_device())
     n = np.arange(*args)
-    assert t.device == DEV
+    assert t.device == tack.default_device()
     assert t.numpy().dtype == n.dtype and t.numpy().tobytes() == n.tobytes()
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
 def test_arange_and_linspace_in_every_dtype(dtype):
-    np.testing.assert_array_equal(tack.arange(0, 50, 3, dtype=dtype, device=DEV).numpy(),
+    np.testing.assert_array_equal(tack.arange(0, 50, 3, dtype=dtype, device=tack.default_device()).numpy(),
                                   np.arange(0, 50, 3, dtype=dtype))
-    t = tack.linspace(0, 100, 13, dtype=dtype, device=DEV).numpy()
+    t = tack.linspace(0, 100, 13, dtype=dtype, device=tack.default_device()).numpy()
     assert t.tobytes() == np.linspace(0, 100, 13, dtype=dtype).tobytes()
     if np.issubdtype(dtype, np.floating):
-        t = tack.arange(0.1, 3, 0.1, dtype=dtype, device=DEV).numpy()
+        t = tack.arange(0.1, 3, 0.1, dtype=dtype, device=tack.default_device()).numpy()
         assert t.tobytes() == np.arange(0.1, 3, 0.1, dtype=dtype).tobytes()
 
 
@@ -34,7 +33,7 @@ def test_arange_and_linspace_in_every_dtype(dtype):
                                   (3, 7, 1), (3, 7, 1, False), (0, 1, 0), (-1e10, 1e10, 1001)],
                          ids=str)
 def test_linspace_matches_numpy(args):
-    t = tack.linspace(*args, device=DEV).numpy()
+    t = tack.linspace(*args, device=tack.default_device()).numpy()
     assert t.tobytes() == np.linspace(*args).tobytes()
 
 
@@ -62,7 +61,7 @@ def test_concat_views_vectors_and_errors():
     a = arr(x)
     np.testing.assert_array_equal(tack.concat([a[2:4], a[7:9], a[0:0]]).numpy(),
                                   np.concatenate([x[2:4], x[7:9]]))
-    v = tack.zeros(3, dtype=tack.vec(3, tack.f32), device=DEV)
+    v = tack.zeros(3, dtype=tack.vec(3, tack.f32), device=tack.default_device())
     v.fill((1, 2, 3))
     assert tack.concat([v, v]).numpy().shape == (6, 3)
     with pytest.raises(TypeError, match="dtype"):
@@ -108,7 +107,7 @@ def test_like_constructors():
 
 
 def test_arange_edges():
-    np.testing.assert_array_equal(tack.arange(0.5, 5, 1.5, dtype=tack.i32, device=DEV).numpy(),
+    np.testing.assert_array_equal(tack.arange(0.5, 5, 1.5, dtype=tack.i32, device=tack.default_device()).numpy(),
                                   np.arange(0.5, 5, 1.5, dtype=np.int32))
     with pytest.raises(ValueError, match="2\\*\\*63"):
         tack.arange(-2**63, 2**63 - 1)

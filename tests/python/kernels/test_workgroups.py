@@ -7,11 +7,9 @@ import numpy as np
 import pytest
 
 import tack
-from kutil import TEST_DEVICE, arr, zeros
+from kutil import arr, zeros
 
-ON_WORKGROUPS = TEST_DEVICE is not None and TEST_DEVICE.kind != "cpu"
-needs_workgroups = pytest.mark.skipif(not ON_WORKGROUPS,
-                                      reason="workgroups run on OpenCL (TACK_TEST_DEVICE=opencl)")
+needs_workgroups = pytest.mark.workgroups_only("workgroups run on devices that have them")
 G = 256
 
 
@@ -85,9 +83,8 @@ def test_shared_memory_declared_before_the_parallel_loop():
     np.testing.assert_array_equal(out.numpy(), d.reshape(2, G)[:, ::-1].ravel())
 
 
+@pytest.mark.cpu_only("the CPU's refusal")
 def test_shared_memory_before_the_loop_on_the_cpu_names_workgroups():
-    if ON_WORKGROUPS:
-        pytest.skip("the CPU's refusal")
     with pytest.raises(tack.CompileError, match=r"tack.shared\(...\) needs workgroups"):
         wg_reverse_declared_before_the_loop(arr(np.zeros(G, np.float32)),
                                             zeros(G, np.float32))

@@ -31,6 +31,20 @@ TEST(IrTypes, NamesAreTheArrayDtypeNamesAndBool) {
   EXPECT_EQ(tack::scalar_type_from_name("float"), std::nullopt);
 }
 
+// The integer type of a width is read from the scalar type table (one definition): every
+// integer type is the answer for its own size and signedness, and no other size has one.
+TEST(IrTypes, IntTypeOfEverySizeAndSignedness) {
+  for (ScalarType t : {ScalarType::i8, ScalarType::i16, ScalarType::i32, ScalarType::i64,
+                       ScalarType::u8, ScalarType::u16, ScalarType::u32, ScalarType::u64}) {
+    EXPECT_EQ(tack::int_type(tack::itemsize(t), tack::is_signed(t)), t) << name(t);
+  }
+  for (std::size_t size : {0, 3, 16}) {
+    EXPECT_EQ(tack::int_type(size, true), std::nullopt);
+    EXPECT_EQ(tack::int_type(size, false), std::nullopt);
+  }
+  static_assert(tack::int_type(4, false) == ScalarType::u32);
+}
+
 // One enumeration serves arrays and the IR: bool is a value type, never an array dtype.
 TEST(IrTypes, BoolIsAValueTypeButNoArrayDtype) {
   EXPECT_EQ(tack::scalar_type_from_name("bool"), std::nullopt);
