@@ -19,6 +19,13 @@
 
 namespace tack {
 
+// The types the reductions compute and answer in, as NumPy chooses them (the binding's NumPy
+// scalars take them from here): sum, prod and dot `dtype`, else the platform integer for
+// integers (i64 signed, u64 unsigned) or the float itself; mean, var, std and norm `dtype`,
+// else the float itself, f64 for integers. TypeError for a `dtype` that is not a scalar dtype.
+DType sum_result_type(DType a, std::optional<DType> dtype = std::nullopt);
+DType mean_result_type(DType a, std::optional<DType> dtype = std::nullopt);
+
 // The sum of the elements, in the accumulator type NumPy uses (i64 for signed integers, u64
 // for unsigned ones, the float's own type) or `dtype`; 0 for no elements.
 Scalar sum(const Array& a, std::optional<DType> dtype = std::nullopt);

@@ -105,6 +105,13 @@ class Kernel {
 // default the last function not decorated @tack.func. `first_line` maps line numbers to a file.
 Kernel kernel(std::string_view source, std::string_view name = {}, int first_line = 1);
 
+// The names the functions of `source` (kernel-language text) call, dotted as written ("helper",
+// "mylib.helper", "tack.math.fract"), each once, in source order (outer calls before the calls in
+// their arguments). Text the front end cannot parse calls nothing here (compiling it reports
+// why). The Python front door finds the device functions a kernel reaches with it, so what a
+// call is has one definition, the front end's.
+std::vector<std::string> called_names(std::string_view source);
+
 // One piece of a kernel's source: a function's text, the line of `file` it starts at.
 struct SourcePiece {
   std::string text;

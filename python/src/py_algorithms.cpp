@@ -89,16 +89,13 @@ nb::object array_result(const Array& r) {
   return numpy_scalar(s, r.dtype().scalar);
 }
 
+// The NumPy scalar types of whole-array results: the C++ API's result types.
 ScalarType sum_type(const Array& a, const std::optional<DType>& dtype) {
-  if (dtype) return dtype->scalar;
-  const ScalarType t = a.dtype().scalar;
-  if (is_float(t)) return t;
-  return is_signed(t) ? ScalarType::i64 : ScalarType::u64;
+  return tack::sum_result_type(a.dtype(), dtype).scalar;
 }
 
 ScalarType float_type(const Array& a, const std::optional<DType>& dtype) {
-  if (dtype) return dtype->scalar;
-  return is_float(a.dtype().scalar) ? a.dtype().scalar : ScalarType::f64;
+  return tack::mean_result_type(a.dtype(), dtype).scalar;
 }
 
 // The shape every reduction shares: whole(a) -> (Scalar, result type) or lines(a, axis) -> Array.

@@ -276,6 +276,11 @@ void init_kernel(nb::module_& m) {
         "whether the CPU's disjoint-arrays specialization is on");
   m.attr("default_cuda_arch") = std::string(tack::kDefaultCudaArch);
   m.def(
+      "_called_names", [](const std::string& source) { return tack::called_names(source); },
+      nb::arg("source"),
+      "the names the functions of kernel-language `source` call, dotted as written, each once, "
+      "in source order (the front end's parse; nothing for text it cannot parse)");
+  m.def(
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode, const std::string& device,
          const std::string& arch) {

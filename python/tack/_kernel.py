@@ -14,8 +14,6 @@ import types as _types
 
 from tack import _tack
 
-_NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 def _logical_starts(lines):
     """For each line in turn, whether a logical line starts there: outside brackets, strings
@@ -383,9 +381,6 @@ def func(fn):
     return Func(fn)
 
 
-_DOTTED = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+")
-
-
 def _resolve(namespace, dotted):
     """The object `dotted` ("f", "mylib.f", "pkg.mod.f") names in `namespace`, or None."""
     parts = [p.strip() for p in dotted.split(".")]
@@ -405,8 +400,11 @@ def _device_functions(caller, source, namespace, names, aliases):
     `aliases` gains (caller, name as called, name in the kernel) for each call whose text is
     not that name, so that every call reaches the object its name refers to in the caller."""
     found = []
-    called = list(dict.fromkeys(_NAME.findall(source)))
-    called += [d.replace(" ", "") for d in dict.fromkeys(_DOTTED.findall(source))]
+    # The calls as the front end parses them (one definition of what a call is); a dotted call
+    # also names its leading names (`tm` of `tm.fract(x)`: a module alias of the language's).
+    dotted = _tack._called_names(source)
+    called = list(dict.fromkeys(d.split(".")[0] for d in dotted))
+    called += [d for d in dotted if "." in d]
     for name in called:
         obj = _resolve(namespace, name)
         if not isinstance(obj, Func):

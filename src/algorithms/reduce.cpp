@@ -401,6 +401,14 @@ DType float_accumulator(ScalarType t, std::optional<DType> dtype, const char* wh
 
 }  // namespace
 
+DType sum_result_type(DType a, std::optional<DType> dtype) {
+  return sum_accumulator(a.scalar, dtype, "sum");
+}
+
+DType mean_result_type(DType a, std::optional<DType> dtype) {
+  return float_accumulator(a.scalar, dtype, "mean");
+}
+
 // The common type of two element types, as NumPy promotes them.
 ScalarType algorithms::promote(ScalarType a, ScalarType b) {
   if (a == b) return a;

@@ -1,5 +1,5 @@
 // The argument signature a kernel is compiled for: one entry per parameter, array or scalar,
-// with its type. Dispatch computes it from the call's arguments (DESIGN.md section 7); lowering
+// with its type. Dispatch computes it from the call's arguments (docs/design/dispatch.md); lowering
 // types the kernel's body from it.
 #pragma once
 
@@ -29,7 +29,8 @@ struct ArgType {
 std::string to_string(const std::vector<ArgType>& signature);
 
 // The float type that int / int and weakly typed float literals take: f64 when an f64 array is
-// among the arguments (or an f64 scalar), f32 otherwise (DESIGN.md section 6).
+// among the arguments (or an f64 scalar), f32 otherwise (docs/language.md, "Where types come
+// from").
 ir::ScalarType default_float_type(const std::vector<ArgType>& signature);
 
 }  // namespace tack::compiler

@@ -1,9 +1,12 @@
 // The public Kernel API and the process-wide dispatch switches (debug mode, disjointness).
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
 
 #include "dispatch/kernel_impl.hpp"
+#include "frontend/checks.hpp"
+#include "frontend/parser.hpp"
 #include "support/background.hpp"
 #include "tack/kernel.hpp"
 
@@ -94,6 +97,24 @@ std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::st
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode,
                     std::string_view device, std::string_view arch) {
   return k.impl()->inspect_offline(args.data(), args.size(), mode, device, arch);
+}
+
+std::vector<std::string> called_names(std::string_view source) {
+  std::vector<std::string> names;
+  try {
+    const frontend::Module module = frontend::parse_module(source);
+    for (const frontend::FunctionDef& f : module.functions) {
+      for (const frontend::CallSite& site : frontend::list_calls(f)) {
+        if (!site.callee.empty() &&
+            std::find(names.begin(), names.end(), site.callee) == names.end()) {
+          names.push_back(site.callee);
+        }
+      }
+    }
+  } catch (const CompileError&) {
+    names.clear();  // the compile reports it, with the kernel's file and line
+  }
+  return names;
 }
 
 }  // namespace tack

@@ -24,7 +24,7 @@ namespace tack::detail {
 
 class Backend;
 
-// The variant key of DESIGN.md section 7: device, per-parameter kind and type (with rank and
+// The variant key (docs/design/dispatch.md): device, per-parameter kind and type (with rank and
 // vector width) and debug mode. Scalar values and the launch length are not in it. A target
 // may keep several codes per variant (the CPU's disjoint bit selects one of two, because
 // deciding it needs the variant's written-parameter analysis).

@@ -10,8 +10,8 @@
 
 namespace tack::frontend {
 
-// Throws CompileError unless `kernel` (a function of `module`) has the shape DESIGN.md section 6
-// requires:
+// Throws CompileError unless `kernel` (a function of `module`) has the shape docs/language.md
+// ("The parallel loop") requires:
 //  * exactly one top-level parallel loop, `for ... in range(...)` or `tack.ndrange(...)`; none
 //    is an error at the def line, a second one an error at the second loop;
 //  * before it only effect-free statements: assignments to names (plain or augmented) and

@@ -12,7 +12,7 @@
 //   overflow UB anywhere in the IR.
 // `/` (TrueDiv) is defined on float operands only. Lowering turns int / int into a division in
 //   the Function's default_float type (f32 unless an f64 array argument or f64 value is
-//   involved; see DESIGN.md section 6), casting both operands first.
+//   involved; docs/language.md, "Operators and the promotion table"), casting both operands first.
 // `//` (FloorDiv) and `%` (Mod) follow Python: the quotient rounds toward -infinity and the
 //   remainder takes the sign of the divisor, for ints and floats. Division by zero does not trap:
 //   integer x // 0 == 0 and x % 0 == 0; float x // 0.0 == x / 0.0 (IEEE: +-inf, or NaN for 0/0)

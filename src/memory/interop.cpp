@@ -1,6 +1,6 @@
 // The rules of handing memory across the Python boundary -- wrapping a host array object, the
 // DLPack Python protocol (__dlpack__ and from_dlpack's capsules), NumPy's __array__ -- decided
-// here so that the binding only converts objects (DESIGN.md section 1).
+// here so that the binding only converts objects (docs/architecture.md: Python only in python/).
 #include <limits>
 #include <string>
 

@@ -1,6 +1,6 @@
 // Compile-time values of literal expressions (`1`, `2.5`, `-1`, `1 << 20`, `math.pi`): they are
 // weakly typed, so lowering folds them with Python's semantics and gives them a type only when
-// they meet a typed operand or a destination (DESIGN.md section 6).
+// they meet a typed operand or a destination (docs/language.md, "Literals are weakly typed").
 #pragma once
 
 #include <cstdint>

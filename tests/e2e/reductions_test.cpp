@@ -32,6 +32,26 @@ TEST_P(ReductionsOnDevice, IntegersAccumulateInSixtyFourBits) {
   EXPECT_EQ(prod(arr(small)).u, 120u);
 }
 
+// The result types are one rule, the one the reductions compute in (the binding's NumPy scalars
+// read it): every sum and mean has the type sum_result_type / mean_result_type names.
+TEST_P(ReductionsOnDevice, ResultTypesAreTheOnesTheReductionsAnswerIn) {
+  const std::vector<DType> dtypes = {i8, i16, i32, i64, u8, u16, u32, u64, f32, f64};
+  for (const DType d : dtypes) {
+    const Array a = astype(arr(std::vector<std::int32_t>{1, 2, 3}), d);
+    EXPECT_EQ(sum(a, 0).dtype(), sum_result_type(d)) << d.str();
+    EXPECT_EQ(prod(a, 0).dtype(), sum_result_type(d)) << d.str();
+    EXPECT_EQ(mean(a, 0).dtype(), mean_result_type(d)) << d.str();
+    EXPECT_EQ(sum(a, 0, f32).dtype(), sum_result_type(d, f32)) << d.str();
+    EXPECT_EQ(mean(a, 0, f32).dtype(), mean_result_type(d, f32)) << d.str();
+  }
+  EXPECT_EQ(sum_result_type(i8), i64);
+  EXPECT_EQ(sum_result_type(u16), u64);
+  EXPECT_EQ(sum_result_type(f32), f32);
+  EXPECT_EQ(mean_result_type(i32), f64);
+  EXPECT_EQ(mean_result_type(f32), f32);
+  EXPECT_THROW(sum_result_type(i32, DType(ScalarType::f32, 3)), TypeError);
+}
+
 TEST_P(ReductionsOnDevice, FloatsEmptyArraysAndViews) {
   std::vector<float> v(5000, 0.5f);
   v[17] = 3.0f;

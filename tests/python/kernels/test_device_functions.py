@@ -322,3 +322,27 @@ def test_function_defined_in_an_enclosing_function():
     out = zeros(3, np.int32)
     df_uses_local(arr(np.array([1, 2, 3], np.int32)), out)
     assert out.numpy().tolist() == [3, 6, 9]
+
+
+@tack.func
+def df_never_called(v):
+    try:  # no statement of the kernel language: a CompileError in any kernel that holds it
+        return v
+    except ValueError:
+        return v
+
+
+@tack.kernel
+def df_names_in_comments(x):
+    for i in range(len(x)):
+        # df_never_called(x[i]) is only mentioned here
+        x[i] = x[i] + 1.0  # and "df_never_called(1)" in a comment, not called
+
+
+def test_a_function_named_only_in_a_comment_is_not_compiled():
+    # The device functions are the calls the front end parses (tack::called_names), not every
+    # name in the text: a helper mentioned in a comment stays out of the kernel (it once came
+    # in, and its `try` failed the kernel).
+    x = arr(np.zeros(3, np.float32))
+    df_names_in_comments(x)
+    assert x.numpy().tolist() == [1.0, 1.0, 1.0]
