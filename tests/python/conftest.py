@@ -59,6 +59,12 @@ def pytest_generate_tests(metafunc):
 def device(request):
     """The device a test runs on, made the default device for the test's duration."""
     d = request.param
+    # A parameter's own cpu_only / workgroups_only marks (pytest.param(..., marks=...)), which
+    # the parametrization by device, made before the other parameters, cannot see.
+    if request.node.get_closest_marker("cpu_only") is not None and d.kind != "cpu":
+        pytest.skip(f"cpu_only on {d}: {request.node.get_closest_marker('cpu_only').args}")
+    if request.node.get_closest_marker("workgroups_only") is not None and d.kind == "cpu":
+        pytest.skip("workgroups_only: the CPU has no workgroups")
     previous = tack.default_device()
     tack.set_default_device(d)
     yield d

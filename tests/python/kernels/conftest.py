@@ -9,13 +9,7 @@ import tack
 
 
 @pytest.fixture(autouse=True)
-def default_switches(request, device):
-    # (a parameter's own cpu_only / workgroups_only marks, which the device parametrization,
-    # made before the parameters, cannot see)
-    if request.node.get_closest_marker("cpu_only") is not None and device.kind != "cpu":
-        pytest.skip(f"cpu_only on {device}: {request.node.get_closest_marker('cpu_only').args}")
-    if request.node.get_closest_marker("workgroups_only") is not None and device.kind == "cpu":
-        pytest.skip("workgroups_only: the CPU has no workgroups")
+def default_switches(device):
     tack.set_debug(False)
     tack.set_specialize_disjoint(True)
     yield
