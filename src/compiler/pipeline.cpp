@@ -10,8 +10,9 @@
 #include "analysis/written_arrays.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
+#include "lowering/lower.hpp"
 #include "tack/error.hpp"
-#include "transforms/lower.hpp"
+#include "transforms/bounds_only.hpp"
 #include "transforms/privatize.hpp"
 
 namespace tack::compiler {
@@ -34,14 +35,14 @@ void after_pass(const ir::Function& fn, std::string_view pass, bool print) {
 }  // namespace
 
 ir::Function build_ir(const frontend::Module& module, const std::string& kernel_name,
-                      const std::vector<ArgType>& signature, transforms::KernelPart part) {
+                      const std::vector<ArgType>& signature, lowering::KernelPart part) {
   const frontend::FunctionDef* kernel = module.find(kernel_name);
   if (kernel == nullptr) {
     throw ValueError("the kernel source defines no function named '" + kernel_name + "'");
   }
   // Lowering types the AST for this signature, inlines device functions and folds literals;
   // everything later (optimization) is LLVM's job on the CPU and the device compilers' elsewhere.
-  ir::Function fn = transforms::lower_kernel(module, *kernel, signature, part);
+  ir::Function fn = lowering::lower_kernel(module, *kernel, signature, part);
   after_pass(fn, "lowering", print_ir_requested());
   return fn;
 }
@@ -49,7 +50,13 @@ ir::Function build_ir(const frontend::Module& module, const std::string& kernel_
 KernelIr compile_kernel(const frontend::Module& module, const std::string& kernel_name,
                         const std::vector<ArgType>& signature, const PipelineOptions& options) {
   const bool print = print_ir_requested();
-  KernelIr k{build_ir(module, kernel_name, signature, options.part), {}, {}, {}, std::nullopt, 0};
+  KernelIr k{build_ir(module, kernel_name, signature, options.part),
+             {},
+             {},
+             {},
+             std::nullopt,
+             0,
+             std::nullopt};
 
   // The analyses dispatch's checks and the targets read (the hidden parameters of a kernel
   // with a value included).
@@ -69,6 +76,13 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
       k.privatized = transforms::privatize_atomics(k.ir, k.private_targets);
       after_pass(*k.privatized, "privatize atomics", print);
     }
+  }
+  // A launch sized on the host (a workgroup kernel's groups, a reduction's blocks) runs the
+  // kernel's bounds there.
+  const bool blocks = !k.ir.partials.empty() && options.part == lowering::KernelPart::Loop;
+  if ((k.ir.workgroups.line > 0 || blocks) && k.ir.parallel_for() != nullptr) {
+    k.bounds = transforms::bounds_only(k.ir);
+    after_pass(*k.bounds, "bounds only", print);
   }
   return k;
 }

@@ -12,7 +12,7 @@
 #include "compiler/signature.hpp"
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
-#include "transforms/lower.hpp"
+#include "lowering/lower.hpp"
 
 namespace tack::compiler {
 
@@ -21,7 +21,7 @@ struct PipelineOptions {
   bool debug = false;              // bounds-checked code: no privatization either
   bool privatize_atomics = false;  // the target can run privatized atomics (the CPU)
   // A kernel with in-loop reductions or a value: its loop part or its epilogue part.
-  transforms::KernelPart part = transforms::KernelPart::Loop;
+  lowering::KernelPart part = lowering::KernelPart::Loop;
 };
 
 // A variant's checked IR and its analyses: what dispatch hands a target (targets/target.hpp).
@@ -36,6 +36,9 @@ struct KernelIr {
   std::vector<analysis::PrivatizableTarget> private_targets;
   std::optional<ir::Function> privatized;
   std::int64_t private_bytes = 0;  // bytes of local arrays per work item
+  // The kernel without its loop body (transforms::bounds_only), for a launch sized on the
+  // host: only for kernels with workgroups or reductions' partials.
+  std::optional<ir::Function> bounds;
 };
 
 // Lowers kernel `kernel_name` of `module` for the argument signature, then runs the passes and
@@ -47,6 +50,6 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
 // The lowered IR alone (the first pass of compile_kernel): for tests of lowering.
 ir::Function build_ir(const frontend::Module& module, const std::string& kernel_name,
                       const std::vector<ArgType>& signature,
-                      transforms::KernelPart part = transforms::KernelPart::Loop);
+                      lowering::KernelPart part = lowering::KernelPart::Loop);
 
 }  // namespace tack::compiler

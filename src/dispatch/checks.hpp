@@ -1,7 +1,7 @@
 // The dispatch checks that run on every call, cached variant or not, on every device (seed
 // "Memory and Aliasing", Summary of guarantees): arrays on the kernel's device, read-only arrays
-// bound to written parameters, atomic alignment. A device's own rules (OpenCL's element
-// alignment, the CPU's disjointness test) are its target's (targets/).
+// bound to written parameters, atomic alignment. A device's own rules (element alignment, a
+// disjointness test) are its target's (targets/).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// The public Kernel API and the process-wide dispatch switches (debug mode, disjointness).
+// The public Kernel API and the process-wide dispatch switch (debug mode). The CPU target's
+// switches (disjointness, tiered compile) are its own: targets/cpu/cpu_switches.cpp.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -21,16 +22,6 @@ bool env_flag(const char* name, bool fallback) {
 
 std::atomic<bool>& debug_flag() {
   static std::atomic<bool> flag{env_flag("TACK_DEBUG", false)};
-  return flag;
-}
-
-std::atomic<bool>& disjoint_flag() {
-  static std::atomic<bool> flag{env_flag("TACK_DISJOINT", true)};
-  return flag;
-}
-
-std::atomic<bool>& tiered_flag() {
-  static std::atomic<bool> flag{false};
   return flag;
 }
 
@@ -70,21 +61,6 @@ void set_debug(bool on) {
 }
 bool debug() {
   return debug_flag().load(std::memory_order_relaxed);
-}
-void set_specialize_disjoint(bool on) {
-  disjoint_flag().store(on, std::memory_order_relaxed);
-}
-bool specialize_disjoint() {
-  return disjoint_flag().load(std::memory_order_relaxed);
-}
-
-void set_tiered_compile(bool on) {
-  tiered_flag().store(on, std::memory_order_relaxed);
-}
-bool tiered_compile() {
-  const char* v = std::getenv("TACK_TIERED_COMPILE");  // read on every compile, as documented
-  if (v != nullptr && (v[0] == '0' || v[0] == '1') && v[1] == '\0') return v[0] == '1';
-  return tiered_flag().load(std::memory_order_relaxed);
 }
 void finish_compiles() {
   detail::finish_background_tasks();

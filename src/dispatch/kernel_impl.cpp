@@ -16,9 +16,6 @@
 #include "runtime/backend.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
-#ifdef TACK_HAVE_CUDA
-#include "targets/cuda/cuda_target.hpp"
-#endif
 
 namespace tack::detail {
 namespace {
@@ -268,7 +265,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   key.debug = debug_.load(std::memory_order_relaxed) || tack::debug();
 }
 
-std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::KernelPart part) {
+std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, lowering::KernelPart part) {
   const Target* target = target_for(*key.device);
   if (target == nullptr) {
     throw RuntimeError("kernel '" + name_ + "': Tack cannot launch kernels on device '" +
@@ -284,11 +281,7 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::Ke
   } catch (const CompileError& e) {
     throw located(e);
   }
-#ifdef TACK_HAVE_CUDA
-  // TACK_CUDA_CHECK: every variant also goes to the CI's CUDA check as CUDA C++ (cheap: the
-  // printer only; tools/cuda_check.cpp compiles and assembles the folder afterwards).
-  if (!cuda_check_folder().empty()) cuda_check_record(v->kernel, key.debug);
-#endif
+  variant_compiled(v->kernel, key.debug);  // every target's observer (Target::variant_compiled)
   const ir::Function& f = v->kernel.ir;
   v->names = param_names_;
   for (std::size_t i = v->names.size(); i < f.params.size(); ++i) {
@@ -297,7 +290,7 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::Ke
   v->facts = ParamFacts{&name_, &v->names, &v->kernel.written, &v->kernel.atomics};
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);
-  if (part == transforms::KernelPart::Loop) {
+  if (part == lowering::KernelPart::Loop) {
     if (!f.partials.empty()) {
       // The block count is computed on the host from the loop's bounds, which must then not
       // read a device's memory.
@@ -306,7 +299,7 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::Ke
         ir::for_each_expr(
             s, [&](const ir::ExprNode& e) { reads = reads || e.kind == ir::NodeKind::ArrayLoad; });
       }
-      if (reads && key.device->kind() != "cpu") {
+      if (reads && !key.device->host_memory()) {
         throw RuntimeError("kernel '" + name_ +
                            "': its parallel loop's bounds read array "
                            "elements, and a reduction's block count is computed on the host, "
@@ -314,9 +307,9 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, transforms::Ke
                            key.device->name() +
                            "'; pass the bound as a scalar argument (read it on the host first)");
       }
-      v->blocks = host_iteration_count(f);
+      v->blocks = host_iteration_count(*v->kernel.bounds);
     }
-    if (f.has_epilogue) v->epilogue = lower(key, transforms::KernelPart::Epilogue);
+    if (f.has_epilogue) v->epilogue = lower(key, lowering::KernelPart::Epilogue);
   }
   return v;
 }
@@ -412,18 +405,56 @@ void KernelImpl::launch(Variant& v, const KernelArg* args, std::size_t count) {
   raise_out_of_bounds(name_, v.names, args, status);
 }
 
+namespace {
+
+bool has_mode(const Target& t, std::string_view mode) {
+  const auto modes = t.inspect_modes();
+  return mode == "ir" || std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+// "\"ir\", \"source\" or \"optimized\"": the modes of `targets`, each once.
+std::string modes_of(const std::vector<const Target*>& targets) {
+  std::vector<std::string> modes{"ir"};
+  for (const Target* t : targets) {
+    for (std::string& m : t->inspect_modes()) {
+      if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(std::move(m));
+    }
+  }
+  std::string s;
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + ("\"" + modes[i] + "\"");
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::string_view mode) {
-  if (mode != "ir" && mode != "source" && mode != "optimized" && mode != "ptx") {
-    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
-                     "'; use \"ir\", \"source\", \"optimized\" or \"ptx\"");
+  std::vector<const Target*> all;
+  for (const auto& kt : registered_targets()) all.push_back(kt.second);
+  if (std::none_of(all.begin(), all.end(), [&](const Target* t) { return has_mode(*t, mode); })) {
+    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) + "'; use " +
+                     modes_of(all));
   }
   Variant& v = variant_for(args, count);
   if (mode == "ir") return ir::to_string(v.kernel.ir);
-  if (mode == "ptx" && v.key.device->kind() != "cuda") {
-    throw ValueError("tack.inspect: mode \"ptx\" is CUDA's, and this call's arrays are on '" +
-                     v.key.device->name() +
-                     "'; pass device=\"cuda\" (and arch=\"sm_90\") to compile the variant for "
-                     "CUDA without a GPU");
+  if (!has_mode(*target_for(*v.key.device), mode)) {
+    // One other kind's own mode: say how to get that kind's code without one of its devices.
+    std::vector<std::pair<std::string, const Target*>> owners;
+    for (const auto& kt : registered_targets()) {
+      if (has_mode(*kt.second, mode)) owners.push_back(kt);
+    }
+    if (owners.size() == 1 && owners[0].second->compiles_offline()) {
+      const auto& [kind, t] = owners[0];
+      const std::string arch = t->default_arch();
+      throw ValueError(
+          "tack.inspect: mode \"" + std::string(mode) + "\" is " + t->display_name() +
+          "'s, and this call's arrays are on '" + v.key.device->name() + "'; pass device=\"" +
+          kind + "\"" + (arch.empty() ? "" : " (and arch=\"" + arch + "\")") +
+          " to compile the variant for " + t->display_name() + " without such a device");
+    }
+    throw ValueError("tack.inspect: device '" + v.key.device->name() + "' has no mode '" +
+                     std::string(mode) + "'; use " + modes_of({target_for(*v.key.device)}));
   }
   return v.code->inspect(args, count, mode != "source");
 }
@@ -432,32 +463,21 @@ std::string KernelImpl::inspect_offline(const KernelArg* args, std::size_t count
                                         std::string_view mode, std::string_view device,
                                         std::string_view arch) {
   if (device.empty()) return inspect(args, count, mode);
-  if (device != "cuda") {
-    throw ValueError("tack.inspect: device '" + std::string(device) +
-                     "' cannot be compiled for offline; device=\"cuda\" can (or leave device "
-                     "out to inspect the variant on the arrays' own device)");
+  const Target& target = offline_target(device);
+  if (!has_mode(target, mode)) {
+    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) + "' for device \"" +
+                     std::string(device) + "\"; use " + modes_of({&target}));
   }
-  if (mode != "ir" && mode != "source" && mode != "ptx" && mode != "optimized") {
-    throw ValueError("tack.inspect: unknown mode '" + std::string(mode) +
-                     "' for device \"cuda\"; use \"ir\", \"source\" (CUDA C++) or \"ptx\"");
-  }
-#ifdef TACK_HAVE_CUDA
   VariantKey key;
   signature_of(args, count, key);
   compiler::KernelIr k;
   try {
-    k = compiler::compile_kernel(module_, name_, key.args, cuda_pipeline_options(key.debug));
+    k = compiler::compile_kernel(module_, name_, key.args, target.pipeline_options(key.debug));
   } catch (const CompileError& e) {
     throw located(e);
   }
   if (mode == "ir") return ir::to_string(k.ir);
-  return cuda_offline_code(k, key.debug, mode == "source" ? "source" : "ptx", std::string(arch));
-#else
-  (void)args, (void)count, (void)arch;
-  throw RuntimeError(
-      "tack.inspect: this Tack was built without CUDA (CMake found no CUDA "
-      "toolkit headers); rebuild with the toolkit installed to compile for CUDA");
-#endif
+  return target.offline_code(k, key.debug, mode, arch);
 }
 
 }  // namespace tack::detail

@@ -17,7 +17,6 @@
 #include "dispatch/checks.hpp"
 #include "frontend/ast.hpp"
 #include "tack/kernel.hpp"
-#include "targets/cpu/cpu_target.hpp"
 #include "targets/target.hpp"
 
 namespace tack::detail {
@@ -68,8 +67,8 @@ class KernelImpl {
   // The variant these arguments select, compiled if new (for inspect).
   Variant& variant_for(const KernelArg* args, std::size_t count);
   std::string inspect(const KernelArg* args, std::size_t count, std::string_view mode);
-  // The code of these arguments' variant for device kind `device` ("cuda"), compiled without
-  // such a device: tack.inspect(..., device="cuda", arch="sm_90").
+  // The code of these arguments' variant for device kind `device`, compiled without such a
+  // device for architecture `arch` (Target::offline_code): tack.inspect(..., device=, arch=).
   std::string inspect_offline(const KernelArg* args, std::size_t count, std::string_view mode,
                               std::string_view device, std::string_view arch);
 
@@ -77,7 +76,7 @@ class KernelImpl {
   void signature_of(const KernelArg* args, std::size_t count, VariantKey& key) const;
   Variant& find_or_lower(const VariantKey& key);
   std::unique_ptr<Variant> lower(const VariantKey& key,
-                                 transforms::KernelPart part = transforms::KernelPart::Loop);
+                                 lowering::KernelPart part = lowering::KernelPart::Loop);
   // One part's checks, launch and version bumps; an assertion or out-of-bounds report raises.
   void launch(Variant& v, const KernelArg* args, std::size_t count);
   std::optional<KernelValue> call_with_value(Variant& v, const KernelArg* args, std::size_t count);

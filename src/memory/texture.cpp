@@ -1,5 +1,5 @@
 // tack::Texture3D: a 3-D view (D, H, W) of an f32/f64 array that kernels sample
-// (docs/design/textures.md). The sampling itself is lowered in transforms/texture.cpp.
+// (docs/design/textures.md). The sampling itself is lowered in lowering/textures.cpp.
 #include "tack/texture.hpp"
 
 #include <string>

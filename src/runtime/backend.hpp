@@ -81,6 +81,16 @@ class Backend : public std::enable_shared_from_this<Backend> {
 };
 
 // The device registry: "cpu" always; others where their runtime answers.
+//
+// How a device kind's devices are found: every device of the kind present, in order (none when
+// its runtime is absent or refuses; it may throw, which counts as none). Called once, on first
+// need, so that a program that only uses the CPU never loads a driver.
+using FindDevices = std::vector<std::shared_ptr<Backend>> (*)();
+// Adds a device kind other than the CPU to the list: its devices are found with the others on
+// first need, or at once when the list was searched already. The kinds are listed once, one
+// line each, in targets/registry.cpp (docs/architecture.md, "Adding a device"); a test adds
+// its own through register_device_kind there.
+void add_device_kind(std::string kind, FindDevices find);
 std::shared_ptr<Backend> find_backend(const std::string& name);
 std::vector<std::shared_ptr<Backend>> all_backends();
 // The devices found so far, without looking for more: the CPU, and the others once something

@@ -1,53 +1,19 @@
-// The target registry (one line per device kind) and the checks targets share.
+// What targets share: scalar packing, the alignment and workgroup checks, the log's names.
 #include "targets/target.hpp"
 
 #include <cstdio>
-#include <map>
-#include <mutex>
 
 #include "memory/device_buffer.hpp"
 #include "runtime/backend.hpp"
 #include "support/error.hpp"
-#include "targets/cpu/cpu_target.hpp"
-#include "targets/opencl/opencl_target.hpp"
-#ifdef TACK_HAVE_CUDA
-#include "targets/cuda/cuda_target.hpp"
-#endif
 
 namespace tack::detail {
-namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, const Target*, std::less<>> by_kind;
-};
-
-Registry& registry() {
-  static Registry* r = [] {
-    auto* reg = new Registry;  // immortal, as the device registry
-    reg->by_kind["cpu"] = &cpu_target();
-    reg->by_kind["opencl"] = &opencl_target();
-#ifdef TACK_HAVE_CUDA
-    reg->by_kind["cuda"] = &cuda_target();
-#endif
-    return reg;
-  }();
-  return *r;
-}
-
-}  // namespace
-
-const Target* target_for(const Backend& device) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);  // once per variant, never per call
-  auto it = r.by_kind.find(device.kind());
-  return it == r.by_kind.end() ? nullptr : it->second;
-}
-
-void register_target(std::string kind, const Target* target) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  r.by_kind[std::move(kind)] = target;
+std::string Target::offline_code(const compiler::KernelIr& kernel, bool debug,
+                                 std::string_view mode, std::string_view arch) const {
+  (void)kernel, (void)debug, (void)mode, (void)arch;
+  TACK_INTERNAL_ASSERT(false, display_name() + " makes no offline code (offline_target refuses)");
+  return {};
 }
 
 std::uint64_t scalar_slot(const Scalar& s, ir::ScalarType t) {

@@ -3,13 +3,14 @@
 // every device and hands the variant to its device's Target; everything that differs between
 // devices -- code generation, the compiled code, argument packing, the launch policy, queueing,
 // what inspect shows -- lives behind this interface, one folder per kind (targets/cpu,
-// targets/opencl). A new device is a runtime folder (its Backend), a target folder and one line
-// of targets/registry.cpp (docs/architecture.md, "Adding a device").
+// targets/opencl, targets/cuda). A new device is a runtime folder (its Backend), a target folder
+// and one line of targets/registry.cpp (docs/architecture.md, "Adding a device").
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,11 +18,10 @@
 
 #include "codegen/kernel_abi.hpp"
 #include "compiler/pipeline.hpp"
+#include "runtime/backend.hpp"
 #include "tack/kernel.hpp"
 
 namespace tack::detail {
-
-class Backend;
 
 // What a variant knows about its parameters that checks and messages need.
 struct ParamFacts {
@@ -49,6 +49,8 @@ class VariantCode {
 class Target {
  public:
   virtual ~Target() = default;
+  // How messages name the kind ("CUDA", "OpenCL").
+  virtual std::string display_name() const = 0;
   // What the compiler pipeline should produce for this target.
   virtual compiler::PipelineOptions pipeline_options(bool debug) const { return {debug, false}; }
   // The variant's code for `device` (a device of this target's kind). It may compile at once or
@@ -56,13 +58,46 @@ class Target {
   virtual std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
                                                const compiler::KernelIr& kernel,
                                                const ParamFacts& facts, bool debug) const = 0;
+  // The modes of tack.inspect besides "ir": "source" is the code as given to the device's
+  // compiler, the others what VariantCode::inspect answers with `optimized` set.
+  virtual std::vector<std::string> inspect_modes() const { return {"source", "optimized"}; }
+
+  // Offline code (tack.inspect(..., device=<kind>, arch=...)): whether this kind's code can be
+  // made without a device of it, and that code for `arch` (empty: default_arch()); `mode` is
+  // one of inspect_modes(), `kernel` compiled with pipeline_options(debug).
+  virtual bool compiles_offline() const { return false; }
+  virtual std::string default_arch() const { return {}; }
+  virtual std::string offline_code(const compiler::KernelIr& kernel, bool debug,
+                                   std::string_view mode, std::string_view arch) const;
+
+  // Told of every variant compiled for any device (after the pipeline, before its target
+  // compiles it): CUDA's TACK_CUDA_CHECK records each as CUDA C++.
+  virtual void variant_compiled(const compiler::KernelIr& kernel, bool debug) const {
+    (void)kernel, (void)debug;
+  }
 };
 
-// The target of `device`'s kind; nullptr when Tack cannot launch kernels there.
+// The device kinds (registry.cpp, one line each). Registers a kind: how its devices are found
+// (nullptr: none are listed, as for a device a test makes itself) and its target, which must
+// outlive every kernel that uses it. A test's fake device registers itself this way.
+void register_device_kind(std::string kind, FindDevices find, const Target& target);
+// The target of a kind, or of `device`'s kind; nullptr when Tack cannot launch kernels there.
+const Target* target_for(std::string_view kind);
 const Target* target_for(const Backend& device);
-// Registers `target` for backends of `kind` (a test's fake device; the built-in ones are in
-// registry.cpp). `target` must outlive every kernel that uses it.
-void register_target(std::string kind, const Target* target);
+// The target that makes offline code for `kind`: ValueError naming the kinds that can (or a
+// RuntimeError when this build left out the one asked for).
+const Target& offline_target(std::string_view kind);
+// Every registered kind and its target, by kind.
+std::vector<std::pair<std::string, const Target*>> registered_targets();
+// Tells every registered target of a compiled variant (Target::variant_compiled).
+void variant_compiled(const compiler::KernelIr& kernel, bool debug);
+
+// The parallel loop's iteration count of a call, computed on the host by a kernel's bounds
+// (KernelIr::bounds, transforms::bounds_only) compiled for the host: for launches sized on the
+// host (a workgroup kernel's groups, a reduction's blocks). The host is the CPU, so the CPU
+// target defines it.
+using IterationCount = std::function<std::int64_t(const KernelArg* args, std::size_t count)>;
+IterationCount host_iteration_count(const ir::Function& bounds);
 
 // A kernel's scalar argument as the parameter's type `t` holds it: the value converted to `t`,
 // its bytes in the low bytes of the 64-bit slot (the CPU passes the slot; a device binds the

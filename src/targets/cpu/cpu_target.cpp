@@ -426,6 +426,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
 
 class CpuTarget final : public Target {
  public:
+  std::string display_name() const override { return "CPU"; }
   compiler::PipelineOptions pipeline_options(bool debug) const override { return {debug, true}; }
   std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&,
                                        const compiler::KernelIr& kernel, const ParamFacts&,
@@ -474,16 +475,7 @@ void prefetch_cache_key() {
   }));
 }
 
-IterationCount host_iteration_count(const ir::Function& fn) {
-  // The kernel without its loop body: the prelude and the bounds, compiled for the host.
-  const ir::ParallelFor* loop = fn.parallel_for();
-  TACK_INTERNAL_ASSERT(loop != nullptr, "host_iteration_count of a kernel without its loop");
-  ir::Function bounds = fn;
-  std::vector<ir::Stmt> body = fn.prelude();
-  body.push_back(ir::ParallelFor::make(loop->dims, ir::block({})));
-  bounds.body = ir::block(std::move(body));
-  bounds.asserts.clear();
-  bounds.workgroups = {};
+IterationCount host_iteration_count(const ir::Function& bounds) {
   auto code = std::make_shared<CompiledCode>(compile_for_cpu(bounds, false, false));
   codegen::ArgLayout layout = codegen::arg_layout(bounds);
   return [code, layout, bounds](const KernelArg* args, std::size_t n) {

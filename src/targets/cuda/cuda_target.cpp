@@ -23,7 +23,6 @@
 #include "support/hash.hpp"
 #include "support/log.hpp"
 #include "tack/array.hpp"
-#include "targets/cpu/cpu_target.hpp"
 
 namespace tack::detail {
 namespace {
@@ -108,7 +107,7 @@ const CudaCode& CudaVariantCode::code() {
   // Every launch has blocks of a workgroup's threads; 2048 resident threads per multiprocessor,
   // the most one holds.
   c->blocks = static_cast<unsigned>(backend_->info().multiprocessors) * (2048 / ir::kWorkgroupSize);
-  if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(k_.ir);
+  if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(*k_.bounds);
   if (log_enabled()) {
     log_event(describe_variant(k_.ir) + " on " + backend_->name() +
               (debug_ ? " (debug mode)" : "") + (from_disk ? ": PTX from the disk cache, " : ": ") +
@@ -179,40 +178,7 @@ codegen::TackDebugStatus CudaVariantCode::launch(const KernelArg* args, std::siz
   return s;
 }
 
-class CudaTarget final : public Target {
- public:
-  compiler::PipelineOptions pipeline_options(bool debug) const override {
-    return cuda_pipeline_options(debug);
-  }
-  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
-                                       const compiler::KernelIr& kernel, const ParamFacts& facts,
-                                       bool debug) const override {
-    auto backend = std::dynamic_pointer_cast<CudaBackend>(device);
-    TACK_INTERNAL_ASSERT(backend != nullptr, "the CUDA target given a device that is not CUDA");
-    return std::make_unique<CudaVariantCode>(std::move(backend), kernel, facts, debug);
-  }
-};
-
-}  // namespace
-
-const Target& cuda_target() {
-  static const Target* target = new CudaTarget;  // immortal: kernels may launch during exit
-  return *target;
-}
-
-compiler::PipelineOptions cuda_pipeline_options(bool debug) {
-  return {debug, false};
-}
-
-std::string cuda_offline_code(const compiler::KernelIr& kernel, bool debug, const std::string& mode,
-                              const std::string& arch) {
-  const std::string text = print_cuda(kernel, debug);
-  if (mode == "source") return text;
-  const int cc = compute_capability_of(arch);
-  return compile_ptx(text, codegen::CStylePrinter::kernel_symbol(kernel.ir), arch,
-                     "sm_" + std::to_string(cc) + ", compiled offline");
-}
-
+// Where TACK_CUDA_CHECK points (empty: the check is off). Read once.
 const std::string& cuda_check_folder() {
   static const std::string* folder = [] {
     const char* v = std::getenv("TACK_CUDA_CHECK");
@@ -221,6 +187,7 @@ const std::string& cuda_check_folder() {
   return *folder;
 }
 
+// Writes the CUDA C++ of `kernel` into cuda_check_folder() as <hash>.cu (once per text).
 void cuda_check_record(const compiler::KernelIr& kernel, bool debug) {
   const std::string& folder = cuda_check_folder();
   if (folder.empty()) return;
@@ -239,6 +206,47 @@ void cuda_check_record(const compiler::KernelIr& kernel, bool debug) {
     if (!out) return;  // best effort: a full disk only leaves this kernel out of the check
   }
   std::filesystem::rename(part, file, ec);
+}
+
+class CudaTarget final : public Target {
+ public:
+  std::string display_name() const override { return "CUDA"; }
+  compiler::PipelineOptions pipeline_options(bool debug) const override {
+    return {debug, false};  // no privatized atomics
+  }
+  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
+                                       const compiler::KernelIr& kernel, const ParamFacts& facts,
+                                       bool debug) const override {
+    auto backend = std::dynamic_pointer_cast<CudaBackend>(device);
+    TACK_INTERNAL_ASSERT(backend != nullptr, "the CUDA target given a device that is not CUDA");
+    return std::make_unique<CudaVariantCode>(std::move(backend), kernel, facts, debug);
+  }
+  // "optimized" and "ptx" are both the PTX NVRTC makes.
+  std::vector<std::string> inspect_modes() const override { return {"source", "optimized", "ptx"}; }
+  bool compiles_offline() const override { return true; }
+  std::string default_arch() const override { return std::string(kDefaultCudaArch); }
+  std::string offline_code(const compiler::KernelIr& kernel, bool debug, std::string_view mode,
+                           std::string_view arch) const override {
+    const std::string text = print_cuda(kernel, debug);
+    if (mode == "source") return text;
+    const std::string a = arch.empty() ? default_arch() : std::string(arch);
+    const int cc = compute_capability_of(a);
+    return compile_ptx(text, codegen::CStylePrinter::kernel_symbol(kernel.ir), a,
+                       "sm_" + std::to_string(cc) + ", compiled offline");
+  }
+  // TACK_CUDA_CHECK: every variant of every device also goes to the CI's CUDA check as CUDA
+  // C++ (cheap: the printer only; tests/cuda/cuda_check.cpp compiles and assembles the folder
+  // afterwards).
+  void variant_compiled(const compiler::KernelIr& kernel, bool debug) const override {
+    if (!cuda_check_folder().empty()) cuda_check_record(kernel, debug);
+  }
+};
+
+}  // namespace
+
+const Target& cuda_target() {
+  static const Target* target = new CudaTarget;  // immortal: kernels may launch during exit
+  return *target;
 }
 
 }  // namespace tack::detail

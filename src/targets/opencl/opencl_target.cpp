@@ -15,7 +15,6 @@
 #include "runtime/opencl/opencl_program.hpp"
 #include "support/error.hpp"
 #include "support/log.hpp"
-#include "targets/cpu/cpu_target.hpp"
 
 namespace tack::detail {
 namespace {
@@ -95,7 +94,7 @@ const OpenClCode& OpenClVariantCode::code() {
   code->kernel = backend_->build_program(text, codegen::CStylePrinter::kernel_symbol(k_.ir));
   code->global_size = backend_->default_global_size();
   code->local_size = backend_->work_group_size(k_.private_bytes, code->global_size);
-  if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(k_.ir);
+  if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(*k_.bounds);
   if (log_enabled()) {
     log_event(describe_variant(k_.ir) + " on " + backend_->name() +
               (debug_ ? " (debug mode)" : "") + ": built by the OpenCL driver in " +
@@ -158,6 +157,7 @@ std::string OpenClVariantCode::inspect(const KernelArg*, std::size_t, bool optim
 
 class OpenClTarget final : public Target {
  public:
+  std::string display_name() const override { return "OpenCL"; }
   std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>& device,
                                        const compiler::KernelIr& kernel, const ParamFacts& facts,
                                        bool debug) const override {

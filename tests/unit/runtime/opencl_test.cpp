@@ -40,6 +40,18 @@ void expect_error(const std::function<void()>& fn, const std::string& fragment) 
   }
 }
 
+// tack_core alone lists only the CPU: the device kinds are registered by tack_targets
+// (targets/registry.cpp). This suite links tack_core only, so it lists OpenCL's devices itself,
+// as the registry's line does.
+const bool kOpenClListed = [] {
+  detail::add_device_kind("opencl", [] {
+    const auto& found = detail::opencl_devices();
+    return std::vector<std::shared_ptr<detail::Backend>>(found.backends.begin(),
+                                                         found.backends.end());
+  });
+  return true;
+}();
+
 std::shared_ptr<OpenClBackend> first_opencl() {
   const auto& found = detail::opencl_devices();
   return found.backends.empty() ? nullptr : found.backends.front();
