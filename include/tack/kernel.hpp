@@ -112,6 +112,21 @@ Kernel kernel(std::string_view source, std::string_view name = {}, int first_lin
 // call is has one definition, the front end's.
 std::vector<std::string> called_names(std::string_view source);
 
+// A builtin of the kernel language, as the lowering's table holds it (src/lowering/builtins/):
+// tools/gen_builtins.py writes docs/language.md's index and the Python package's kernel-only
+// names from the list.
+struct BuiltinInfo {
+  std::vector<std::string> names;  // its spellings: "math.sqrt", "tack.sqrt", "sqrt"
+  int min_args = 0, max_args = 0;  // max_args -1: no limit
+  std::string signature;           // "math.sqrt(x)"
+  std::string doc;                 // one line
+  std::string family;              // "math", "atomics", ...
+  bool needs_workgroups = false;   // only devices with workgroups run it
+  std::vector<std::string> stubs;  // the spellings the tack package holds as kernel-only names
+};
+// Every builtin, family by family.
+std::vector<BuiltinInfo> builtins();
+
 // One piece of a kernel's source: a function's text, the line of `file` it starts at.
 struct SourcePiece {
   std::string text;

@@ -276,6 +276,27 @@ void init_kernel(nb::module_& m) {
         "whether the CPU's disjoint-arrays specialization is on");
   m.attr("default_cuda_arch") = std::string(tack::kDefaultCudaArch);
   m.def(
+      "_builtins",
+      [] {
+        nb::list out;
+        for (const tack::BuiltinInfo& b : tack::builtins()) {
+          nb::dict d;
+          d["names"] = b.names;
+          d["min_args"] = b.min_args;
+          d["max_args"] = b.max_args;
+          d["signature"] = b.signature;
+          d["doc"] = b.doc;
+          d["family"] = b.family;
+          d["needs_workgroups"] = b.needs_workgroups;
+          d["stubs"] = b.stubs;
+          out.append(d);
+        }
+        return out;
+      },
+      "the kernel language's builtins, from the lowering's table (tools/gen_builtins.py writes "
+      "docs/language.md's index and tack._builtins from it): a list of dicts with names, "
+      "min_args, max_args (-1: no limit), signature, doc, family, needs_workgroups, stubs");
+  m.def(
       "_called_names", [](const std::string& source) { return tack::called_names(source); },
       nb::arg("source"),
       "the names the functions of kernel-language `source` call, dotted as written, each once, "

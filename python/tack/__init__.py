@@ -94,6 +94,15 @@ from tack._tack import finish_compiles, set_tiered_compile, tiered_compile
 from tack._kernel import (
     Constant,
     Kernel,
+    constant,
+    func,
+    inspect,
+    kernel,
+    kernel_from_source,
+    ndrange,
+)
+# The kernel language's kernel-only names, generated from its builtin table (tools/gen_builtins.py).
+from tack._builtins import (
     Matrix,
     Vector,
     atomic_add,
@@ -104,15 +113,9 @@ from tack._kernel import (
     block_max,
     block_min,
     block_sum,
-    constant,
     cross,
     distance,
-    func,
-    inspect,
-    kernel,
-    kernel_from_source,
     length,
-    ndrange,
     normalize,
     select,
     shared,

@@ -8,6 +8,7 @@
 #include "dispatch/kernel_impl.hpp"
 #include "frontend/checks.hpp"
 #include "frontend/parser.hpp"
+#include "lowering/builtins/builtin.hpp"
 #include "support/background.hpp"
 #include "tack/kernel.hpp"
 
@@ -73,6 +74,15 @@ std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::st
 std::string inspect(const Kernel& k, const std::vector<KernelArg>& args, std::string_view mode,
                     std::string_view device, std::string_view arch) {
   return k.impl()->inspect_offline(args.data(), args.size(), mode, device, arch);
+}
+
+std::vector<BuiltinInfo> builtins() {
+  std::vector<BuiltinInfo> out;
+  for (const lowering::Builtin& b : lowering::all_builtins()) {
+    out.push_back({b.names, b.min_args, b.max_args, b.signature, b.doc, b.family,
+                   b.needs == lowering::Needs::Workgroups, b.stubs});
+  }
+  return out;
 }
 
 std::vector<std::string> called_names(std::string_view source) {

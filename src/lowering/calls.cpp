@@ -4,6 +4,8 @@
 // merge of every returned value's type.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "ir/visitor.hpp"
 #include "lowering/lowerer.hpp"
@@ -173,7 +175,19 @@ Value inline_body(Lowerer& l, const frontend::FunctionDef& f) {
 
 }  // namespace
 
+// What the inlining keeps while a kernel is lowered (Lowerer::calls_).
+struct CallState {
+  std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in;
+  std::map<const frontend::FunctionDef*, std::set<std::string>> carried_loop_vars;
+  int inlined_calls = 0;
+};
+
+Owned<CallState> make_call_state() {
+  return {new CallState, [](CallState* s) { delete s; }};
+}
+
 const std::set<std::string>& Lowerer::assigned_in(const frontend::FunctionDef& f) {
+  auto& assigned_in_ = calls_->assigned_in;
   auto it = assigned_in_.find(&f);
   if (it != assigned_in_.end()) return it->second;
   std::vector<AssignedName> names;
@@ -184,6 +198,7 @@ const std::set<std::string>& Lowerer::assigned_in(const frontend::FunctionDef& f
 }
 
 const std::set<std::string>& Lowerer::carried_loop_vars(const frontend::FunctionDef& f) {
+  auto& carried_loop_vars_ = calls_->carried_loop_vars;
   auto it = carried_loop_vars_.find(&f);
   if (it != carried_loop_vars_.end()) return it->second;
   std::set<std::string> targets, outside;
@@ -229,7 +244,7 @@ Value Lowerer::inline_call(const frontend::FunctionDef& f, const frontend::Call&
     fail(c.loc, "device functions call each other more than " + std::to_string(kMaxInlineDepth) +
                     " levels deep here; every call is inlined, so flatten the chain of calls");
   }
-  if (++inlined_calls_ > kMaxInlinedCalls) {
+  if (++calls_->inlined_calls > kMaxInlinedCalls) {
     fail(c.loc, "the kernel inlines more than " + std::to_string(kMaxInlinedCalls) +
                     " device-function calls (every call is inlined, and functions that call "
                     "others several times multiply); call them in a loop instead");

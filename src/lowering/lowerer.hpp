@@ -14,7 +14,6 @@
 #pragma once
 
 #include <deque>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -116,6 +115,14 @@ struct Frame {
 };
 
 class Sequence;
+
+// A part's own state (see Lowerer::calls_): made and destroyed in the part's file.
+template <class T>
+using Owned = std::unique_ptr<T, void (*)(T*)>;
+struct CallState;
+Owned<CallState> make_call_state();  // calls.cpp
+struct WorkgroupState;
+Owned<WorkgroupState> make_workgroup_state();  // workgroups.cpp
 
 // Limits that turn pathological programs into CompileErrors instead of stack overflows or
 // exponential work. Nesting counts expressions and statements being lowered at once, across
@@ -349,7 +356,9 @@ class Lowerer {
   Value inline_call(const frontend::FunctionDef& fn, const frontend::Call& call, bool discard);
   void lower_return(const frontend::Return& r);
 
-  // Members are public to the files of this class; nothing outside src/lowering sees them.
+  // The state every part of the lowering shares: the kernel, the IR being built, the frames of
+  // the functions being lowered, the statement buffer, the names. Public to the files of this
+  // class; nothing outside src/lowering sees them.
   const frontend::Module& module_;
   const frontend::FunctionDef& kernel_;
   const std::vector<compiler::ArgType>& signature_;
@@ -360,12 +369,14 @@ class Lowerer {
   std::vector<ir::Stmt>* out_ = nullptr;
   bool in_prelude_ = false;
   KernelPart part_ = KernelPart::Loop;
-  std::map<const frontend::FunctionDef*, std::set<std::string>> assigned_in_;
-  std::map<const frontend::FunctionDef*, std::set<std::string>> carried_loop_vars_;
   int nesting_ = 0;
-  int inlined_calls_ = 0;
-  std::vector<ir::Expr> iteration_;      // the parallel loop's variables, as i64 (for asserts)
-  std::set<std::string> block_results_;  // locals holding block reduction results (uniform)
+  std::vector<ir::Expr> iteration_;  // the parallel loop's variables, as i64 (for asserts)
+
+  // The state one part owns: its type is complete only in that part's file, so no other file
+  // can touch it (calls.cpp: the functions' assigned names and carried loop variables, the
+  // inlined-call count; workgroups.cpp: the locals holding block reduction results).
+  Owned<CallState> calls_ = make_call_state();
+  Owned<WorkgroupState> workgroups_ = make_workgroup_state();
 };
 
 // Counts one level of nesting (see kMaxNesting) for its lifetime.

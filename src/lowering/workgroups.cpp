@@ -11,6 +11,15 @@ namespace tack::lowering {
 
 using frontend::SourceLoc;
 
+// What the workgroup lowering keeps while a kernel is lowered (Lowerer::workgroups_).
+struct WorkgroupState {
+  std::set<std::string> block_results;  // locals holding block reduction results (uniform)
+};
+
+Owned<WorkgroupState> make_workgroup_state() {
+  return {new WorkgroupState, [](WorkgroupState* s) { delete s; }};
+}
+
 void Lowerer::use_workgroups(const std::string& what, SourceLoc loc) {
   if (in_prelude_) {
     fail(loc, what +
@@ -52,7 +61,7 @@ Value Lowerer::block_reduce(const std::string& name, int op, const frontend::Cal
   const std::string result = fresh("_block_result");
   emit(ir::let(result, ir::local_load(t, scratch, {ir::const_i32(0)})));
   emit(barrier);  // every lane has read the result before the scratch is written again
-  block_results_.insert(result);
+  workgroups_->block_results.insert(result);
   return Value::typed(ir::var(t, result));
 }
 
@@ -215,7 +224,7 @@ void Lowerer::check_uniform_barriers() {
   if (!loop) return;
   std::set<std::string> seeds;
   for (const ir::ParallelDim& d : loop->dims) seeds.insert(d.name);
-  Varying varying(std::move(seeds), block_results_);
+  Varying varying(std::move(seeds), workgroups_->block_results);
   do {
     varying.changed = false;
     varying.run(loop->body);
