@@ -30,71 +30,19 @@ std::string_view kind_name(StmtKind kind) {
 }
 
 std::string_view spelling(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return "-";
-    case UnaryOp::Pos:
-      return "+";
-    case UnaryOp::Invert:
-      return "~";
-    case UnaryOp::Not:
-      return "not";
-  }
-  return "?";
+  return operators::spelling_in(operators::kUnary, op, "+");
 }
 
 std::string_view spelling(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-      return "+";
-    case BinaryOp::Sub:
-      return "-";
-    case BinaryOp::Mul:
-      return "*";
-    case BinaryOp::Div:
-      return "/";
-    case BinaryOp::FloorDiv:
-      return "//";
-    case BinaryOp::Mod:
-      return "%";
-    case BinaryOp::Pow:
-      return "**";
-    case BinaryOp::BitAnd:
-      return "&";
-    case BinaryOp::BitOr:
-      return "|";
-    case BinaryOp::BitXor:
-      return "^";
-    case BinaryOp::LShift:
-      return "<<";
-    case BinaryOp::RShift:
-      return ">>";
-    case BinaryOp::MatMul:
-      return "@";
-  }
-  return "?";
+  return operators::spelling_in(operators::kBinary, op, "@");
 }
 
 std::string_view spelling(LogicalOp op) {
-  return op == LogicalOp::And ? "and" : "or";
+  return operators::spelling_in(operators::kLogical, op);
 }
 
 std::string_view spelling(CompareOp op) {
-  switch (op) {
-    case CompareOp::Less:
-      return "<";
-    case CompareOp::LessEqual:
-      return "<=";
-    case CompareOp::Greater:
-      return ">";
-    case CompareOp::GreaterEqual:
-      return ">=";
-    case CompareOp::Equal:
-      return "==";
-    case CompareOp::NotEqual:
-      return "!=";
-  }
-  return "?";
+  return operators::spelling_in(operators::kCompare, op);
 }
 
 const FunctionDef* Module::find(std::string_view name) const {

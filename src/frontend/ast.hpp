@@ -22,6 +22,7 @@
 #include "frontend/source.hpp"
 #include "frontend/token.hpp"
 #include "support/error.hpp"
+#include "support/operators.hpp"
 #include "tack/constant.hpp"
 
 namespace tack::frontend {
@@ -74,24 +75,12 @@ enum class StmtKind : std::uint8_t {
 std::string_view kind_name(ExprKind kind);
 std::string_view kind_name(StmtKind kind);
 
-enum class UnaryOp : std::uint8_t { Neg, Pos, Invert, Not };
-enum class BinaryOp : std::uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  FloorDiv,
-  Mod,
-  Pow,
-  BitAnd,
-  BitOr,
-  BitXor,
-  LShift,
-  RShift,
-  MatMul  // '@': matrix products of vectors and matrices
-};
-enum class LogicalOp : std::uint8_t { And, Or };
-enum class CompareOp : std::uint8_t { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
+// The operators (support/operators.hpp, with the IR's), and what only the syntax has: unary `+`
+// and `@` (matrix products of vectors and matrices).
+enum class UnaryOp : std::uint8_t { TACK_UNARY_OPERATORS(TACK_OPERATOR_ENUM) Pos };
+enum class BinaryOp : std::uint8_t { TACK_BINARY_OPERATORS(TACK_OPERATOR_ENUM) MatMul };
+enum class LogicalOp : std::uint8_t { TACK_LOGICAL_OPERATORS(TACK_OPERATOR_ENUM) };
+enum class CompareOp : std::uint8_t { TACK_COMPARE_OPERATORS(TACK_OPERATOR_ENUM) };
 
 // Python spellings: "-", "not", "//", "and", "<=".
 std::string_view spelling(UnaryOp op);

@@ -26,7 +26,7 @@ BinaryOp augmented_op(TokenKind kind) {
     case TokenKind::StarAssign:
       return BinaryOp::Mul;
     case TokenKind::SlashAssign:
-      return BinaryOp::Div;
+      return BinaryOp::TrueDiv;
     case TokenKind::DoubleSlashAssign:
       return BinaryOp::FloorDiv;
     case TokenKind::PercentAssign:
@@ -40,11 +40,11 @@ BinaryOp augmented_op(TokenKind kind) {
     case TokenKind::CaretAssign:
       return BinaryOp::BitXor;
     case TokenKind::LShiftAssign:
-      return BinaryOp::LShift;
+      return BinaryOp::Shl;
     case TokenKind::AtAssign:
       return BinaryOp::MatMul;
     default:
-      return BinaryOp::RShift;
+      return BinaryOp::Shr;
   }
 }
 

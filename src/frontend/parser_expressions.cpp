@@ -121,22 +121,22 @@ ExprPtr Parser::parse_comparison() {
     CompareOp op;
     switch (t.kind) {
       case TokenKind::Less:
-        op = CompareOp::Less;
+        op = CompareOp::Lt;
         break;
       case TokenKind::LessEqual:
-        op = CompareOp::LessEqual;
+        op = CompareOp::Le;
         break;
       case TokenKind::Greater:
-        op = CompareOp::Greater;
+        op = CompareOp::Gt;
         break;
       case TokenKind::GreaterEqual:
-        op = CompareOp::GreaterEqual;
+        op = CompareOp::Ge;
         break;
       case TokenKind::EqualEqual:
-        op = CompareOp::Equal;
+        op = CompareOp::Eq;
         break;
       case TokenKind::NotEqual:
-        op = CompareOp::NotEqual;
+        op = CompareOp::Ne;
         break;
       case TokenKind::KwIn:
         unsupported(t.loc, "the 'in' operator is");
@@ -197,7 +197,7 @@ ExprPtr Parser::parse_bitand() {
 
 ExprPtr Parser::parse_shift() {
   return binary_level(&Parser::parse_arith, [](const Token& t, BinaryOp& op) {
-    op = t.kind == TokenKind::LShift ? BinaryOp::LShift : BinaryOp::RShift;
+    op = t.kind == TokenKind::LShift ? BinaryOp::Shl : BinaryOp::Shr;
     return t.kind == TokenKind::LShift || t.kind == TokenKind::RShift;
   });
 }
@@ -216,7 +216,7 @@ ExprPtr Parser::parse_term() {
         op = BinaryOp::Mul;
         return true;
       case TokenKind::Slash:
-        op = BinaryOp::Div;
+        op = BinaryOp::TrueDiv;
         return true;
       case TokenKind::DoubleSlash:
         op = BinaryOp::FloorDiv;

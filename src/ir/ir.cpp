@@ -17,67 +17,19 @@ std::string_view kind_name(NodeKind k) {
 }
 
 std::string_view op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-      return "+";
-    case BinaryOp::Sub:
-      return "-";
-    case BinaryOp::Mul:
-      return "*";
-    case BinaryOp::TrueDiv:
-      return "/";
-    case BinaryOp::FloorDiv:
-      return "//";
-    case BinaryOp::Mod:
-      return "%";
-    case BinaryOp::Pow:
-      return "**";
-    case BinaryOp::BitAnd:
-      return "&";
-    case BinaryOp::BitOr:
-      return "|";
-    case BinaryOp::BitXor:
-      return "^";
-    case BinaryOp::Shl:
-      return "<<";
-    case BinaryOp::Shr:
-      return ">>";
-  }
-  return "?";
+  return operators::spelling_in(operators::kBinary, op);
 }
 
 std::string_view op_name(CompareOp op) {
-  switch (op) {
-    case CompareOp::Lt:
-      return "<";
-    case CompareOp::Le:
-      return "<=";
-    case CompareOp::Gt:
-      return ">";
-    case CompareOp::Ge:
-      return ">=";
-    case CompareOp::Eq:
-      return "==";
-    case CompareOp::Ne:
-      return "!=";
-  }
-  return "?";
+  return operators::spelling_in(operators::kCompare, op);
 }
 
 std::string_view op_name(LogicalOp op) {
-  return op == LogicalOp::And ? "and" : "or";
+  return operators::spelling_in(operators::kLogical, op);
 }
 
 std::string_view op_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return "-";
-    case UnaryOp::Invert:
-      return "~";
-    case UnaryOp::Not:
-      return "not ";
-  }
-  return "?";
+  return operators::spelling_in(operators::kUnary, op);
 }
 
 std::string_view op_name(AtomicOp op) {

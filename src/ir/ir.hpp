@@ -81,6 +81,7 @@
 #include <vector>
 
 #include "ir/types.hpp"
+#include "support/operators.hpp"
 
 namespace tack::ir {
 
@@ -121,23 +122,11 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 // ---------------------------------------------------------------- operators
 
-enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  TrueDiv,
-  FloorDiv,
-  Mod,
-  Pow,
-  BitAnd,
-  BitOr,
-  BitXor,
-  Shl,
-  Shr
-};
-enum class CompareOp : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
-enum class LogicalOp : uint8_t { And, Or };
-enum class UnaryOp : uint8_t { Neg, Invert, Not };
+// The operators, declared from support/operators.hpp (the front end's share the lists).
+enum class BinaryOp : uint8_t { TACK_BINARY_OPERATORS(TACK_OPERATOR_ENUM) };
+enum class CompareOp : uint8_t { TACK_COMPARE_OPERATORS(TACK_OPERATOR_ENUM) };
+enum class LogicalOp : uint8_t { TACK_LOGICAL_OPERATORS(TACK_OPERATOR_ENUM) };
+enum class UnaryOp : uint8_t { TACK_UNARY_OPERATORS(TACK_OPERATOR_ENUM) };
 enum class MathFn : uint8_t {
   // float -> float
   Sqrt,

@@ -96,7 +96,7 @@ class Printer final : public ExhaustiveVisitor {
   void visit(const Compare& n) override { infix(n.a, op_name(n.op), n.b); }
   void visit(const Logical& n) override { infix(n.a, op_name(n.op), n.b); }
   void visit(const Unary& n) override {
-    os_ << "(" << op_name(n.op);
+    os_ << "(" << op_name(n.op) << (n.op == UnaryOp::Not ? " " : "");
     visit_expr(n.a);
     os_ << ")";
   }

@@ -96,7 +96,7 @@ Folded float_binary(BinaryOp op, double a, double b) {
       return ok(Constant::of_float(a - b));
     case BinaryOp::Mul:
       return ok(Constant::of_float(a * b));
-    case BinaryOp::Div:
+    case BinaryOp::TrueDiv:
       if (b == 0.0) return fail(kDivZero);
       return ok(Constant::of_float(a / b));
     case BinaryOp::FloorDiv:
@@ -132,7 +132,7 @@ Folded int_binary(BinaryOp op, Int128 a, Int128 b) {
       if (__builtin_mul_overflow(a, b, &r)) return fail(kOverflow);
       return checked_int(r);
     }
-    case BinaryOp::Div:
+    case BinaryOp::TrueDiv:
       if (b == 0) return fail(kDivZero);
       return ok(Constant::of_float(static_cast<double>(a) / static_cast<double>(b)));
     case BinaryOp::FloorDiv:
@@ -149,12 +149,12 @@ Folded int_binary(BinaryOp op, Int128 a, Int128 b) {
       return checked_int(a | b);
     case BinaryOp::BitXor:
       return checked_int(a ^ b);
-    case BinaryOp::LShift:
+    case BinaryOp::Shl:
       if (b < 0) return fail("negative shift count");
       if (a == 0) return ok(Constant::of_int(0));
       if (b > 64) return fail(kOverflow);
       return checked_int(a * (static_cast<Int128>(1) << static_cast<int>(b)));
-    case BinaryOp::RShift:
+    case BinaryOp::Shr:
       if (b < 0) return fail("negative shift count");
       if (b >= 100) return ok(Constant::of_int(a < 0 ? -1 : 0));
       return ok(Constant::of_int(a >> static_cast<int>(b)));  // arithmetic: Python's floor
@@ -213,32 +213,32 @@ bool fold_compare(CompareOp op, const Constant& a, const Constant& b) {
   if (a.is_float || b.is_float) {
     double x = a.as_double(), y = b.as_double();
     switch (op) {
-      case CompareOp::Less:
+      case CompareOp::Lt:
         return x < y;
-      case CompareOp::LessEqual:
+      case CompareOp::Le:
         return x <= y;
-      case CompareOp::Greater:
+      case CompareOp::Gt:
         return x > y;
-      case CompareOp::GreaterEqual:
+      case CompareOp::Ge:
         return x >= y;
-      case CompareOp::Equal:
+      case CompareOp::Eq:
         return x == y;
-      case CompareOp::NotEqual:
+      case CompareOp::Ne:
         return x != y;
     }
   }
   switch (op) {
-    case CompareOp::Less:
+    case CompareOp::Lt:
       return a.i < b.i;
-    case CompareOp::LessEqual:
+    case CompareOp::Le:
       return a.i <= b.i;
-    case CompareOp::Greater:
+    case CompareOp::Gt:
       return a.i > b.i;
-    case CompareOp::GreaterEqual:
+    case CompareOp::Ge:
       return a.i >= b.i;
-    case CompareOp::Equal:
+    case CompareOp::Eq:
       return a.i == b.i;
-    case CompareOp::NotEqual:
+    case CompareOp::Ne:
       return a.i != b.i;
   }
   return false;

@@ -21,7 +21,7 @@ ir::BinaryOp ir_op(frontend::BinaryOp op) {
       return ir::BinaryOp::Sub;
     case frontend::BinaryOp::Mul:
       return ir::BinaryOp::Mul;
-    case frontend::BinaryOp::Div:
+    case frontend::BinaryOp::TrueDiv:
       return ir::BinaryOp::TrueDiv;
     case frontend::BinaryOp::FloorDiv:
       return ir::BinaryOp::FloorDiv;
@@ -35,9 +35,9 @@ ir::BinaryOp ir_op(frontend::BinaryOp op) {
       return ir::BinaryOp::BitOr;
     case frontend::BinaryOp::BitXor:
       return ir::BinaryOp::BitXor;
-    case frontend::BinaryOp::LShift:
+    case frontend::BinaryOp::Shl:
       return ir::BinaryOp::Shl;
-    case frontend::BinaryOp::RShift:
+    case frontend::BinaryOp::Shr:
       return ir::BinaryOp::Shr;
     case frontend::BinaryOp::MatMul:
       break;  // vectors and matrices only (vectors.cpp)
@@ -47,17 +47,17 @@ ir::BinaryOp ir_op(frontend::BinaryOp op) {
 
 ir::CompareOp ir_op(frontend::CompareOp op) {
   switch (op) {
-    case frontend::CompareOp::Less:
+    case frontend::CompareOp::Lt:
       return ir::CompareOp::Lt;
-    case frontend::CompareOp::LessEqual:
+    case frontend::CompareOp::Le:
       return ir::CompareOp::Le;
-    case frontend::CompareOp::Greater:
+    case frontend::CompareOp::Gt:
       return ir::CompareOp::Gt;
-    case frontend::CompareOp::GreaterEqual:
+    case frontend::CompareOp::Ge:
       return ir::CompareOp::Ge;
-    case frontend::CompareOp::Equal:
+    case frontend::CompareOp::Eq:
       return ir::CompareOp::Eq;
-    case frontend::CompareOp::NotEqual:
+    case frontend::CompareOp::Ne:
       return ir::CompareOp::Ne;
   }
   return ir::CompareOp::Eq;
@@ -603,7 +603,7 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
     return Value::literal(*f.value);
   }
   bool bitwise = op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor;
-  bool shift = op == BinaryOp::LShift || op == BinaryOp::RShift;
+  bool shift = op == BinaryOp::Shl || op == BinaryOp::Shr;
   bool a_bool = !a.is_weak() && ir::is_bool(a.expr->type);
   bool b_bool = !b.is_weak() && ir::is_bool(b.expr->type);
   if (a_bool || b_bool) {
@@ -648,13 +648,13 @@ Value Lowerer::binary(frontend::BinaryOp op, const Value& a, const Value& b, Sou
     t = *p;
   }
   switch (op) {
-    case BinaryOp::Div:
+    case BinaryOp::TrueDiv:
     case BinaryOp::FloorDiv:
     case BinaryOp::Mod:
       if (b.is_weak() && b.weak->is_zero()) {
         fail(loc, "division by zero (" + quoted(op) + " by the constant " + b.weak->text() + ")");
       }
-      if (op == BinaryOp::Div && ir::is_int(t)) t = default_float();  // int / int is a float
+      if (op == BinaryOp::TrueDiv && ir::is_int(t)) t = default_float();  // int / int is a float
       break;
     case BinaryOp::Pow:
       if (ir::is_int(t) && b.is_weak() && !b.weak->is_float && b.weak->i < 0) {
@@ -687,7 +687,7 @@ ir::Expr Lowerer::compare(frontend::CompareOp op, const Value& a, const Value& b
   bool b_bool = !b.is_weak() && ir::is_bool(b.expr->type);
   ir::ScalarType t;
   if (a_bool && b_bool) {
-    if (op == frontend::CompareOp::Equal || op == frontend::CompareOp::NotEqual) {
+    if (op == frontend::CompareOp::Eq || op == frontend::CompareOp::Ne) {
       return ir::compare(ir_op(op), a.expr, b.expr);
     }
     t = ir::ScalarType::i32;  // False < True, as Python orders them

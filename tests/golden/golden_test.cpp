@@ -1,104 +1,128 @@
-// Golden tests of the code generators: the unoptimized LLVM IR of a few kernels, compared as
-// full text with tests/golden/<name>.ll, and the OpenCL C and CUDA C the shared C-style printer
-// makes of them (<name>.cl, <name>.cu). Each file starts with the Tack IR it was generated
-// from, so it documents itself. Host-specific lines (data layout, triple, CPU and feature
-// attributes) are normalized. Regenerate with tools/update_golden.sh after an intended change
-// (it sets TACK_UPDATE_GOLDEN=1), and review the diff like code.
+// Golden tests of the code generators, as LLVM's lit tests are: each golden is a self-contained
+// kernel source (tests/golden/<name>.py) whose header names the argument types and the outputs
+// to check, and the expected output of each (<name>[.<option>].ll for the unoptimized LLVM IR,
+// .cl for OpenCL C, .cu for CUDA C). The source goes through the whole compiler (front end,
+// lowering, pipeline) for those types; each expected file starts with the Tack IR it came from,
+// so it documents itself. Host-specific lines (data layout, triple, CPU and feature attributes)
+// are normalized. Regenerate with tools/update_golden.sh after an intended change (it sets
+// TACK_UPDATE_GOLDEN=1), and review the diff like code.
+//
+// The header of a golden source:
+//   # args: array<f32, 1>, array<f32, 1>, f32       (the signature compiled for)
+//   # outputs: llvm, llvm disjoint, opencl, opencl blocked, cuda debug
+// An output is a code generator (llvm, opencl, cuda) and at most one option: llvm's disjoint and
+// bounds_check, the C printers' debug and blocked.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <functional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "codegen/cuda/cuda_printer.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "codegen/opencl/opencl_printer.hpp"
-#include "ir/builder.hpp"
+#include "compiler/pipeline.hpp"
+#include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 
 namespace tack::codegen {
 namespace {
 
-using namespace tack::ir;
+namespace fs = std::filesystem;
 
-struct GoldenCase {
-  const char* name;
-  std::function<Function()> kernel;
-  CodegenOptions opts;
+struct Output {
+  std::string generator;  // "llvm", "opencl", "cuda"
+  std::string option;     // "", "disjoint", "bounds_check", "debug", "blocked"
 };
 
-const Expr kI = Var::make(ScalarType::i64, "i");
-const Expr kJ = Var::make(ScalarType::i64, "j");
+struct GoldenCase {
+  std::string name;  // the source's stem, also its kernel's name
+  std::vector<compiler::ArgType> args;
+  Output output;
+  std::string source;
 
-Function triad() {
-  FunctionBuilder fb("triad");
-  ArrayRef a = fb.array_param("a", ScalarType::f32);
-  ArrayRef b = fb.array_param("b", ScalarType::f32);
-  ArrayRef c = fb.array_param("c", ScalarType::f32);
-  Expr s = fb.scalar_param("s", ScalarType::f32);
-  return fb.build({range_dim("i", shape(c, 0))},
-                  block({store(c, {kI}, add(load(a, {kI}), mul(s, load(b, {kI}))))}));
+  std::string test_name() const {
+    return name + "_" + output.generator + (output.option.empty() ? "" : "_" + output.option);
+  }
+  fs::path expected_path() const {
+    const std::string ext = output.generator == "llvm"     ? ".ll"
+                            : output.generator == "opencl" ? ".cl"
+                                                           : ".cu";
+    return fs::path(TACK_TEST_DATA_DIR) / "golden" /
+           (name + (output.option.empty() ? "" : "." + output.option) + ext);
+  }
+};
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-Function stencil2d() {
-  FunctionBuilder fb("stencil2d");
-  ArrayRef in = fb.array_param("src", ScalarType::f64, 2);
-  ArrayRef out = fb.array_param("dst", ScalarType::f64, 2);
-  fb.prelude(let("rows", sub(shape(in, 0), const_i64(1))));
-  Expr up = load(in, {sub(kI, const_i64(1)), kJ});
-  return fb.build({range_dim("i", const_i64(1), var(ScalarType::i64, "rows"), const_i64(1)),
-                   range_dim("j", shape(in, 1))},
-                  block({store(out, {kI, kJ}, mul(const_f64(0.5), add(up, load(in, {kI, kJ}))))}));
+// "array<f32, 1>" or "f32".
+compiler::ArgType parse_arg(const std::string& text, const std::string& file) {
+  compiler::ArgType a;
+  std::smatch m;
+  static const std::regex array(R"(array<\s*(\w+)\s*,\s*([123])\s*>)");
+  std::string type = text;
+  if (std::regex_match(text, m, array)) {
+    a.kind = compiler::ArgType::Kind::Array;
+    type = m[1];
+    a.rank = static_cast<std::uint8_t>(std::stoi(m[2]));
+  }
+  const auto t = scalar_type_from_name(type);
+  if (!t) throw std::runtime_error(file + ": unknown argument type '" + text + "'");
+  a.type = *t;
+  return a;
 }
 
-Function python_int_ops() {
-  FunctionBuilder fb("python_int_ops");
-  ArrayRef a = fb.array_param("a", ScalarType::i32);
-  ArrayRef q = fb.array_param("q", ScalarType::i32);
-  Expr d = fb.scalar_param("d", ScalarType::i32);
-  Expr x = load(a, {kI});
-  return fb.build(
-      {range_dim("i", shape(a, 0))},
-      block({store(q, {kI}, add(floordiv(x, d), mod(x, d))), store(a, {kI}, shr(x, d))}));
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::string item;
+  int depth = 0;
+  for (char ch : list) {
+    depth += ch == '<' ? 1 : ch == '>' ? -1 : 0;
+    if (ch == ',' && depth == 0) {
+      out.push_back(trim(item));
+      item.clear();
+    } else {
+      item += ch;
+    }
+  }
+  if (!trim(item).empty()) out.push_back(trim(item));
+  return out;
 }
 
-Function histogram() {
-  FunctionBuilder fb("histogram");
-  ArrayRef v = fb.array_param("values", ScalarType::f32);
-  ArrayRef bins = fb.array_param("bins", ScalarType::i32);
-  Expr nb = cast(ScalarType::f32, shape(bins, 0));
-  Expr bin = cast(ScalarType::i64, call(MathFn::Floor, {mul(load(v, {kI}), nb)}));
-  return fb.build(
-      {range_dim("i", shape(v, 0))},
-      block({if_then(logical_and(ge(bin, const_i64(0)), lt(bin, shape(bins, 0))),
-                     block({eval(atomic(AtomicOp::Add, bins, {bin}, const_i32(1)))}))}));
-}
-
-Function loops() {
-  FunctionBuilder fb("loops");
-  ArrayRef out = fb.array_param("out", ScalarType::i64);
-  Expr k = var(ScalarType::i64, "k");
-  return fb.build({range_dim("i", shape(out, 0))},
-                  block({let("acc", const_i64(0)),
-                         for_range("k", kI, const_i64(0), const_i64(-1),
-                                   block({if_then(eq(k, const_i64(3)), block({continue_stmt()})),
-                                          if_then(gt(var(ScalarType::i64, "acc"), const_i64(100)),
-                                                  block({break_stmt()})),
-                                          assign("acc", add(var(ScalarType::i64, "acc"), k))})),
-                         store(out, {kI}, var(ScalarType::i64, "acc"))}));
-}
-
-const std::vector<GoldenCase>& cases() {
-  static const std::vector<GoldenCase> all = {
-      {"triad", triad, {}},
-      {"triad_disjoint", triad, {.disjoint = true}},
-      {"stencil2d", stencil2d, {}},
-      {"python_int_ops", python_int_ops, {}},
-      {"histogram_bounds_checked", histogram, {.bounds_check = true}},
-      {"loops", loops, {}},
-  };
+// Every golden source and output, read from tests/golden.
+std::vector<GoldenCase> discover() {
+  std::vector<GoldenCase> all;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(TACK_TEST_DATA_DIR) / "golden")) {
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<compiler::ArgType> args;
+    std::vector<Output> outputs;
+    std::istringstream lines(text.str());
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("# args:", 0) == 0) {
+        for (const std::string& a : split(line.substr(7))) args.push_back(parse_arg(a, p));
+      } else if (line.rfind("# outputs:", 0) == 0) {
+        for (const std::string& o : split(line.substr(10))) {
+          const auto space = o.find(' ');
+          outputs.push_back(
+              {o.substr(0, space), space == std::string::npos ? "" : trim(o.substr(space + 1))});
+        }
+      }
+    }
+    for (const Output& o : outputs) all.push_back({p.stem(), args, o, text.str()});
+  }
   return all;
 }
 
@@ -120,118 +144,87 @@ std::string normalize(const std::string& ir) {
   return out;
 }
 
-std::string golden_text(const GoldenCase& c) {
-  Function f = c.kernel();
-  std::string header = "; Golden test of the LLVM code generator (unoptimized IR), options:";
-  header += c.opts.disjoint ? " disjoint" : "";
-  header += c.opts.bounds_check ? " bounds_check" : "";
-  header += !c.opts.disjoint && !c.opts.bounds_check ? " default" : "";
-  header += "\n; Regenerate with tools/update_golden.sh. Tack IR:\n";
-  std::istringstream ir(to_string(f));
-  for (std::string line; std::getline(ir, line);) header += ";   " + line + "\n";
-  return header + normalize(emit_llvm_ir(f, c.opts, false));
+ir::Function compile(const GoldenCase& c) {
+  const frontend::Module module = frontend::parse_module(c.source);
+  return compiler::build_ir(module, c.name, c.args);
 }
 
-std::string path_of(const GoldenCase& c) {
-  return std::string(TACK_TEST_DATA_DIR) + "/golden/" + c.name + ".ll";
+// The expected file's text: a header naming the source and the output, the Tack IR, the code.
+std::string generate(const GoldenCase& c) {
+  const ir::Function f = compile(c);
+  const bool llvm = c.output.generator == "llvm";
+  const std::string comment = llvm ? ";" : "//";
+  std::string text = comment + " Golden test: tests/golden/" + c.name + ".py, " +
+                     c.output.generator + (c.output.option.empty() ? "" : " " + c.output.option) +
+                     "\n" + comment + " Regenerate with tools/update_golden.sh. Tack IR:\n";
+  std::istringstream ir(to_string(f));
+  for (std::string line; std::getline(ir, line);) text += comment + "   " + line + "\n";
+  const std::string& o = c.output.option;
+  if (llvm) {
+    CodegenOptions opts;
+    opts.disjoint = o == "disjoint";
+    opts.bounds_check = o == "bounds_check";
+    if (!o.empty() && !opts.disjoint && !opts.bounds_check) {
+      throw std::runtime_error(c.name + ": llvm has no option '" + o + "'");
+    }
+    return text + normalize(emit_llvm_ir(f, opts, false));
+  }
+  CStylePrinter::Options opts;
+  opts.debug = o == "debug";
+  opts.blocked = o == "blocked";
+  if (!o.empty() && !opts.debug && !opts.blocked) {
+    throw std::runtime_error(c.name + ": " + c.output.generator + " has no option '" + o + "'");
+  }
+  if (c.output.generator == "opencl") return text + OpenClPrinter().print(f, opts);
+  if (c.output.generator == "cuda") return text + CudaPrinter().print(f, opts);
+  throw std::runtime_error(c.name + ": unknown generator '" + c.output.generator + "'");
 }
 
 class Golden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(Golden, MatchesFile) {
   const GoldenCase& c = GetParam();
-  std::string actual = golden_text(c);
+  const std::string actual = generate(c);
+  const fs::path path = c.expected_path();
   const char* update = std::getenv("TACK_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
-    std::ofstream(path_of(c), std::ios::binary) << actual;
-    GTEST_SKIP() << "wrote " << path_of(c);
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "wrote " << path;
   }
-  std::ifstream file(path_of(c), std::ios::binary);
-  ASSERT_TRUE(file) << "missing " << path_of(c) << ": run tools/update_golden.sh";
+  std::ifstream file(path, std::ios::binary);
+  ASSERT_TRUE(file) << "missing " << path << ": run tools/update_golden.sh";
   std::stringstream expected;
   expected << file.rdbuf();
   EXPECT_EQ(actual, expected.str())
-      << "generated IR differs from " << path_of(c) << "; if intended, run tools/update_golden.sh";
+      << "generated code differs from " << path << "; if intended, run tools/update_golden.sh";
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(cases()),
+INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(discover()),
                          [](const ::testing::TestParamInfo<GoldenCase>& info) {
-                           return std::string(info.param.name);
+                           return info.param.test_name();
                          });
 
-// ---- OpenCL C and CUDA C ---------------------------------------------------------------------
-
-struct GoldenSourceCase {
-  const char* name;
-  std::function<Function()> kernel;
-  CStylePrinter::Options opts;
-  bool cuda;
-};
-
-const std::vector<GoldenSourceCase>& source_cases() {
-  static const std::vector<GoldenSourceCase> all = {
-      {"triad", triad, {}, false},
-      {"triad_blocked", triad, {.debug = false, .blocked = true}, false},
-      {"stencil2d", stencil2d, {}, false},
-      {"python_int_ops", python_int_ops, {}, false},
-      {"histogram_bounds_checked", histogram, {.debug = true, .blocked = false}, false},
-      {"loops", loops, {}, false},
-      {"triad", triad, {}, true},
-      {"stencil2d", stencil2d, {}, true},
-      {"python_int_ops", python_int_ops, {}, true},
-      {"histogram_bounds_checked", histogram, {.debug = true, .blocked = false}, true},
-      {"loops", loops, {}, true},
-  };
-  return all;
-}
-
-std::string source_golden_text(const GoldenSourceCase& c) {
-  Function f = c.kernel();
-  std::string header =
-      std::string("// Golden test of the ") + (c.cuda ? "CUDA" : "OpenCL") + " C printer, options:";
-  header += c.opts.debug ? " debug" : "";
-  header += c.opts.blocked ? " blocked" : "";
-  header += !c.opts.debug && !c.opts.blocked ? " default" : "";
-  header += "\n// Regenerate with tools/update_golden.sh. Tack IR:\n";
-  std::istringstream ir(to_string(f));
-  for (std::string line; std::getline(ir, line);) header += "//   " + line + "\n";
-  const std::string text =
-      c.cuda ? CudaPrinter().print(f, c.opts) : OpenClPrinter().print(f, c.opts);
-  return header + text;
-}
-
-std::string source_path_of(const GoldenSourceCase& c) {
-  return std::string(TACK_TEST_DATA_DIR) + "/golden/" + c.name + (c.cuda ? ".cu" : ".cl");
-}
-
-class GoldenSource : public ::testing::TestWithParam<GoldenSourceCase> {};
-
-TEST_P(GoldenSource, MatchesFile) {
-  const GoldenSourceCase& c = GetParam();
-  const std::string actual = source_golden_text(c);
-  const char* update = std::getenv("TACK_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(source_path_of(c), std::ios::binary) << actual;
-    GTEST_SKIP() << "wrote " << source_path_of(c);
+// Every expected file belongs to an output some golden source names (none is left behind when
+// a source or an output is removed), and there are goldens at all.
+TEST(GoldenFiles, EachIsSomeSourcesOutput) {
+  std::set<fs::path> expected;
+  for (const GoldenCase& c : discover()) expected.insert(c.expected_path());
+  EXPECT_GE(expected.size(), 10u);
+  for (const auto& e : fs::directory_iterator(fs::path(TACK_TEST_DATA_DIR) / "golden")) {
+    const std::string ext = e.path().extension();
+    if (ext != ".ll" && ext != ".cl" && ext != ".cu") continue;
+    EXPECT_TRUE(expected.count(e.path())) << e.path() << " is no golden source's output";
   }
-  std::ifstream file(source_path_of(c), std::ios::binary);
-  ASSERT_TRUE(file) << "missing " << source_path_of(c) << ": run tools/update_golden.sh";
-  std::stringstream expected;
-  expected << file.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "generated source differs from " << source_path_of(c)
-                                    << "; if intended, run tools/update_golden.sh";
 }
-
-INSTANTIATE_TEST_SUITE_P(Kernels, GoldenSource, ::testing::ValuesIn(source_cases()),
-                         [](const ::testing::TestParamInfo<GoldenSourceCase>& info) {
-                           return std::string(info.param.name) +
-                                  (info.param.cuda ? "_cuda" : "_opencl");
-                         });
 
 // The golden kernels also run: the reviewed text is code that works.
 TEST(GoldenKernels, AllCompileToObjects) {
-  for (const GoldenCase& c : cases()) {
-    EXPECT_FALSE(compile_to_object(c.kernel(), c.opts).empty()) << c.name;
+  for (const GoldenCase& c : discover()) {
+    if (c.output.generator != "llvm") continue;
+    CodegenOptions opts;
+    opts.disjoint = c.output.option == "disjoint";
+    opts.bounds_check = c.output.option == "bounds_check";
+    EXPECT_FALSE(compile_to_object(compile(c), opts).empty()) << c.test_name();
   }
 }
 

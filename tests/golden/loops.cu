@@ -1,4 +1,4 @@
-// Golden test of the CUDA C printer, options: default
+// Golden test: tests/golden/loops.py, cuda
 // Regenerate with tools/update_golden.sh. Tack IR:
 //   kernel loops(out: array<i64, 1>) default_float=f32 {
 //     parallel for i: i64 in range(0:i64, out.shape[0], 1:i64) {

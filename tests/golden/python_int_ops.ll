@@ -1,15 +1,17 @@
-; Golden test of the LLVM code generator (unoptimized IR), options: default
+; Golden test: tests/golden/python_int_ops.py, llvm
 ; Regenerate with tools/update_golden.sh. Tack IR:
 ;   kernel python_int_ops(a: array<i32, 1>, q: array<i32, 1>, d: i32) default_float=f32 {
 ;     parallel for i: i64 in range(0:i64, a.shape[0], 1:i64) {
-;       q[i] = ((a[i] // d) + (a[i] % d))
-;       a[i] = (a[i] >> d)
+;       let x: i32 = a[i]
+;       q[i] = ((x // d) + (x % d))
+;       a[i] = (x >> d)
 ;     }
 ;   }
 
 ; Function Attrs: alwaysinline nounwind
 define internal void @tack_body(ptr nocapture %a, i64 %a.shape0, ptr nocapture %q, i64 %q.shape0, i32 %d, i64 %begin, i64 %end, ptr %status) #0 {
 entry:
+  %x = alloca i32, align 4
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %a.shape0, 0
   %1 = sub i64 %a.shape0, 0
@@ -29,14 +31,16 @@ iter.body:                                        ; preds = %iter.header
   %i1 = load i64, ptr %i, align 8
   %3 = getelementptr inbounds i32, ptr %a, i64 %i1
   %4 = load i32, ptr %3, align 1
+  store i32 %4, ptr %x, align 4
+  %x2 = load i32, ptr %x, align 4
   %5 = icmp eq i32 %d, 0
   %6 = icmp eq i32 %d, -1
-  %7 = icmp eq i32 %4, -2147483648
+  %7 = icmp eq i32 %x2, -2147483648
   %8 = and i1 %7, %6
   %9 = or i1 %5, %8
   %10 = select i1 %9, i32 1, i32 %d
-  %11 = sdiv i32 %4, %10
-  %12 = srem i32 %4, %10
+  %11 = sdiv i32 %x2, %10
+  %12 = srem i32 %x2, %10
   %13 = xor i32 %12, %10
   %14 = icmp slt i32 %13, 0
   %15 = icmp ne i32 %12, 0
@@ -44,37 +48,33 @@ iter.body:                                        ; preds = %iter.header
   %17 = sub i32 %11, 1
   %18 = select i1 %16, i32 %17, i32 %11
   %19 = select i1 %5, i32 0, i32 %18
-  %i2 = load i64, ptr %i, align 8
-  %20 = getelementptr inbounds i32, ptr %a, i64 %i2
-  %21 = load i32, ptr %20, align 1
-  %22 = icmp eq i32 %d, 0
-  %23 = icmp eq i32 %d, -1
-  %24 = icmp eq i32 %21, -2147483648
-  %25 = and i1 %24, %23
-  %26 = or i1 %22, %25
-  %27 = select i1 %26, i32 1, i32 %d
-  %28 = sdiv i32 %21, %27
-  %29 = srem i32 %21, %27
-  %30 = xor i32 %29, %27
-  %31 = icmp slt i32 %30, 0
-  %32 = icmp ne i32 %29, 0
-  %33 = and i1 %32, %31
-  %34 = add i32 %29, %27
-  %35 = select i1 %33, i32 %34, i32 %29
-  %36 = select i1 %22, i32 0, i32 %35
-  %37 = add i32 %19, %36
-  %i3 = load i64, ptr %i, align 8
-  %38 = getelementptr inbounds i32, ptr %q, i64 %i3
-  store i32 %37, ptr %38, align 1
+  %x3 = load i32, ptr %x, align 4
+  %20 = icmp eq i32 %d, 0
+  %21 = icmp eq i32 %d, -1
+  %22 = icmp eq i32 %x3, -2147483648
+  %23 = and i1 %22, %21
+  %24 = or i1 %20, %23
+  %25 = select i1 %24, i32 1, i32 %d
+  %26 = sdiv i32 %x3, %25
+  %27 = srem i32 %x3, %25
+  %28 = xor i32 %27, %25
+  %29 = icmp slt i32 %28, 0
+  %30 = icmp ne i32 %27, 0
+  %31 = and i1 %30, %29
+  %32 = add i32 %27, %25
+  %33 = select i1 %31, i32 %32, i32 %27
+  %34 = select i1 %20, i32 0, i32 %33
+  %35 = add i32 %19, %34
   %i4 = load i64, ptr %i, align 8
-  %39 = getelementptr inbounds i32, ptr %a, i64 %i4
-  %40 = load i32, ptr %39, align 1
-  %41 = icmp uge i32 %d, 32
-  %42 = select i1 %41, i32 31, i32 %d
-  %43 = ashr i32 %40, %42
-  %i5 = load i64, ptr %i, align 8
-  %44 = getelementptr inbounds i32, ptr %a, i64 %i5
-  store i32 %43, ptr %44, align 1
+  %36 = getelementptr inbounds i32, ptr %q, i64 %i4
+  store i32 %35, ptr %36, align 1
+  %x5 = load i32, ptr %x, align 4
+  %37 = icmp uge i32 %d, 32
+  %38 = select i1 %37, i32 31, i32 %d
+  %39 = ashr i32 %x5, %38
+  %i6 = load i64, ptr %i, align 8
+  %40 = getelementptr inbounds i32, ptr %a, i64 %i6
+  store i32 %39, ptr %40, align 1
   br label %iter.latch
 
 iter.latch:                                       ; preds = %iter.body

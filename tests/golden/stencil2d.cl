@@ -1,7 +1,7 @@
-// Golden test of the OpenCL C printer, options: default
+// Golden test: tests/golden/stencil2d.py, opencl
 // Regenerate with tools/update_golden.sh. Tack IR:
-//   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f32 {
-//     let rows: i64 = (src.shape[0] - 1:i64)
+//   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f64 {
+//     let rows: i64 = src.shape[0]
 //     parallel for i: i64 in range(1:i64, rows, 1:i64), j: i64 in range(0:i64, src.shape[1], 1:i64) {
 //       dst[i, j] = (0.5:f64 * (src[(i - 1:i64), j] + src[i, j]))
 //     }
@@ -20,7 +20,7 @@ static inline ulong tack_range_count_i64(long start, long stop, long step) {
 
 
 __kernel void tack_stencil2d(__global double* p_src, long n0_src, long n1_src, __global double* p_dst, long n0_dst, long n1_dst) {
-  long v_rows = ((long)((ulong)n0_src - (ulong)((long)1)));
+  long v_rows = n0_src;
   // i in range(1:i64, rows, 1:i64)
   long tack_start0 = ((long)1);
   long tack_stop0 = v_rows;

@@ -1,7 +1,7 @@
-// Golden test of the CUDA C printer, options: default
+// Golden test: tests/golden/stencil2d.py, cuda
 // Regenerate with tools/update_golden.sh. Tack IR:
-//   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f32 {
-//     let rows: i64 = (src.shape[0] - 1:i64)
+//   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f64 {
+//     let rows: i64 = src.shape[0]
 //     parallel for i: i64 in range(1:i64, rows, 1:i64), j: i64 in range(0:i64, src.shape[1], 1:i64) {
 //       dst[i, j] = (0.5:f64 * (src[(i - 1:i64), j] + src[i, j]))
 //     }
@@ -18,7 +18,7 @@ static __device__ __forceinline__ unsigned long long tack_range_count_i64(long l
 
 
 extern "C" __global__ void tack_stencil2d(double* p_src, long long n0_src, long long n1_src, double* p_dst, long long n0_dst, long long n1_dst) {
-  long long v_rows = ((long long)((unsigned long long)n0_src - (unsigned long long)((long long)1)));
+  long long v_rows = n0_src;
   // i in range(1:i64, rows, 1:i64)
   long long tack_start0 = ((long long)1);
   long long tack_stop0 = v_rows;

@@ -1,7 +1,7 @@
-; Golden test of the LLVM code generator (unoptimized IR), options: default
+; Golden test: tests/golden/stencil2d.py, llvm
 ; Regenerate with tools/update_golden.sh. Tack IR:
-;   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f32 {
-;     let rows: i64 = (src.shape[0] - 1:i64)
+;   kernel stencil2d(src: array<f64, 2>, dst: array<f64, 2>) default_float=f64 {
+;     let rows: i64 = src.shape[0]
 ;     parallel for i: i64 in range(1:i64, rows, 1:i64), j: i64 in range(0:i64, src.shape[1], 1:i64) {
 ;       dst[i, j] = (0.5:f64 * (src[(i - 1:i64), j] + src[i, j]))
 ;     }
@@ -13,15 +13,14 @@ entry:
   %j = alloca i64, align 8
   %i = alloca i64, align 8
   %rows = alloca i64, align 8
-  %0 = sub i64 %src.shape0, 1
-  store i64 %0, ptr %rows, align 8
+  store i64 %src.shape0, ptr %rows, align 8
   %rows1 = load i64, ptr %rows, align 8
-  %1 = icmp sgt i64 %rows1, 1
-  %2 = sub i64 %rows1, 1
-  %i.count = select i1 %1, i64 %2, i64 0
-  %3 = icmp sgt i64 %src.shape1, 0
-  %4 = sub i64 %src.shape1, 0
-  %j.count = select i1 %3, i64 %4, i64 0
+  %0 = icmp sgt i64 %rows1, 1
+  %1 = sub i64 %rows1, 1
+  %i.count = select i1 %0, i64 %1, i64 0
+  %2 = icmp sgt i64 %src.shape1, 0
+  %3 = sub i64 %src.shape1, 0
+  %j.count = select i1 %2, i64 %3, i64 0
   br label %row.header
 
 parallel.exit:                                    ; preds = %row.header
@@ -29,52 +28,52 @@ parallel.exit:                                    ; preds = %row.header
 
 row.header:                                       ; preds = %row.latch, %entry
   %linear = phi i64 [ %begin, %entry ], [ %linear.next, %row.latch ]
-  %5 = icmp slt i64 %linear, %end
-  br i1 %5, label %row.body, label %parallel.exit
+  %4 = icmp slt i64 %linear, %end
+  br i1 %4, label %row.body, label %parallel.exit
 
 row.body:                                         ; preds = %row.header
   %row = udiv i64 %linear, %j.count
   %col.begin = urem i64 %linear, %j.count
-  %6 = sub i64 %end, %linear
-  %7 = add i64 %col.begin, %6
-  %col.end = call i64 @llvm.umin.i64(i64 %j.count, i64 %7)
+  %5 = sub i64 %end, %linear
+  %6 = add i64 %col.begin, %5
+  %col.end = call i64 @llvm.umin.i64(i64 %j.count, i64 %6)
   br label %iter.header
 
 row.latch:                                        ; preds = %iter.header
-  %8 = sub i64 %col.end, %col.begin
-  %linear.next = add i64 %linear, %8
+  %7 = sub i64 %col.end, %col.begin
+  %linear.next = add i64 %linear, %7
   br label %row.header
 
 iter.header:                                      ; preds = %iter.latch, %row.body
   %iter = phi i64 [ %col.begin, %row.body ], [ %iter.next, %iter.latch ]
-  %9 = icmp slt i64 %iter, %col.end
-  br i1 %9, label %iter.body, label %row.latch
+  %8 = icmp slt i64 %iter, %col.end
+  br i1 %8, label %iter.body, label %row.latch
 
 iter.body:                                        ; preds = %iter.header
-  %10 = add i64 1, %row
-  store i64 %10, ptr %i, align 8
+  %9 = add i64 1, %row
+  store i64 %9, ptr %i, align 8
   store i64 %iter, ptr %j, align 8
   %i2 = load i64, ptr %i, align 8
-  %11 = sub i64 %i2, 1
+  %10 = sub i64 %i2, 1
   %j3 = load i64, ptr %j, align 8
-  %12 = mul nsw i64 %11, %src.shape1
-  %13 = add nsw i64 %12, %j3
-  %14 = getelementptr inbounds double, ptr %src, i64 %13
-  %15 = load double, ptr %14, align 1
+  %11 = mul nsw i64 %10, %src.shape1
+  %12 = add nsw i64 %11, %j3
+  %13 = getelementptr inbounds double, ptr %src, i64 %12
+  %14 = load double, ptr %13, align 1
   %i4 = load i64, ptr %i, align 8
   %j5 = load i64, ptr %j, align 8
-  %16 = mul nsw i64 %i4, %src.shape1
-  %17 = add nsw i64 %16, %j5
-  %18 = getelementptr inbounds double, ptr %src, i64 %17
-  %19 = load double, ptr %18, align 1
-  %20 = fadd double %15, %19
-  %21 = fmul double 5.000000e-01, %20
+  %15 = mul nsw i64 %i4, %src.shape1
+  %16 = add nsw i64 %15, %j5
+  %17 = getelementptr inbounds double, ptr %src, i64 %16
+  %18 = load double, ptr %17, align 1
+  %19 = fadd double %14, %18
+  %20 = fmul double 5.000000e-01, %19
   %i6 = load i64, ptr %i, align 8
   %j7 = load i64, ptr %j, align 8
-  %22 = mul nsw i64 %i6, %dst.shape1
-  %23 = add nsw i64 %22, %j7
-  %24 = getelementptr inbounds double, ptr %dst, i64 %23
-  store double %21, ptr %24, align 1
+  %21 = mul nsw i64 %i6, %dst.shape1
+  %22 = add nsw i64 %21, %j7
+  %23 = getelementptr inbounds double, ptr %dst, i64 %22
+  store double %20, ptr %23, align 1
   br label %iter.latch
 
 iter.latch:                                       ; preds = %iter.body
@@ -89,15 +88,14 @@ declare i64 @llvm.umin.i64(i64, i64) #1
 define internal i64 @tack_count(ptr nocapture %src, i64 %src.shape0, i64 %src.shape1, ptr nocapture %dst, i64 %dst.shape0, i64 %dst.shape1) #0 {
 entry:
   %rows = alloca i64, align 8
-  %0 = sub i64 %src.shape0, 1
-  store i64 %0, ptr %rows, align 8
+  store i64 %src.shape0, ptr %rows, align 8
   %rows1 = load i64, ptr %rows, align 8
-  %1 = icmp sgt i64 %rows1, 1
-  %2 = sub i64 %rows1, 1
-  %i.count = select i1 %1, i64 %2, i64 0
-  %3 = icmp sgt i64 %src.shape1, 0
-  %4 = sub i64 %src.shape1, 0
-  %j.count = select i1 %3, i64 %4, i64 0
+  %0 = icmp sgt i64 %rows1, 1
+  %1 = sub i64 %rows1, 1
+  %i.count = select i1 %0, i64 %1, i64 0
+  %2 = icmp sgt i64 %src.shape1, 0
+  %3 = sub i64 %src.shape1, 0
+  %j.count = select i1 %2, i64 %3, i64 0
   %total = mul i64 1, %i.count
   %total2 = mul i64 %total, %j.count
   ret i64 %total2

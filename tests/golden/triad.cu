@@ -1,4 +1,4 @@
-// Golden test of the CUDA C printer, options: default
+// Golden test: tests/golden/triad.py, cuda
 // Regenerate with tools/update_golden.sh. Tack IR:
 //   kernel triad(a: array<f32, 1>, b: array<f32, 1>, c: array<f32, 1>, s: f32) default_float=f32 {
 //     parallel for i: i64 in range(0:i64, c.shape[0], 1:i64) {

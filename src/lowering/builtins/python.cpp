@@ -67,9 +67,9 @@ Value min_max(Lowerer& l, const BuiltinCall& c, std::vector<Value>& args, bool i
     Constant best = *args[0].weak;
     for (size_t k = 1; k < args.size(); ++k) {
       const Constant& x = *args[k].weak;
-      const bool tie = fold_compare(frontend::CompareOp::Equal, x, best) &&
+      const bool tie = fold_compare(frontend::CompareOp::Eq, x, best) &&
                        (is_min ? negative(x) && !negative(best) : negative(best) && !negative(x));
-      if (tie || fold_compare(is_min ? frontend::CompareOp::Less : frontend::CompareOp::Greater, x,
+      if (tie || fold_compare(is_min ? frontend::CompareOp::Lt : frontend::CompareOp::Gt, x,
                               best)) {
         best = x;
       }

@@ -81,12 +81,12 @@ TEST(Constants, IntegerArithmeticIsPythons) {
   EXPECT_EQ(fold(BinaryOp::FloorDiv, I(-7), I(2)).text(), "-4");
   EXPECT_EQ(fold(BinaryOp::Mod, I(-7), I(2)).text(), "1");
   EXPECT_EQ(fold(BinaryOp::Mod, I(7), I(-2)).text(), "-1");
-  EXPECT_EQ(fold(BinaryOp::Div, I(7), I(2)).text(), "3.5");
+  EXPECT_EQ(fold(BinaryOp::TrueDiv, I(7), I(2)).text(), "3.5");
   EXPECT_EQ(fold(BinaryOp::Pow, I(2), I(62)).text(), "4611686018427387904");
   EXPECT_EQ(fold(BinaryOp::Pow, I(2), I(-2)).text(), "0.25");
   EXPECT_EQ(fold(BinaryOp::Pow, I(-1), I(1000001)).text(), "-1");
-  EXPECT_EQ(fold(BinaryOp::LShift, I(1), I(63)).text(), "9223372036854775808");
-  EXPECT_EQ(fold(BinaryOp::RShift, I(-9), I(1)).text(), "-5");
+  EXPECT_EQ(fold(BinaryOp::Shl, I(1), I(63)).text(), "9223372036854775808");
+  EXPECT_EQ(fold(BinaryOp::Shr, I(-9), I(1)).text(), "-5");
   EXPECT_EQ(fold(BinaryOp::BitAnd, I(-1), I(0xff)).text(), "255");
 }
 
@@ -101,16 +101,16 @@ TEST(Constants, FloatArithmeticIsPythons) {
 
 TEST(Constants, WhatPythonWouldRaiseIsAnError) {
   EXPECT_NE(fold_error(BinaryOp::FloorDiv, I(1), I(0)), "");
-  EXPECT_NE(fold_error(BinaryOp::Div, F(1), F(0)), "");
+  EXPECT_NE(fold_error(BinaryOp::TrueDiv, F(1), F(0)), "");
   EXPECT_NE(fold_error(BinaryOp::Mod, F(1), I(0)), "");
   EXPECT_NE(fold_error(BinaryOp::Pow, I(0), I(-1)), "");
   EXPECT_NE(fold_error(BinaryOp::Pow, F(-8), F(0.5)), "");
-  EXPECT_NE(fold_error(BinaryOp::LShift, I(1), I(-1)), "");
+  EXPECT_NE(fold_error(BinaryOp::Shl, I(1), I(-1)), "");
   EXPECT_NE(fold_error(BinaryOp::BitAnd, F(1), I(1)), "");
   // Beyond 64 bits (the union of the i64 and u64 ranges).
   EXPECT_NE(fold_error(BinaryOp::Pow, I(2), I(64)), "");
   EXPECT_NE(fold_error(BinaryOp::Mul, I(1LL << 62), I(1LL << 62)), "");
-  EXPECT_NE(fold_error(BinaryOp::LShift, I(1), I(64)), "");
+  EXPECT_NE(fold_error(BinaryOp::Shl, I(1), I(64)), "");
   EXPECT_NE(fold_error(BinaryOp::Sub, I(INT64_MIN), I(1)), "");
   EXPECT_EQ(fold_unary(frontend::UnaryOp::Neg, I(INT64_MIN)).value->text(), "9223372036854775808");
 }

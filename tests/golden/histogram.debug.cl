@@ -1,9 +1,10 @@
-// Golden test of the OpenCL C printer, options: debug
+// Golden test: tests/golden/histogram.py, opencl debug
 // Regenerate with tools/update_golden.sh. Tack IR:
 //   kernel histogram(values: array<f32, 1>, bins: array<i32, 1>) default_float=f32 {
 //     parallel for i: i64 in range(0:i64, values.shape[0], 1:i64) {
-//       if ((i64(floor((values[i] * f32(bins.shape[0])))) >= 0:i64) and (i64(floor((values[i] * f32(bins.shape[0])))) < bins.shape[0])) {
-//         eval atomic_add(bins[i64(floor((values[i] * f32(bins.shape[0]))))], 1:i32)
+//       let b: i64 = i64(floor((values[i] * f32(bins.shape[0]))))
+//       if ((b >= 0:i64) and (b < bins.shape[0])) {
+//         eval atomic_add(bins[b], 1:i32)
 //       }
 //     }
 //   }
@@ -60,18 +61,11 @@ __kernel void tack_histogram(__global float* p_values, long n0_values, __global 
     long v_i = (long)((ulong)tack_start0 + (ulong)tack_k0 * (ulong)tack_step0);
     float t0 = 0;
     if (tack_in_bounds(tack_status, 0, 0, (long)v_i, n0_values)) t0 = p_values[v_i];
-    bool t1 = (tack_cast_i64_f32(floor((t0 * ((float)n0_bins)))) >= ((long)0));
-    if (t1) {
-      float t2 = 0;
-      if (tack_in_bounds(tack_status, 0, 0, (long)v_i, n0_values)) t2 = p_values[v_i];
-      t1 = (tack_cast_i64_f32(floor((t2 * ((float)n0_bins)))) < n0_bins);
-    }
-    if (t1) {
-      float t3 = 0;
-      if (tack_in_bounds(tack_status, 0, 0, (long)v_i, n0_values)) t3 = p_values[v_i];
-      int t4 = 0;
-      if (tack_in_bounds(tack_status, 1, 0, (long)tack_cast_i64_f32(floor((t3 * ((float)n0_bins)))), n0_bins)) t4 = tack_atomic_add_i32(&p_bins[tack_cast_i64_f32(floor((t3 * ((float)n0_bins))))], 1);
-      (void)t4;
+    long v_b = tack_cast_i64_f32(floor((t0 * ((float)n0_bins))));
+    if (((v_b >= ((long)0)) && (v_b < n0_bins))) {
+      int t1 = 0;
+      if (tack_in_bounds(tack_status, 1, 0, (long)v_b, n0_bins)) t1 = tack_atomic_add_i32(&p_bins[v_b], 1);
+      (void)t1;
     }
   }
 }

@@ -1,9 +1,10 @@
-; Golden test of the LLVM code generator (unoptimized IR), options: bounds_check
+; Golden test: tests/golden/histogram.py, llvm bounds_check
 ; Regenerate with tools/update_golden.sh. Tack IR:
 ;   kernel histogram(values: array<f32, 1>, bins: array<i32, 1>) default_float=f32 {
 ;     parallel for i: i64 in range(0:i64, values.shape[0], 1:i64) {
-;       if ((i64(floor((values[i] * f32(bins.shape[0])))) >= 0:i64) and (i64(floor((values[i] * f32(bins.shape[0])))) < bins.shape[0])) {
-;         eval atomic_add(bins[i64(floor((values[i] * f32(bins.shape[0]))))], 1:i32)
+;       let b: i64 = i64(floor((values[i] * f32(bins.shape[0]))))
+;       if ((b >= 0:i64) and (b < bins.shape[0])) {
+;         eval atomic_add(bins[b], 1:i32)
 ;       }
 ;     }
 ;   }
@@ -11,6 +12,7 @@
 ; Function Attrs: alwaysinline nounwind
 define internal void @tack_body(ptr nocapture %values, i64 %values.shape0, ptr nocapture %bins, i64 %bins.shape0, i64 %begin, i64 %end, ptr %status) #0 {
 entry:
+  %b = alloca i64, align 8
   %i = alloca i64, align 8
   %0 = icmp sgt i64 %values.shape0, 0
   %1 = sub i64 %values.shape0, 0
@@ -55,88 +57,44 @@ access.end:                                       ; preds = %inbounds, %oob
   %13 = fmul float %11, %12
   %14 = call float @llvm.floor.f32(float %13)
   %15 = call i64 @llvm.fptosi.sat.i64.f32(float %14)
-  %16 = icmp sge i64 %15, 0
+  store i64 %15, ptr %b, align 8
+  %b2 = load i64, ptr %b, align 8
+  %16 = icmp sge i64 %b2, 0
   br i1 %16, label %and.rhs, label %and.end
 
 and.rhs:                                          ; preds = %access.end
-  %i2 = load i64, ptr %i, align 8
-  %17 = icmp ult i64 %i2, %values.shape0
-  %18 = and i1 true, %17
-  br i1 %18, label %inbounds3, label %oob4, !prof !0
-
-and.end:                                          ; preds = %access.end5, %access.end
-  %19 = phi i1 [ false, %access.end ], [ %31, %access.end5 ]
-  br i1 %19, label %if.then, label %if.end
-
-inbounds3:                                        ; preds = %and.rhs
-  %20 = getelementptr inbounds float, ptr %values, i64 %i2
-  %21 = load float, ptr %20, align 1
-  br label %access.end5
-
-oob4:                                             ; preds = %and.rhs
-  %22 = xor i1 %17, true
-  %23 = select i1 %22, i32 0, i32 0
-  %24 = select i1 %22, i64 %i2, i64 %i2
-  %25 = select i1 %22, i64 %values.shape0, i64 %values.shape0
-  call void @tack_oob(ptr %status, i32 0, i32 %23, i64 %24, i64 %25, i64 0)
-  br label %access.end5
-
-access.end5:                                      ; preds = %inbounds3, %oob4
-  %26 = phi float [ %21, %inbounds3 ], [ 0.000000e+00, %oob4 ]
-  %27 = sitofp i64 %bins.shape0 to float
-  %28 = fmul float %26, %27
-  %29 = call float @llvm.floor.f32(float %28)
-  %30 = call i64 @llvm.fptosi.sat.i64.f32(float %29)
-  %31 = icmp slt i64 %30, %bins.shape0
+  %b3 = load i64, ptr %b, align 8
+  %17 = icmp slt i64 %b3, %bins.shape0
   br label %and.end
 
-if.then:                                          ; preds = %and.end
-  %i6 = load i64, ptr %i, align 8
-  %32 = icmp ult i64 %i6, %values.shape0
-  %33 = and i1 true, %32
-  br i1 %33, label %inbounds7, label %oob8, !prof !0
+and.end:                                          ; preds = %and.rhs, %access.end
+  %18 = phi i1 [ false, %access.end ], [ %17, %and.rhs ]
+  br i1 %18, label %if.then, label %if.end
 
-if.end:                                           ; preds = %access.end12, %and.end
+if.then:                                          ; preds = %and.end
+  %b4 = load i64, ptr %b, align 8
+  %19 = icmp ult i64 %b4, %bins.shape0
+  %20 = and i1 true, %19
+  br i1 %20, label %inbounds5, label %oob6, !prof !0
+
+if.end:                                           ; preds = %access.end7, %and.end
   br label %iter.latch
 
-inbounds7:                                        ; preds = %if.then
-  %34 = getelementptr inbounds float, ptr %values, i64 %i6
-  %35 = load float, ptr %34, align 1
-  br label %access.end9
+inbounds5:                                        ; preds = %if.then
+  %21 = getelementptr inbounds i32, ptr %bins, i64 %b4
+  %22 = atomicrmw add ptr %21, i32 1 monotonic, align 4
+  br label %access.end7
 
-oob8:                                             ; preds = %if.then
-  %36 = xor i1 %32, true
-  %37 = select i1 %36, i32 0, i32 0
-  %38 = select i1 %36, i64 %i6, i64 %i6
-  %39 = select i1 %36, i64 %values.shape0, i64 %values.shape0
-  call void @tack_oob(ptr %status, i32 0, i32 %37, i64 %38, i64 %39, i64 0)
-  br label %access.end9
+oob6:                                             ; preds = %if.then
+  %23 = xor i1 %19, true
+  %24 = select i1 %23, i32 0, i32 0
+  %25 = select i1 %23, i64 %b4, i64 %b4
+  %26 = select i1 %23, i64 %bins.shape0, i64 %bins.shape0
+  call void @tack_oob(ptr %status, i32 1, i32 %24, i64 %25, i64 %26, i64 0)
+  br label %access.end7
 
-access.end9:                                      ; preds = %inbounds7, %oob8
-  %40 = phi float [ %35, %inbounds7 ], [ 0.000000e+00, %oob8 ]
-  %41 = sitofp i64 %bins.shape0 to float
-  %42 = fmul float %40, %41
-  %43 = call float @llvm.floor.f32(float %42)
-  %44 = call i64 @llvm.fptosi.sat.i64.f32(float %43)
-  %45 = icmp ult i64 %44, %bins.shape0
-  %46 = and i1 true, %45
-  br i1 %46, label %inbounds10, label %oob11, !prof !0
-
-inbounds10:                                       ; preds = %access.end9
-  %47 = getelementptr inbounds i32, ptr %bins, i64 %44
-  %48 = atomicrmw add ptr %47, i32 1 monotonic, align 4
-  br label %access.end12
-
-oob11:                                            ; preds = %access.end9
-  %49 = xor i1 %45, true
-  %50 = select i1 %49, i32 0, i32 0
-  %51 = select i1 %49, i64 %44, i64 %44
-  %52 = select i1 %49, i64 %bins.shape0, i64 %bins.shape0
-  call void @tack_oob(ptr %status, i32 1, i32 %50, i64 %51, i64 %52, i64 0)
-  br label %access.end12
-
-access.end12:                                     ; preds = %inbounds10, %oob11
-  %53 = phi i32 [ %48, %inbounds10 ], [ 0, %oob11 ]
+access.end7:                                      ; preds = %inbounds5, %oob6
+  %27 = phi i32 [ %22, %inbounds5 ], [ 0, %oob6 ]
   br label %if.end
 }
 
