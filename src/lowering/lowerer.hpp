@@ -317,8 +317,9 @@ class Lowerer {
   ir::Expr lazy_logical(ir::LogicalOp op, ir::Expr lhs, std::vector<ir::Stmt> rhs_stmts,
                         ir::Expr rhs);
 
-  // ------------------------------------------------------------ builtins.cpp
-  // A call in an expression (discard: in an expression statement, the result is unused).
+  // ------------------------------------------------------------ builtins.cpp, builtins/
+  // A call in an expression (discard: in an expression statement, the result is unused): the
+  // driver of builtins.cpp, the builtins' own lowering in the table (builtins/builtin.hpp).
   Value lower_call(const frontend::Call& call, bool discard);
   // print(...) as an IR Print: one line, arguments separated by spaces (print.cpp).
   void lower_print(const frontend::Call& c);
@@ -337,7 +338,7 @@ class Lowerer {
   Value lower_texture_sample(const Symbol& tex, const std::string& method, const frontend::Call& c);
   // Any other use of a texture: a CompileError saying to sample it or pass its array.
   [[noreturn]] void refuse_texture(const Symbol& s, frontend::SourceLoc loc);
-  // `name = tack.zeros(shape, dtype)`.
+  // `name = tack.zeros(shape, dtype)` (builtins/local_arrays.cpp).
   void declare_local_array(const std::string& name, frontend::SourceLoc loc,
                            const frontend::Call& call);
   // The scalar type a dtype expression names (tack.f32, float, ...), or nothing.
