@@ -22,7 +22,7 @@ thread_id = _k('thread_id', "tack.thread_id(): the item's index in its workgroup
 block_sum = _k('block_sum', 'tack.block_sum(x): the sum of x over the workgroup, for every item.')
 block_min = _k('block_min', 'tack.block_min(x): the minimum of x over the workgroup, for every item.')
 block_max = _k('block_max', 'tack.block_max(x): the maximum of x over the workgroup, for every item.')
-shared = _k('shared', "buf = tack.shared(shape, dtype): an array shared by a workgroup's items.")
+shared = _k('shared', "buf = tack.shared(dtype, shape): an array shared by a workgroup's items.")
 shared_like = _k('shared_like', "buf = tack.shared_like(a, shape): a workgroup array of a's element type.")
 
 __all__ = ['Matrix', 'Vector', 'atomic_add', 'atomic_max', 'atomic_min', 'barrier', 'block_max', 'block_min', 'block_sum', 'cross', 'distance', 'length', 'normalize', 'select', 'shared', 'shared_like', 'stream_store', 'thread_id']

@@ -307,7 +307,7 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, lowering::Kern
                            key.device->name() +
                            "'; pass the bound as a scalar argument (read it on the host first)");
       }
-      v->blocks = host_iteration_count(*v->kernel.bounds);
+      v->blocks = host_iteration_count(v->kernel);
     }
     if (f.has_epilogue) v->epilogue = lower(key, lowering::KernelPart::Epilogue);
   }

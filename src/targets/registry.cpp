@@ -26,6 +26,39 @@ std::vector<std::shared_ptr<Backend>> found() {
   return {d.backends.begin(), d.backends.end()};
 }
 
+#ifndef TACK_HAVE_CUDA
+// CUDA in a build without the toolkit's headers: no devices and no code, but its inspect modes
+// are still known, so that tack.inspect(..., mode="ptx") and device="cuda" say what is missing
+// instead of calling "ptx" an unknown mode.
+class AbsentCudaTarget final : public Target {
+ public:
+  std::string display_name() const override { return "CUDA"; }
+  std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&, const compiler::KernelIr&,
+                                       const ParamFacts&, bool) const override {
+    throw_absent();
+  }
+  std::vector<std::string> inspect_modes() const override { return {"source", "optimized", "ptx"}; }
+  bool compiles_offline() const override { return true; }
+  std::string default_arch() const override { return std::string(kDefaultCudaArch); }
+  std::string offline_code(const compiler::KernelIr&, bool, std::string_view,
+                           std::string_view) const override {
+    throw_absent();
+  }
+
+ private:
+  [[noreturn]] static void throw_absent() {
+    throw RuntimeError(
+        "tack.inspect: this Tack was built without CUDA (CMake found no CUDA toolkit headers); "
+        "rebuild with the toolkit installed to compile for CUDA");
+  }
+};
+
+const Target& absent_cuda_target() {
+  static const Target* t = new AbsentCudaTarget;
+  return *t;
+}
+#endif
+
 struct DeviceKind {
   const char* kind;
   FindDevices find;  // nullptr for the CPU, which the device list always holds
@@ -38,6 +71,8 @@ const DeviceKind kDeviceKinds[] = {
     {"opencl", found<opencl_devices>,   opencl_target},
 #ifdef TACK_HAVE_CUDA
     {"cuda",   found<cuda_devices>,     cuda_target},
+#else
+    {"cuda",   nullptr,                 absent_cuda_target},
 #endif
 };
 // clang-format on
@@ -83,13 +118,6 @@ const Target* target_for(const Backend& device) {
 
 const Target& offline_target(std::string_view kind) {
   if (const Target* t = target_for(kind); t != nullptr && t->compiles_offline()) return *t;
-#ifndef TACK_HAVE_CUDA
-  if (kind == "cuda") {
-    throw RuntimeError(
-        "tack.inspect: this Tack was built without CUDA (CMake found no CUDA toolkit headers); "
-        "rebuild with the toolkit installed to compile for CUDA");
-  }
-#endif
   std::string can;
   for (const auto& [name, target] : registered_targets()) {
     if (target->compiles_offline())

@@ -84,8 +84,9 @@ void register_device_kind(std::string kind, FindDevices find, const Target& targ
 // The target of a kind, or of `device`'s kind; nullptr when Tack cannot launch kernels there.
 const Target* target_for(std::string_view kind);
 const Target* target_for(const Backend& device);
-// The target that makes offline code for `kind`: ValueError naming the kinds that can (or a
-// RuntimeError when this build left out the one asked for).
+// The target that makes offline code for `kind`: ValueError naming the kinds that can. (A kind
+// this build left out, CUDA without its headers, is registered with a target whose code is the
+// RuntimeError saying so.)
 const Target& offline_target(std::string_view kind);
 // Every registered kind and its target, by kind.
 std::vector<std::pair<std::string, const Target*>> registered_targets();
@@ -97,7 +98,7 @@ void variant_compiled(const compiler::KernelIr& kernel, bool debug);
 // host (a workgroup kernel's groups, a reduction's blocks). The host is the CPU, so the CPU
 // target defines it.
 using IterationCount = std::function<std::int64_t(const KernelArg* args, std::size_t count)>;
-IterationCount host_iteration_count(const ir::Function& bounds);
+IterationCount host_iteration_count(const compiler::KernelIr& kernel);
 
 // A kernel's scalar argument as the parameter's type `t` holds it: the value converted to `t`,
 // its bytes in the low bytes of the 64-bit slot (the CPU passes the slot; a device binds the

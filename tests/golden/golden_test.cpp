@@ -1,11 +1,11 @@
 // Golden tests of the code generators, as LLVM's lit tests are: each golden is a self-contained
 // kernel source (tests/golden/<name>.py) whose header names the argument types and the outputs
 // to check, and the expected output of each (<name>[.<option>].ll for the unoptimized LLVM IR,
-// .cl for OpenCL C, .cu for CUDA C). The source goes through the whole compiler (front end,
-// lowering, pipeline) for those types; each expected file starts with the Tack IR it came from,
-// so it documents itself. Host-specific lines (data layout, triple, CPU and feature attributes)
-// are normalized. Regenerate with tools/update_golden.sh after an intended change (it sets
-// TACK_UPDATE_GOLDEN=1), and review the diff like code.
+// .cl for OpenCL C, .cu for CUDA C). The source goes through the front end and the lowering
+// for those types (compiler::build_ir, the verifier after it); each expected file starts with the
+// Tack IR it came from, so it documents itself. Host-specific lines (data layout, triple, CPU and
+// feature attributes) are normalized. Regenerate with tools/update_golden.sh after an intended
+// change (it sets TACK_UPDATE_GOLDEN=1), and review the diff like code.
 //
 // The header of a golden source:
 //   # args: array<f32, 1>, array<f32, 1>, f32       (the signature compiled for)

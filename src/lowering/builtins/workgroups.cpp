@@ -1,5 +1,5 @@
 // Workgroups (docs/design/workgroups.md): tack.barrier(), tack.thread_id(), tack.block_sum/min/
-// max(x), and the shared arrays tack.shared(shape, dtype) / tack.shared_like(a, shape). Each
+// max(x), and the shared arrays tack.shared(dtype, shape) / tack.shared_like(a, shape). Each
 // needs a device with workgroups: the call driver records the use (Lowerer::use_workgroups).
 #include "lowering/builtins/builtin.hpp"
 #include "lowering/lowerer.hpp"
@@ -72,7 +72,7 @@ std::vector<Builtin> workgroup_builtins() {
        2,
        Form::Raw,
        lower_local_array_call,
-       "buf = tack.shared(shape, dtype)",
+       "buf = tack.shared(dtype, shape)",
        "an array shared by a workgroup's items",
        wg,
        {"tack.shared"}},

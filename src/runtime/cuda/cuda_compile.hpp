@@ -1,6 +1,6 @@
 // CUDA C++ to PTX through NVRTC: the one compile every CUDA path shares -- the CUDA device's
 // kernels, tack.inspect(..., device="cuda", mode="ptx") without a GPU, and the CI check that
-// compiles every test kernel (TACK_CUDA_CHECK, tools/cuda_check.cpp).
+// compiles every test kernel (TACK_CUDA_CHECK, tests/cuda/cuda_check.cpp).
 #pragma once
 
 #include <string>

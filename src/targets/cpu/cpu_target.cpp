@@ -475,7 +475,10 @@ void prefetch_cache_key() {
   }));
 }
 
-IterationCount host_iteration_count(const ir::Function& bounds) {
+IterationCount host_iteration_count(const compiler::KernelIr& kernel) {
+  TACK_INTERNAL_ASSERT(kernel.bounds.has_value(),
+                       "host_iteration_count of a kernel the pipeline gave no bounds");
+  const ir::Function& bounds = *kernel.bounds;
   auto code = std::make_shared<CompiledCode>(compile_for_cpu(bounds, false, false));
   codegen::ArgLayout layout = codegen::arg_layout(bounds);
   return [code, layout, bounds](const KernelArg* args, std::size_t n) {

@@ -107,7 +107,7 @@ const CudaCode& CudaVariantCode::code() {
   // Every launch has blocks of a workgroup's threads; 2048 resident threads per multiprocessor,
   // the most one holds.
   c->blocks = static_cast<unsigned>(backend_->info().multiprocessors) * (2048 / ir::kWorkgroupSize);
-  if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(*k_.bounds);
+  if (k_.ir.workgroups.line > 0) c->iterations = host_iteration_count(k_);
   if (log_enabled()) {
     log_event(describe_variant(k_.ir) + " on " + backend_->name() +
               (debug_ ? " (debug mode)" : "") + (from_disk ? ": PTX from the disk cache, " : ": ") +

@@ -94,7 +94,7 @@ const OpenClCode& OpenClVariantCode::code() {
   code->kernel = backend_->build_program(text, codegen::CStylePrinter::kernel_symbol(k_.ir));
   code->global_size = backend_->default_global_size();
   code->local_size = backend_->work_group_size(k_.private_bytes, code->global_size);
-  if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(*k_.bounds);
+  if (k_.ir.workgroups.line > 0) code->iterations = host_iteration_count(k_);
   if (log_enabled()) {
     log_event(describe_variant(k_.ir) + " on " + backend_->name() +
               (debug_ ? " (debug mode)" : "") + ": built by the OpenCL driver in " +
