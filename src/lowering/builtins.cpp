@@ -28,7 +28,7 @@ using ir::ScalarType;
     std::string names;
     std::vector<std::string> fns;
     for (const Builtin& b : all_builtins()) {
-      if (b.family == "random")
+      if (b.family == kRandomFamily)
         fns.push_back(b.names[0].substr(std::string("tack.random.").size()));
     }
     for (size_t k = 0; k < fns.size(); ++k) {
@@ -73,7 +73,7 @@ std::optional<ScalarType> Lowerer::dtype_named(const frontend::Expr& e) const {
   if (name == "int") return ScalarType::i64;
   if (name == "bool") return ScalarType::boolean;
   const Builtin* b = find_builtin(name);
-  if (b != nullptr && b->family == "casts") return b->type;
+  if (b != nullptr && b->family == kCastsFamily) return b->type;
   return std::nullopt;
 }
 

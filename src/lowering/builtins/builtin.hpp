@@ -69,6 +69,10 @@ struct Builtin {
   std::string family{};  // set by table.cpp: the family's name
 };
 
+// The names of the families the call driver asks about (table.cpp gives them to the entries).
+inline constexpr std::string_view kCastsFamily = "casts";
+inline constexpr std::string_view kRandomFamily = "random";
+
 // The families (one function per file, listed in table.cpp).
 std::vector<Builtin> python_builtins();
 std::vector<Builtin> math_builtins();

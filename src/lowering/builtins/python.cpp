@@ -69,8 +69,8 @@ Value min_max(Lowerer& l, const BuiltinCall& c, std::vector<Value>& args, bool i
       const Constant& x = *args[k].weak;
       const bool tie = fold_compare(frontend::CompareOp::Eq, x, best) &&
                        (is_min ? negative(x) && !negative(best) : negative(best) && !negative(x));
-      if (tie || fold_compare(is_min ? frontend::CompareOp::Lt : frontend::CompareOp::Gt, x,
-                              best)) {
+      if (tie ||
+          fold_compare(is_min ? frontend::CompareOp::Lt : frontend::CompareOp::Gt, x, best)) {
         best = x;
       }
     }

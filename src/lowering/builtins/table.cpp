@@ -15,12 +15,12 @@ struct Family {
 const Family kFamilies[] = {
     {"python", python_builtins},
     {"math", math_builtins},
-    {"casts", cast_builtins},
+    {kCastsFamily.data(), cast_builtins},
     {"atomics", atomic_builtins},
     {"local arrays", local_array_builtins},
     {"vectors", vector_builtins},
     {"workgroups", workgroup_builtins},
-    {"random", random_builtins},
+    {kRandomFamily.data(), random_builtins},
 };
 
 struct Table {
