@@ -69,6 +69,20 @@ struct KernelValue {
   ScalarType type;
 };
 
+// Told once, on the calling thread, before a kernel call does anything that may take long or
+// wait for another thread: a compile (or a wait for one), a launch predicted past a few
+// microseconds or fanned out over threads, a launch on a device other than the CPU, a wait for
+// data in flight. A caller holding a lock that other threads need while the call runs (Python's
+// GIL) releases it there and takes it back when the call returns: a warm launch of a small
+// kernel on the CPU never tells it and so never lets go (docs/design/dispatch.md).
+class BeforeLongWork {
+ public:
+  virtual void before_long_work() = 0;
+
+ protected:
+  ~BeforeLongWork() = default;
+};
+
 class Kernel {
  public:
   explicit Kernel(std::shared_ptr<detail::KernelImpl> impl);
@@ -77,6 +91,9 @@ class Kernel {
   // returns a value (`return s` after its parallel loop) gives it, after waiting for the
   // launch; any other gives nothing.
   std::optional<KernelValue> call(const KernelArg* args, std::size_t count) const;
+  // The same, telling `hook` before any long work of the call (see BeforeLongWork).
+  std::optional<KernelValue> call(const KernelArg* args, std::size_t count,
+                                  BeforeLongWork& hook) const;
   std::optional<KernelValue> call(const std::vector<KernelArg>& args) const {
     return call(args.data(), args.size());
   }

@@ -54,11 +54,8 @@ Shutdown& shutdown_state() {
   for (;;) ::pause();  // until the process exits; a signal handler's return resumes the wait
 }
 
-}  // namespace
-
-GilRelease::GilRelease() : state_(PyEval_SaveThread()) {}
-
-GilRelease::~GilRelease() {
+// Takes the GIL back after a release, by GilRelease's shutdown protocol.
+void take_gil_back(PyThreadState* state) {
   Shutdown& s = shutdown_state();
   std::unique_lock lock(s.mutex);
   if (s.begun && std::this_thread::get_id() != s.exiting_thread) {
@@ -67,12 +64,28 @@ GilRelease::~GilRelease() {
   }
   ++s.reacquiring;
   lock.unlock();
-  PyEval_RestoreThread(state_);
+  PyEval_RestoreThread(state);
   {
     std::lock_guard lock(s.mutex);
     --s.reacquiring;
   }
   s.idle.notify_all();
+}
+
+}  // namespace
+
+GilRelease::GilRelease() : state_(PyEval_SaveThread()) {}
+
+GilRelease::~GilRelease() {
+  take_gil_back(state_);
+}
+
+void GilReleaseOnLongWork::before_long_work() {
+  if (state_ == nullptr) state_ = PyEval_SaveThread();
+}
+
+GilReleaseOnLongWork::~GilReleaseOnLongWork() {
+  if (state_ != nullptr) take_gil_back(state_);
 }
 
 void shutdown_begins() {

@@ -98,6 +98,22 @@ class GilRelease {
  private:
   PyThreadState* state_;
 };
+
+// A kernel call's GIL: kept through a warm launch of a few microseconds (as a NumPy ufunc keeps
+// it), released when the call tells of long work (tack::BeforeLongWork: a compile, a long or
+// parallel launch, a device's launch) and taken back at the end of the scope as GilRelease
+// does (docs/design/dispatch.md, "The warm path").
+class GilReleaseOnLongWork final : public BeforeLongWork {
+ public:
+  GilReleaseOnLongWork() = default;
+  ~GilReleaseOnLongWork();
+  GilReleaseOnLongWork(const GilReleaseOnLongWork&) = delete;
+  GilReleaseOnLongWork& operator=(const GilReleaseOnLongWork&) = delete;
+  void before_long_work() override;
+
+ private:
+  PyThreadState* state_ = nullptr;
+};
 // Called once from tack's Python atexit hook, with the GIL held: see GilRelease.
 void shutdown_begins();
 

@@ -13,15 +13,24 @@
 namespace tack::python {
 namespace {
 
+// tack.Array's Python type, set at import: a kernel argument of exactly this type is taken
+// without nanobind's general cast.
+PyTypeObject* array_type = nullptr;
+
 // Converts the call's Python arguments into KernelArgs without copying arrays. At most a
 // handful of arguments: a fixed buffer keeps the warm path free of allocation. A NumPy array is
 // wrapped in place (zero-copy, read-only when NumPy's is) as a CPU array, kept for the call.
 struct ArgList {
   static constexpr std::size_t kInline = 16;
-  KernelArg inline_args[kInline];
+  // Storage for up to kInline arguments, constructed only as far as the call has them (a
+  // default construction of all sixteen was a tenth of a warm call).
+  union Inline {
+    Inline() {}
+    KernelArg args[kInline];
+  } inline_args;
   std::vector<KernelArg> heap;
   std::vector<Array> wrapped;  // NumPy arguments as CPU arrays; reserved once, never moved
-  KernelArg* data = inline_args;
+  KernelArg* data = inline_args.args;
   std::size_t size = 0;
 
   explicit ArgList(const nb::args& args) {
@@ -30,12 +39,14 @@ struct ArgList {
       heap.resize(n);
       data = heap.data();
     }
-    for (std::size_t i = 0; i < n; ++i) data[i] = convert(args[i], n);
+    static_assert(std::is_trivially_destructible_v<KernelArg>);
+    for (std::size_t i = 0; i < n; ++i) new (&data[i]) KernelArg(convert(args[i], n));
     size = n;
     if (!wrapped.empty()) check_numpy_device();
   }
 
   KernelArg convert(nb::handle h, std::size_t n) {
+    if (Py_TYPE(h.ptr()) == array_type) return KernelArg(*nb::inst_ptr<Array>(h));  // the usual
     Array* a = nullptr;
     if (nb::try_cast<Array*>(h, a) && a != nullptr) return KernelArg(*a);
     arrays::Strided* strided = nullptr;
@@ -159,23 +170,23 @@ struct ForwardLogEvents {
   }
 };
 
-// Launches `k` without the GIL; its value as Python sees it: None, or a NumPy scalar of its
-// type.
-nb::object launch(const Kernel& k, nb::args args) {
+// Launches `k`, releasing the GIL for whatever of the call takes long (a short warm launch
+// keeps it); its value as Python sees it: None, or a NumPy scalar of its type.
+nb::object launch(const Kernel& k, const nb::args& args) {
   ArgList list(args);
   std::optional<KernelValue> value;
   {
     const ForwardLogEvents forward;
-    GilRelease release;
-    value = k.call(list.data, list.size);
+    GilReleaseOnLongWork gil;
+    value = k.call(list.data, list.size, gil);
   }
   if (!value) return nb::none();
   return numpy_scalar(value->value, value->type);
 }
 
 // A @tack.kernel call: compiles first when the kernel is new or a constant it reads changed.
-nb::object call_kernel(nb::handle self, nb::args args) {
-  KernelCall& call = nb::cast<KernelCall&>(self);
+nb::object call_kernel(nb::handle self, const nb::args& args) {
+  KernelCall& call = *nb::inst_ptr<KernelCall>(self);
   if (!call.built.has_value() ||
       (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
     call.built = nb::cast<Kernel>(self.attr("_compile")());
@@ -186,23 +197,51 @@ nb::object call_kernel(nb::handle self, nb::args args) {
   return launch(k, args);
 }
 
+// A C++ exception of a type slot, handed to nanobind's translators: `_reraise` rethrows it
+// from a nanobind function, which sets the Python error as any binding's would.
+thread_local std::exception_ptr pending_exception;
+PyObject* reraise = nullptr;
+
+PyObject* set_python_error(std::exception_ptr e) {
+  pending_exception = std::move(e);
+  PyObject* none = PyObject_CallNoArgs(reraise);  // raises: returns null, the error set
+  Py_XDECREF(none);
+  pending_exception = nullptr;
+  return nullptr;
+}
+
+// The call slot of tack.Kernel's C++ base: a Python subclass that defines no __call__ inherits
+// the slot itself, so a call goes from the interpreter straight here, with no method lookup,
+// no second argument tuple and no overload resolution (docs/design/dispatch.md).
+PyObject* kernel_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  try {
+    const nb::handle h(self);
+    if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+      // Keyword arguments: _positional() binds them by parameter name, as Python does.
+      const nb::object positional = h.attr("_positional")(nb::handle(args), nb::handle(kwargs));
+      return call_kernel(h, nb::borrow<nb::args>(positional)).release().ptr();
+    }
+    return call_kernel(h, nb::borrow<nb::args>(args)).release().ptr();
+  } catch (...) {
+    return set_python_error(std::current_exception());
+  }
+}
+
+PyType_Slot kernel_call_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_tp_call)},
+                                   {0, nullptr}};
+
 }  // namespace
 
 void init_kernel(nb::module_& m) {
   set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call
   tack_logger = nb::module_::import_("logging").attr("getLogger")("tack").release().ptr();
-  nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr())
+  m.def("_reraise", [] { std::rethrow_exception(pending_exception); });
+  reraise = m.attr("_reraise").ptr();  // the module keeps it
+  array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  // A call launches the kernel, compiling it first when it is new or a constant it reads
+  // changed: the type's call slot (kernel_tp_call), not a method.
+  nb::class_<KernelCall>(m, "_KernelCall", nb::dynamic_attr(), nb::type_slots(kernel_call_slots))
       .def(nb::init<>())
-      .def("__call__", &call_kernel,
-           "launches the kernel, compiling it first when it is new or a constant it reads changed")
-      // Keyword arguments: a second overload, so that a positional call (the first overload)
-      // pays nothing for them. _positional() binds them by parameter name, as Python does.
-      .def(
-          "__call__",
-          [](nb::handle self, nb::args args, nb::kwargs kwargs) {
-            return call_kernel(self, nb::borrow<nb::args>(self.attr("_positional")(args, kwargs)));
-          },
-          "launches the kernel with arguments bound by parameter name")
       .def_rw("_watching", &KernelCall::watching);
 
   // Named CompiledKernel in Python: tack.Kernel is the @tack.kernel object (tack/_kernel.py),

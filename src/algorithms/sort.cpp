@@ -629,10 +629,102 @@ def tack_sort_pick(x, flags):
 
 }  // namespace
 
+namespace {
+
+// The small-array path: a sort of at most this many elements runs on the host. The kernel path
+// launches a dozen kernels (range, passes, put-backs), which at 2^10 elements cost five times
+// NumPy's whole sort; measured crossover in docs/performance.md ("Sorts").
+constexpr std::int64_t kHostSortMax = std::int64_t{1} << 13;
+
+// The radix key of a value's bits `u` (U: the unsigned type of its width), the same order as
+// key_map's: floats tie every zero together and every NaN together (last), signed integers
+// have their sign bit flipped.
+template <class U>
+U host_key(U u, ScalarType t) {
+  constexpr U sign = U{1} << (sizeof(U) * 8 - 1);
+  if (is_float(t)) {
+    const U magnitude = u & ~sign;
+    const U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+    if (magnitude > inf) return ~U{0};  // NaN
+    if (magnitude == 0) return sign;    // 0.0 and -0.0
+    return (u & sign) != 0 ? U(~u) : U(u | sign);
+  }
+  return is_signed(t) ? U(u ^ sign) : u;
+}
+
+// A stable LSD radix sort of `v` (a's elements as their bits) by host_key, over 8-bit digits,
+// carrying the bits themselves: equal keys (zeros of either sign, NaNs) keep their input order,
+// as the kernel path's put-back gives them. A digit all keys share is skipped.
+template <class U>
+void host_radix_sort(std::vector<U>& v, ScalarType t) {
+  constexpr int kDigits = sizeof(U);
+  const std::size_t n = v.size();
+  if (n <= 256) {
+    // Too few for a digit's 256 counts: a stable comparison sort of (key, bits) pairs.
+    std::vector<std::pair<U, U>> pairs(n);
+    for (std::size_t i = 0; i < n; ++i) pairs[i] = {host_key(v[i], t), v[i]};
+    std::stable_sort(pairs.begin(), pairs.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t i = 0; i < n; ++i) v[i] = pairs[i].second;
+    return;
+  }
+  std::vector<U> key(n), key2(n), v2(n);
+  std::vector<std::uint32_t> count(static_cast<std::size_t>(kDigits) * 256, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const U k = host_key(v[i], t);
+    key[i] = k;
+    for (int d = 0; d < kDigits; ++d) ++count[d * 256 + ((k >> (8 * d)) & 0xff)];
+  }
+  for (int d = 0; d < kDigits; ++d) {
+    std::uint32_t* c = &count[static_cast<std::size_t>(d) * 256];
+    if (c[(key[0] >> (8 * d)) & 0xff] == n) continue;  // every key has this digit
+    std::uint32_t at = 0;
+    for (int b = 0; b < 256; ++b) at += std::exchange(c[b], at);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t to = c[(key[i] >> (8 * d)) & 0xff]++;
+      key2[to] = key[i];
+      v2[to] = v[i];
+    }
+    key.swap(key2);
+    v.swap(v2);
+  }
+}
+
+template <class U>
+Array host_sort_as(const Array& a) {
+  const ScalarType t = a.dtype().scalar;
+  std::vector<U> v(static_cast<std::size_t>(a.size()));
+  a.to_host(v.data(), v.size() * sizeof(U));
+  host_radix_sort(v, t);
+  Array out = empty({a.size()}, a.dtype(), a.device());
+  copyto(out, HostView{v.data(), t, {a.size()}, {}});
+  return out;
+}
+
+// Every element of `a`, sorted on the host (a is small and not of a vector dtype).
+Array host_sort(const Array& a) {
+  switch (itemsize(a.dtype().scalar)) {
+    case 1:
+      return host_sort_as<std::uint8_t>(a);
+    case 2:
+      return host_sort_as<std::uint16_t>(a);
+    case 4:
+      return host_sort_as<std::uint32_t>(a);
+    default:
+      return host_sort_as<std::uint64_t>(a);
+  }
+}
+
+}  // namespace
+
 Array sort(const Array& a, std::optional<int> axis) {
   check_sortable(a, "sort");
   const std::int64_t m = line_length(a, axis, "sort");
   const bool flat = !axis || a.ndim() <= 1;
+  if (flat && a.size() > 1 && a.size() <= kHostSortMax) {
+    const Array out = host_sort(a);
+    return axis ? out.reshape(a.shape()) : out;
+  }
   if (is_float(a.dtype().scalar) && flat && a.size() > 1) {
     const Array out = sort_floats(a);
     return axis ? out.reshape(a.shape()) : out;

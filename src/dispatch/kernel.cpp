@@ -10,6 +10,7 @@
 #include "frontend/parser.hpp"
 #include "lowering/builtins/builtin.hpp"
 #include "support/background.hpp"
+#include "support/long_work.hpp"
 #include "tack/kernel.hpp"
 
 namespace tack {
@@ -31,6 +32,11 @@ std::atomic<bool>& debug_flag() {
 Kernel::Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
 
 std::optional<KernelValue> Kernel::call(const KernelArg* args, std::size_t count) const {
+  return impl_->call(args, count);
+}
+std::optional<KernelValue> Kernel::call(const KernelArg* args, std::size_t count,
+                                        BeforeLongWork& hook) const {
+  const detail::LongWorkScope scope(&hook);
   return impl_->call(args, count);
 }
 const std::string& Kernel::name() const {

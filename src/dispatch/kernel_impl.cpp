@@ -16,6 +16,7 @@
 #include "runtime/backend.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
+#include "support/long_work.hpp"
 
 namespace tack::detail {
 namespace {
@@ -213,7 +214,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   bool any_f64_array = false;
   for (std::size_t i = 0; i < count; ++i) {
     if (const Array* a = args[i].array) {
-      const Backend* device = a->buffer()->backend().get();
+      const Backend* device = a->buffer()->backend_ptr();
       if (key.device == nullptr) {
         key.device = device;
       } else if (device != key.device) {
@@ -330,6 +331,7 @@ Variant& KernelImpl::find_or_lower(const VariantKey& key) {
       }
     }
   }
+  before_long_work();  // a compile, or a wait for another thread's
   std::lock_guard compile_lock(compile_mutex_);
   {
     std::shared_lock lock(mutex_);
@@ -395,6 +397,7 @@ std::optional<KernelValue> KernelImpl::call_with_value(Variant& v, const KernelA
 void KernelImpl::launch(Variant& v, const KernelArg* args, std::size_t count) {
   check_writable_arrays(v.facts, args);
   check_atomic_alignment(v.facts, args);
+  if (!v.code->tells_long_work()) before_long_work();
   const codegen::TackDebugStatus status = v.code->launch(args, count);
   const std::vector<bool>& written = v.kernel.written;
   for (std::size_t i = 0; i < count; ++i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/error.hpp"
+#include "support/long_work.hpp"
 
 namespace tack::detail {
 
@@ -45,6 +46,7 @@ void DeviceBuffer::settle_in_flight(std::size_t begin, std::size_t end) const {
   // The overlapping operations stay listed until they have completed: another thread's
   // access meanwhile finds them and waits too. Completed outside the lock: completing one may
   // touch this allocation (a staged receive copies in, and settles that range itself).
+  before_long_work();  // a receive may still be on its way
   std::vector<std::shared_ptr<InFlight>> ops;
   {
     std::lock_guard lock(state_->in_flight_mutex);

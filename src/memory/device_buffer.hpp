@@ -120,6 +120,8 @@ class DeviceBuffer : public std::enable_shared_from_this<DeviceBuffer> {
   bool starts_zeroed() const { return !is_view() && allocation_starts_zeroed(); }
   virtual std::string_view backend_name() const = 0;
   virtual std::shared_ptr<Backend> backend() const = 0;
+  // The same, borrowed (no reference count taken): for the launch path.
+  virtual const Backend* backend_ptr() const noexcept = 0;
 
   // A buffer over bytes [offset, offset + count) of this buffer's root, freeing nothing.
   std::shared_ptr<DeviceBuffer> make_view(std::size_t offset, std::size_t count);

@@ -43,6 +43,10 @@ class VariantCode {
   virtual std::string inspect(const KernelArg* args, std::size_t count, bool optimized) = 0;
   // Compiled codes made so far (Kernel::variant_count): the CPU makes one per aliasing case.
   virtual std::size_t code_count() const = 0;
+  // Whether launch() itself calls before_long_work() before whatever of it takes long (the
+  // CPU: only a launch predicted past a few microseconds); if not, dispatch calls it before
+  // every launch.
+  virtual bool tells_long_work() const { return false; }
 };
 
 // A device kind's compiler and launcher. Stateless: one per kind, for every device of it.

@@ -99,6 +99,7 @@ class CpuBuffer final : public DeviceBuffer {
   }
   std::string_view backend_name() const override { return "cpu"; }
   std::shared_ptr<Backend> backend() const override { return backend_; }
+  const Backend* backend_ptr() const noexcept override { return backend_.get(); }
 
  protected:
   std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) override {

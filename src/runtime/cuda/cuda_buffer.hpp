@@ -50,6 +50,7 @@ class CudaBuffer final : public DeviceBuffer {
   void synchronize() const override;
   std::string_view backend_name() const override { return "cuda"; }
   std::shared_ptr<Backend> backend() const override { return alloc_->backend; }
+  const Backend* backend_ptr() const noexcept override { return alloc_->backend.get(); }
 
  protected:
   std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t offset, std::size_t count) override;

@@ -58,6 +58,7 @@ class OpenClBuffer final : public DeviceBuffer {
   void synchronize() const override;
   std::string_view backend_name() const override { return "opencl"; }
   std::shared_ptr<Backend> backend() const override { return alloc_->backend; }
+  const Backend* backend_ptr() const noexcept override { return alloc_->backend.get(); }
 
   OpenClAllocation& allocation() const { return *alloc_; }
   void* data() const { return data_; }

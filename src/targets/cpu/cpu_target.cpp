@@ -27,6 +27,7 @@
 #include "support/background.hpp"
 #include "support/crash_report.hpp"
 #include "support/disk_cache.hpp"
+#include "support/long_work.hpp"
 #include "support/error.hpp"
 #include "support/log.hpp"
 #include "targets/cpu/private_atomics.hpp"
@@ -54,6 +55,9 @@ constexpr std::int64_t kProbeShare = 8;
 // A quick code's launch on one thread runs in pieces of this many nanoseconds (measured), so
 // that the optimized code can take over between them.
 constexpr double kQuickPieceNs = 1e6;
+// A launch predicted to run serially for less than this tells no long work
+// (tack::BeforeLongWork): Python keeps its GIL through it, as through a NumPy ufunc call.
+constexpr double kShortLaunchNs = 10000.0;
 
 codegen::CodegenOptions options(bool disjoint, bool debug, int opt_level = 3) {
   codegen::CodegenOptions o;
@@ -256,6 +260,7 @@ class CpuCode final : public VariantCode {
   }
 
   codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override {
+    if (prints_) before_long_work();  // writing stdout may wait for its reader
     const codegen::TackDebugStatus status = run(args, count);
     if (prints_) std::fflush(stdout);  // print() output is out by the end of the call
     return status;
@@ -282,6 +287,8 @@ class CpuCode final : public VariantCode {
            (codes_->slots[0][1].code.load() != nullptr);
   }
 
+  bool tells_long_work() const override { return true; }
+
  private:
   bool disjoint(const KernelArg* args, std::size_t count) const {
     return specialize_disjoint() && arrays_disjoint(k_.written, args, count);
@@ -305,9 +312,11 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
   CodeSlot& slot = codes_->slots[privatized][disjoint];
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) {
     if (!c->quick) return *c;
+    before_long_work();  // the optimized build may still be compiling
     slot.optimizing->finish();
     return *slot.code.load(std::memory_order_acquire);  // quick still if the build failed
   }
+  before_long_work();  // a compile, or a wait for another thread's
   std::unique_lock compile_lock(codes_->mutex);
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) return *c;
   const ir::Function& fn = privatized ? *k_.privatized : k_.ir;
@@ -375,6 +384,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   double nspi = codes_->ns_per_iteration.load(std::memory_order_relaxed);
   if (nspi < 0) {
     // Unknown cost: run a first probe inline and time it.
+    before_long_work();
     const std::int64_t probe =
         std::min(kProbeIterations, std::max<std::int64_t>(1, total / kProbeShare));
     const auto t0 = clock::now();
@@ -386,7 +396,9 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   }
   const std::int64_t rest = total - begin;
   if (rest <= 0) return status;
-  if (static_cast<double>(rest) * nspi < kFanOutNs || num_threads() <= 1) {
+  const double predicted_ns = static_cast<double>(rest) * nspi;
+  if (predicted_ns >= kShortLaunchNs) before_long_work();
+  if (predicted_ns < kFanOutNs || num_threads() <= 1) {
     if (live == nullptr) {
       code.chunk(slots, begin, total, &status);
       return status;

@@ -81,6 +81,24 @@ TEST_F(FakeDevice, KernelsLaunchThroughTheRegisteredTarget) {
             std::string::npos);
 }
 
+// A device's launch may wait for the device (or queue behind others): dispatch tells the
+// caller's long-work hook before every one (tack::BeforeLongWork), warm or not.
+TEST_F(FakeDevice, ItsLaunchesTellLongWorkEveryTime) {
+  struct Counter final : BeforeLongWork {
+    int told = 0;
+    void before_long_work() override { ++told; }
+  };
+  Kernel k = kernel(kSaxpy);
+  Array x = full({16}, Scalar::from(2.0), f32, *device_);
+  Array y = full({16}, Scalar::from(1.0), f32, *device_);
+  for (int i = 0; i < 3; ++i) {
+    Counter c;
+    const KernelArg args[] = {KernelArg(Scalar::from(3.0)), x, y};
+    k.call(args, 3, c);
+    EXPECT_EQ(c.told, 1) << "call " << i;
+  }
+}
+
 TEST_F(FakeDevice, InspectShowsItsOwnPrintersSource) {
   Kernel k = kernel(kSaxpy);
   Array x = zeros({8}, f32, *device_), y = zeros({8}, f32, *device_);

@@ -284,6 +284,53 @@ def test_concurrent_calls_from_several_threads():
     assert dc_threaded.variant_count == variants + len(dtypes)
 
 
+@tack.kernel
+def dc_slow(x, rounds: int):
+    for i in range(len(x)):
+        v = x[i]
+        for r in range(rounds):
+            v = v * 0.999 + 0.001
+        x[i] = v
+
+
+def test_a_long_launch_lets_other_python_threads_run():
+    # The GIL is released for a launch's long work (docs/design/dispatch.md, "The warm path"):
+    # a Python thread counts while the kernel runs. Were it held, the count could not move
+    # between the call's start and its end.
+    import threading
+
+    x = zeros(4096, np.float32)
+    dc_slow(x, 1)  # compiled, and its cost per iteration known
+    done, count = threading.Event(), [0]
+
+    def spin():
+        while not done.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        during = []
+        for _ in range(3):  # the counter must move inside some call of about 0.1 s
+            before = count[0]
+            dc_slow(x, 20000)
+            during.append(count[0] - before)
+        assert max(during) > 100, during
+    finally:
+        done.set()
+        t.join()
+
+
+def test_call_errors_come_from_the_call_slot():
+    # A kernel's call is its type's C call slot: errors still reach Python as their types.
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        dc_two_outputs(zeros(4, np.float32))
+    with pytest.raises(TypeError, match="kernel arguments are tack arrays"):
+        dc_two_outputs(zeros(4, np.float32), "text", zeros(4, np.float32))
+    assert callable(dc_two_outputs)
+    assert type(dc_two_outputs).__call__ is tack._tack._KernelCall.__call__
+
+
 @pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
 def test_refused_call_bumps_no_version():
     src = arr(np.arange(8, dtype=np.float32))

@@ -37,6 +37,23 @@ def test_sort_and_argsort_match_numpys_stable_sort(dtype):
     np.testing.assert_array_equal(a.argsort().numpy(), np.argsort(x, kind="stable"))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
+def test_small_sorts_on_the_host_give_the_kernel_paths_result(dtype):
+    # Up to 2^13 elements a flat sort runs on the host (docs/design/algorithms.md, "Small
+    # sorts"); across the crossover the results are NumPy's stable sort, bit for bit (zeros of
+    # either sign and NaNs in their input order), on every device.
+    for n in (2, 3, 100, 8191, 8192, 8193, 12000):
+        x = data(n, dtype, n)
+        ref = np.sort(x, kind="stable")
+        s = tack.sort(arr(x))
+        assert s.dtype == x.dtype and s.shape == (n,)
+        assert s.numpy().tobytes() == ref.tobytes(), n
+    x = data(300, dtype, 9)[:288].reshape(2, 144)  # axis=None of a 2-D array: flat
+    assert tack.sort(arr(x), axis=None).numpy().tobytes() == np.sort(x, axis=None, kind="stable").tobytes()
+    one = data(1, dtype, 3)
+    assert tack.sort(arr(one)).numpy().tobytes() == one.tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float32], ids=name)
 def test_duplicates_are_stable(dtype):
     x = rng(2).integers(0, 5, 50000).astype(dtype)

@@ -206,6 +206,7 @@ class ZeroedBuffer final : public detail::DeviceBuffer {
   void fill(const void*, std::size_t) override {}
   std::string_view backend_name() const override { return "zeroed"; }
   std::shared_ptr<detail::Backend> backend() const override { return nullptr; }
+  const detail::Backend* backend_ptr() const noexcept override { return nullptr; }
 
  protected:
   std::shared_ptr<DeviceBuffer> make_view_impl(std::size_t, std::size_t count) override {

@@ -1,0 +1,110 @@
+// tack::BeforeLongWork (docs/design/dispatch.md, "The warm path"): a kernel call tells its hook
+// once before anything that may take long -- a compile, a launch predicted past a few
+// microseconds or fanned out, a launch whose time is unknown -- and never on a warm launch of a
+// small kernel on the CPU, which is what lets Python keep its GIL through one. The other
+// devices' launches tell it every time (tests/e2e/fake_device/fake_device_test.cpp).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tack/tack.hpp"
+
+namespace tack {
+namespace {
+
+struct Counter final : BeforeLongWork {
+  int told = 0;
+  void before_long_work() override { ++told; }
+};
+
+const char* kAddOne = R"(
+def add_one(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1.0
+)";
+
+// Calls `k` with the hook until a call tells nothing (the compile, the tiered compile's
+// optimized build and the first launches' timing probes are done), at most `limit` calls.
+int calls_until_quiet(const Kernel& k, const Array& x, const Array& y, int limit = 8) {
+  for (int i = 0; i < limit; ++i) {
+    Counter c;
+    const KernelArg args[] = {x, y};
+    k.call(args, 2, c);
+    if (c.told == 0) return i;
+    EXPECT_EQ(c.told, 1) << "told once per call";
+  }
+  return limit;
+}
+
+TEST(LongWork, TheFirstCallTellsOnceForItsCompile) {
+  const Kernel k = kernel(kAddOne);
+  const Array x = ones({16}, f32), y = zeros({16}, f32);
+  Counter c;
+  const KernelArg args[] = {x, y};
+  k.call(args, 2, c);
+  EXPECT_EQ(c.told, 1);
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(16, 2.0f));
+}
+
+TEST(LongWork, AWarmShortLaunchOnTheCpuTellsNothing) {
+  const Kernel k = kernel(kAddOne);
+  const Array x = ones({16}, f32), y = zeros({16}, f32);
+  finish_compiles();
+  EXPECT_LT(calls_until_quiet(k, x, y), 8) << "a warm 16-element launch still tells";
+  for (int i = 0; i < 100; ++i) {
+    Counter c;
+    const KernelArg args[] = {x, y};
+    k.call(args, 2, c);
+    ASSERT_EQ(c.told, 0) << "warm call " << i;
+  }
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(16, 2.0f));
+}
+
+TEST(LongWork, ALongLaunchTellsOnceEvenWhenWarm) {
+  const Kernel k = kernel(kAddOne);
+  const std::int64_t n = 1 << 24;  // milliseconds: fanned out, or at least past the threshold
+  const Array x = ones({n}, f32), y = zeros({n}, f32);
+  for (int i = 0; i < 4; ++i) {
+    Counter c;
+    const KernelArg args[] = {x, y};
+    k.call(args, 2, c);
+    EXPECT_EQ(c.told, 1) << "call " << i;
+  }
+  EXPECT_EQ(y.to_vector<float>()[n - 1], 2.0f);
+}
+
+TEST(LongWork, ANewSignatureTellsForItsCompile) {
+  const Kernel k = kernel(kAddOne);
+  const Array x = ones({16}, f32), y = zeros({16}, f32);
+  calls_until_quiet(k, x, y);
+  const Array xd = ones({16}, f64), yd = zeros({16}, f64);
+  Counter c;
+  const KernelArg args[] = {xd, yd};
+  k.call(args, 2, c);
+  EXPECT_EQ(c.told, 1) << "a second variant compiles";
+}
+
+TEST(LongWork, TheHookIsTheCallsOnly) {
+  const Kernel k = kernel(kAddOne);
+  const Array x = ones({16}, f32), y = zeros({16}, f32);
+  Counter c;
+  const KernelArg args[] = {x, y};
+  k.call(args, 2, c);
+  const int told = c.told;
+  const Array xl = ones({1 << 22}, f32), yl = zeros({1 << 22}, f32);
+  k(xl, yl);  // no hook: nothing reaches the earlier call's
+  EXPECT_EQ(c.told, told);
+}
+
+TEST(LongWork, AFailedCallStillTellsBeforeItsCompile) {
+  const Kernel k = kernel("def bad(x):\n    for i in range(x.shape[0]):\n        x[i] = undefined\n");
+  const Array x = zeros({4}, f32);
+  Counter c;
+  const KernelArg args[] = {x};
+  EXPECT_THROW(k.call(args, 1, c), CompileError);
+  EXPECT_EQ(c.told, 1);
+}
+
+}  // namespace
+}  // namespace tack
