@@ -143,14 +143,25 @@ struct KernelCall {
   bool watching = false;
 };
 
-// Python's `tack` logger, fetched once at import (single-threaded; fetching it on first use
-// could lose the GIL inside a C++ static's initialization while another thread waits for it).
+// Python's `tack` logger, fetched at the first events after Python's logging is imported. Until
+// then nobody can have configured a handler, and an unconfigured logger shows no INFO record,
+// so the events are dropped: `import tack` does not import logging (with threading, traceback
+// and string, 5 ms of a 40 ms import; docs/performance.md, "Import").
 PyObject* tack_logger = nullptr;
 
 // The compile and cache events of the calls so far, to Python's `tack` logger (INFO), with the
 // GIL held: C++ only collects them (a compile may run on any thread, without the GIL).
 void forward_log_events() {
-  if (tack_logger == nullptr) return;
+  if (tack_logger == nullptr) {
+    PyObject* logging = PyImport_GetModule(nb::str("logging").ptr());  // null: not imported
+    if (logging == nullptr) {
+      PyErr_Clear();  // (a failed lookup: as if not imported)
+      take_log_events();
+      return;
+    }
+    nb::object logger = nb::steal(logging).attr("getLogger")("tack");
+    if (tack_logger == nullptr) tack_logger = logger.release().ptr();  // kept for the process
+  }
   for (const std::string& event : take_log_events()) nb::handle(tack_logger).attr("info")(event);
 }
 
@@ -170,14 +181,32 @@ struct ForwardLogEvents {
   }
 };
 
-// Launches `k`, releasing the GIL for whatever of the call takes long (a short warm launch
-// keeps it); its value as Python sees it: None, or a NumPy scalar of its type.
-nb::object launch(const Kernel& k, const nb::args& args) {
-  ArgList list(args);
+// The GIL through a launch (GilReleaseOnLongWork), and the kernel it launches when that is a
+// @tack.kernel's `built`: another thread may replace `built` (its first call, a changed
+// constant) once the GIL is released, so a reference to the kernel is taken then, while the GIL
+// is still held -- not on every call (a warm call keeps the GIL throughout).
+class LaunchGil final : public BeforeLongWork {
+ public:
+  explicit LaunchGil(const std::optional<Kernel>* built) : built_(built) {}
+  void before_long_work() override {
+    if (built_ != nullptr && !keep_) keep_ = *built_;
+    gil_.before_long_work();
+  }
+
+ private:
+  const std::optional<Kernel>* built_;
+  std::optional<Kernel> keep_;  // released after gil_ has taken the GIL back
+  GilReleaseOnLongWork gil_;
+};
+
+// Launches `k` (`built`: the @tack.kernel's slot holding it, or null), releasing the GIL for
+// whatever of the call takes long (a short warm launch keeps it); its value as Python sees it:
+// None, or a NumPy scalar of its type.
+nb::object launch(const Kernel& k, const ArgList& list, const std::optional<Kernel>* built) {
   std::optional<KernelValue> value;
   {
     const ForwardLogEvents forward;
-    GilReleaseOnLongWork gil;
+    LaunchGil gil(built);
     value = k.call(list.data, list.size, gil);
   }
   if (!value) return nb::none();
@@ -191,10 +220,10 @@ nb::object call_kernel(nb::handle self, const nb::args& args) {
       (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
     call.built = nb::cast<Kernel>(self.attr("_compile")());
   }
-  // A copy (one reference more): another thread may replace `built` (its first call, a changed
-  // constant) while this one runs without the GIL.
-  const Kernel k = *call.built;
-  return launch(k, args);
+  // The arguments first: converting one may run Python code (a NumPy scalar's dtype), which
+  // may replace `built`; from here to the GIL's release no Python code runs.
+  const ArgList list(args);
+  return launch(*call.built, list, &call.built);
 }
 
 // A C++ exception of a type slot, handed to nanobind's translators: `_reraise` rethrows it
@@ -234,7 +263,6 @@ PyType_Slot kernel_call_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_t
 
 void init_kernel(nb::module_& m) {
   set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call
-  tack_logger = nb::module_::import_("logging").attr("getLogger")("tack").release().ptr();
   m.def("_reraise", [] { std::rethrow_exception(pending_exception); });
   reraise = m.attr("_reraise").ptr();  // the module keeps it
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
@@ -251,7 +279,8 @@ void init_kernel(nb::module_& m) {
                      "function holds (its .compiled), or tack.kernel_from_source's result. "
                      "Calling it launches the kernel on its arrays' device.")
       .def(
-          "__call__", [](const Kernel& k, nb::args args) { return launch(k, args); },
+          "__call__",
+          [](const Kernel& k, nb::args args) { return launch(k, ArgList(args), nullptr); },
           "launches the kernel on the arguments' device")
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("variant_count", &Kernel::variant_count)

@@ -98,7 +98,8 @@ TEST(LongWork, TheHookIsTheCallsOnly) {
 }
 
 TEST(LongWork, AFailedCallStillTellsBeforeItsCompile) {
-  const Kernel k = kernel("def bad(x):\n    for i in range(x.shape[0]):\n        x[i] = undefined\n");
+  const Kernel k =
+      kernel("def bad(x):\n    for i in range(x.shape[0]):\n        x[i] = undefined\n");
   const Array x = zeros({4}, f32);
   Counter c;
   const KernelArg args[] = {x};

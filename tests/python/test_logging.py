@@ -122,3 +122,41 @@ def test_tack_perf_map_names_each_linked_kernel(tmp_path):
     path = f"/tmp/perf-{run.stdout.split()[-1]}.map"
     # (a file of an earlier process of the same id may be there: it must not be new)
     assert not os.path.exists(path) or os.path.getmtime(path) < began
+
+
+def test_import_leaves_logging_alone_and_a_later_logger_still_hears(tmp_path):
+    # `import tack` does not import logging (docs/performance.md, "Import"); the events of
+    # calls made before it is imported go nowhere (no handler could be listening), and once a
+    # program imports and configures it, the next compile is reported.
+    script = textwrap.dedent("""
+        import sys, tack
+        assert "logging" not in sys.modules, "import tack imported logging"
+
+        @tack.kernel
+        def before(x):
+            for i in range(len(x)):
+                x[i] = 1.0
+
+        before(tack.zeros(4, device="cpu"))
+        import logging
+        seen = []
+        handler = logging.Handler()
+        handler.emit = lambda r: seen.append(r.getMessage())
+        logging.getLogger("tack").addHandler(handler)
+        logging.getLogger("tack").setLevel(logging.INFO)
+
+        @tack.kernel
+        def after(x):
+            for i in range(len(x)):
+                x[i] = 2.0
+
+        after(tack.zeros(4, device="cpu"))
+        assert any("kernel 'after'" in m for m in seen), seen
+        assert not any("kernel 'before'" in m for m in seen), seen
+        print("ok")
+    """)
+    path = tmp_path / "later_logger.py"  # a file: kernels read their source from it
+    path.write_text(script)
+    env = dict(os.environ, TACK_CACHE_DIR="")
+    r = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

@@ -27,9 +27,9 @@
 #include "support/background.hpp"
 #include "support/crash_report.hpp"
 #include "support/disk_cache.hpp"
-#include "support/long_work.hpp"
 #include "support/error.hpp"
 #include "support/log.hpp"
+#include "support/long_work.hpp"
 #include "targets/cpu/private_atomics.hpp"
 
 namespace tack::detail {
