@@ -171,6 +171,15 @@ bool debug();
 void set_specialize_disjoint(bool on);
 bool specialize_disjoint();
 
+// Streamed outputs on the CPU (docs/design/streaming_stores.md): an array a kernel only writes,
+// each element once from its parallel loop, is written around the caches (non-temporal stores,
+// no read for ownership) by a launch whose arrays together hold at least this many bytes; a
+// smaller launch keeps ordinary stores, which leave its results in the cache for the next
+// kernel. The default is the size of the last-level cache; TACK_STREAM_BYTES sets it at startup.
+// 0 streams every launch's outputs; UINT64_MAX none.
+void set_streaming_threshold(std::uint64_t bytes);
+std::uint64_t streaming_threshold();
+
 // Tiered compile on the CPU (docs/design/cpu_limits.md, "Tiered compile"): a variant that the
 // disk cache does not hold first runs a quick build (a quarter of the optimized build's compile
 // time, the same results) while the optimized build compiles on a background thread; a launch

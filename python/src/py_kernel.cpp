@@ -327,6 +327,13 @@ void init_kernel(nb::module_& m) {
         "tiered compile on the CPU (on from import): a kernel the disk cache does not hold "
         "first runs a quick build while the optimized build compiles in the background; the "
         "next launch waits for it. TACK_TIERED_COMPILE=0 or 1 overrides this");
+  m.def("set_streaming_threshold", &set_streaming_threshold, nb::arg("bytes"),
+        "streamed outputs on the CPU: a launch whose arrays hold at least this many bytes "
+        "writes the arrays its kernel only writes (each element once, from its parallel loop) "
+        "around the caches; smaller launches keep ordinary stores. Default: the last-level "
+        "cache's size (TACK_STREAM_BYTES at startup); 0 streams every launch, 2**64 - 1 none");
+  m.def("streaming_threshold", &streaming_threshold,
+        "the CPU's streaming threshold in bytes (tack.set_streaming_threshold)");
   m.def("tiered_compile", &tiered_compile,
         "whether the CPU compiles in tiers (tack.set_tiered_compile, TACK_TIERED_COMPILE)");
   m.def(

@@ -91,6 +91,7 @@ from tack._tack import (  # noqa: A004
 
 from tack._tack import debug, set_debug, set_specialize_disjoint, specialize_disjoint
 from tack._tack import finish_compiles, set_tiered_compile, tiered_compile
+from tack._tack import set_streaming_threshold, streaming_threshold
 from tack._kernel import (
     Constant,
     Kernel,
@@ -158,6 +159,8 @@ __all__ = [
     "finish_compiles",
     "set_tiered_compile",
     "tiered_compile",
+    "set_streaming_threshold",
+    "streaming_threshold",
     "math",
     "random",
     "CompiledKernel",

@@ -2,11 +2,13 @@
 // and TACK_PRINT_IR=1 printing the IR after each pass to stderr.
 #include "compiler/pipeline.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
 
 #include "analysis/private_memory.hpp"
+#include "analysis/streamed_outputs.hpp"
 #include "analysis/written_arrays.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
@@ -14,6 +16,7 @@
 #include "tack/error.hpp"
 #include "transforms/bounds_only.hpp"
 #include "transforms/privatize.hpp"
+#include "transforms/stream_stores.hpp"
 
 namespace tack::compiler {
 namespace {
@@ -56,6 +59,8 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
              {},
              std::nullopt,
              0,
+             std::nullopt,
+             {},
              std::nullopt};
 
   // The analyses dispatch's checks and the targets read (the hidden parameters of a kernel
@@ -75,6 +80,16 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
     if (!k.private_targets.empty()) {
       k.privatized = transforms::privatize_atomics(k.ir, k.private_targets);
       after_pass(*k.privatized, "privatize atomics", print);
+    }
+  }
+  // Streamed outputs: a third IR, whose stores to them go around the caches, for the launches
+  // of a target that decides by the sizes (docs/design/streaming_stores.md).
+  k.streamed.assign(k.ir.params.size(), false);
+  if (options.stream_outputs && !options.debug) {
+    k.streamed = analysis::streamed_outputs(k.ir);
+    if (std::find(k.streamed.begin(), k.streamed.end(), true) != k.streamed.end()) {
+      k.streaming = transforms::stream_stores(k.ir, k.streamed);
+      after_pass(*k.streaming, "stream stores", print);
     }
   }
   // A launch sized on the host (a workgroup kernel's groups, a reduction's blocks) runs the

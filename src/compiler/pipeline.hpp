@@ -22,6 +22,8 @@ struct PipelineOptions {
   bool privatize_atomics = false;  // the target can run privatized atomics (the CPU)
   // A kernel with in-loop reductions or a value: its loop part or its epilogue part.
   lowering::KernelPart part = lowering::KernelPart::Loop;
+  // The target can stream write-only outputs on large launches (the CPU): KernelIr::streaming.
+  bool stream_outputs = false;
 };
 
 // A variant's checked IR and its analyses: what dispatch hands a target (targets/target.hpp).
@@ -39,6 +41,11 @@ struct KernelIr {
   // The kernel without its loop body (transforms::bounds_only), for a launch sized on the
   // host: only for kernels with workgroups or reductions' partials.
   std::optional<ir::Function> bounds;
+  // Per parameter: an output the kernel only writes, each element once from its parallel loop
+  // (analysis::streamed_outputs), and the IR with those stores streaming, for a launch too large
+  // for the caches (only when the options ask for it, outside debug mode, and there are any).
+  std::vector<bool> streamed;
+  std::optional<ir::Function> streaming;
 };
 
 // Lowers kernel `kernel_name` of `module` for the argument signature, then runs the passes and

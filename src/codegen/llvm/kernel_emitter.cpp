@@ -4,6 +4,8 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 
 #include <cstddef>
@@ -185,6 +187,15 @@ void KernelEmitter::emit_body_function(llvm::Function* fn) {
   status_->setName("status");
   emit_prelude();
   visit(*f_.parallel_for());
+  if (streamed_) {
+    // Non-temporal stores are weakly ordered: fence them before the chunk returns, so that
+    // whoever is told the launch is done (the caller, the next kernel) sees them.
+#if defined(__x86_64__) || defined(__i386__)
+    b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::x86_sse_sfence));
+#else
+    b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+#endif
+  }
   b_.CreateRetVoid();
 }
 
@@ -333,8 +344,9 @@ void KernelEmitter::visit(const ir::ArrayStore& n) {
     llvm::StoreInst* store =
         b_.CreateAlignedStore(to_memory(elem, v), array_address(n.param, idx), llvm::Align(1));
     if (n.streaming) {
-      // tack.stream_store: a non-temporal store (x86: movnti at this alignment), which writes
-      // the line without reading it first and leaves the caches alone.
+      streamed_ = true;
+      // tack.stream_store or a streamed output: a non-temporal store (x86: movnti at this
+      // alignment), which writes the line without reading it first and leaves the caches alone.
       store->setMetadata(llvm::LLVMContext::MD_nontemporal,
                          llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
     }

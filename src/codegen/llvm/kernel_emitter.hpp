@@ -191,6 +191,7 @@ class KernelEmitter final : public ir::ExhaustiveVisitor {
   std::vector<LoopTargets> loops_;
   std::vector<std::pair<std::string, llvm::BasicBlock*>> labels_;
   llvm::Value* value_ = nullptr;  // the result of the expression just visited
+  bool streamed_ = false;         // a non-temporal store was emitted: fence before returning
 };
 
 }  // namespace tack::codegen::detail

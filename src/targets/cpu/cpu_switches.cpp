@@ -1,7 +1,13 @@
 // The CPU target's process-wide switches (include/tack/kernel.hpp): the disjoint-arrays
-// specialization and the tiered compile. They are the CPU's, so they live with its target.
+// specialization, the tiered compile and the streaming threshold. They are the CPU's, so they
+// live with its target.
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <string_view>
 
 #include "tack/kernel.hpp"
@@ -22,7 +28,47 @@ std::atomic<bool>& tiered_flag() {
   return flag;
 }
 
+// The last-level cache's size: the largest data or unified cache Linux lists for CPU 0 (a
+// virtual machine's sysconf may report the host's), else sysconf's level 3, else 32 MiB.
+std::uint64_t last_level_cache_bytes() {
+  std::uint64_t largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream type_file(dir + "/type"), size_file(dir + "/size");
+    std::string type, size;
+    if (!(type_file >> type) || !(size_file >> size) || type == "Instruction") continue;
+    char* end = nullptr;
+    std::uint64_t bytes = std::strtoull(size.c_str(), &end, 10);
+    if (end != nullptr && (*end == 'K' || *end == 'k')) bytes <<= 10;
+    if (end != nullptr && (*end == 'M' || *end == 'm')) bytes <<= 20;
+    if (bytes > largest) largest = bytes;
+  }
+  if (largest > 0) return largest;
+  const long l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<std::uint64_t>(l3) : std::uint64_t{32} << 20;
+}
+
+std::atomic<std::uint64_t>& streaming_bytes() {
+  static std::atomic<std::uint64_t> bytes{[] {
+    const char* s = std::getenv("TACK_STREAM_BYTES");
+    if (s != nullptr && *s != '\0') {
+      char* end = nullptr;
+      const std::uint64_t v = std::strtoull(s, &end, 10);
+      if (end != nullptr && *end == '\0') return v;
+    }
+    return last_level_cache_bytes();
+  }()};
+  return bytes;
+}
+
 }  // namespace
+
+void set_streaming_threshold(std::uint64_t bytes) {
+  streaming_bytes().store(bytes, std::memory_order_relaxed);
+}
+std::uint64_t streaming_threshold() {
+  return streaming_bytes().load(std::memory_order_relaxed);
+}
 
 void set_specialize_disjoint(bool on) {
   disjoint_flag().store(on, std::memory_order_relaxed);

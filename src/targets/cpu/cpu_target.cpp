@@ -212,14 +212,25 @@ struct CodeSlot {
   std::atomic<const CompiledCode*> code{nullptr};
   std::shared_ptr<BackgroundTask> optimizing;  // the optimized build, when `code` is quick
 };
+// A variant's codes: of its IR, of its privatized IR (private atomics), of its streaming IR
+// (streamed outputs written around the caches).
+enum CodeKind { kPlainCode = 0, kPrivatizedCode = 1, kStreamingCode = 2 };
 struct VariantCodes {
   std::mutex mutex;  // one compile at a time; launches of compiled code do not wait
-  // Per privatization and value of the disjoint bit. Every code made is kept while the
-  // variant lives: a launch may still run the quick code the optimized one replaced.
-  CodeSlot slots[2][2];
+  // Per code kind and value of the disjoint bit. Every code made is kept while the variant
+  // lives: a launch may still run the quick code the optimized one replaced.
+  CodeSlot slots[3][2];
   std::vector<std::unique_ptr<CompiledCode>> made;
   // Measured cost, for the threading policy: nanoseconds per iteration (negative: unknown).
   std::atomic<double> ns_per_iteration{-1.0};
+  // Streamed outputs, measured (docs/design/streaming_stores.md): the best nanoseconds per
+  // iteration of the plain and the streaming code on launches past the streaming threshold and
+  // how many such launches each ran, then which code such launches run.
+  std::atomic<double> best_ns[2] = {-1.0, -1.0};  // plain, streaming
+  std::atomic<int> samples[2] = {0, 0};
+  std::atomic<int> stream_choice{kUndecided};
+  static constexpr int kUndecided = 0, kStream = 1, kKeepCaches = 2;
+  static constexpr int kSamples = 2;  // timed launches of each code before the choice
 };
 
 // The kernel ABI's argument slots (codegen/kernel_abi.hpp) of one call.
@@ -279,7 +290,10 @@ class CpuCode final : public VariantCode {
   }
 
   std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override {
-    return codegen::emit_llvm_ir(k_.ir, options(disjoint(args, count), debug_), optimized);
+    const bool keeps_caches = codes_->stream_choice.load() == VariantCodes::kKeepCaches;
+    const ir::Function& fn =
+        ir_of(streams(args, count) && !keeps_caches ? kStreamingCode : kPlainCode);
+    return codegen::emit_llvm_ir(fn, options(disjoint(args, count), debug_), optimized);
   }
 
   std::size_t code_count() const override {
@@ -293,8 +307,20 @@ class CpuCode final : public VariantCode {
   bool disjoint(const KernelArg* args, std::size_t count) const {
     return specialize_disjoint() && arrays_disjoint(k_.written, args, count);
   }
-  const CompiledCode& code_for(bool disjoint, bool privatized);
-  void optimize_in_background(bool disjoint, bool privatized);
+  const ir::Function& ir_of(CodeKind kind) const {
+    return kind == kPrivatizedCode  ? *k_.privatized
+           : kind == kStreamingCode ? *k_.streaming
+                                    : k_.ir;
+  }
+  // Whether this launch's outputs go around the caches: the kernel has streamed outputs and the
+  // launch's arrays together hold at least streaming_threshold() bytes (the last-level cache).
+  bool streams(const KernelArg* args, std::size_t count) const;
+  // A launch with the code of `kind`; `timed_ns`, when not null, receives its nanoseconds per
+  // iteration if its code was the optimized build.
+  codegen::TackDebugStatus run_with(CodeKind kind, const KernelArg* args, std::size_t count,
+                                    double* timed_ns);
+  const CompiledCode& code_for(bool disjoint, CodeKind kind);
+  void optimize_in_background(bool disjoint, CodeKind kind);
 
   codegen::TackDebugStatus run(const KernelArg* args, std::size_t count);
 
@@ -306,10 +332,19 @@ class CpuCode final : public VariantCode {
   std::shared_ptr<VariantCodes> codes_ = std::make_shared<VariantCodes>();
 };
 
+bool CpuCode::streams(const KernelArg* args, std::size_t count) const {
+  if (!k_.streaming) return false;
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (args[i].array != nullptr) bytes += args[i].array->nbytes();
+  }
+  return bytes >= streaming_threshold();
+}
+
 // The code for a launch: made on first use (quick, when tiered), and on a later launch of a
 // quick code, the optimized build (finished here if the background has not finished it).
-const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
-  CodeSlot& slot = codes_->slots[privatized][disjoint];
+const CompiledCode& CpuCode::code_for(bool disjoint, CodeKind kind) {
+  CodeSlot& slot = codes_->slots[kind][disjoint];
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) {
     if (!c->quick) return *c;
     before_long_work();  // the optimized build may still be compiling
@@ -319,12 +354,12 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
   before_long_work();  // a compile, or a wait for another thread's
   std::unique_lock compile_lock(codes_->mutex);
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) return *c;
-  const ir::Function& fn = privatized ? *k_.privatized : k_.ir;
+  const ir::Function& fn = ir_of(kind);
   const bool quick = tiered_compile() && tiers_agree(fn);
   codes_->made.push_back(
       std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug_, quick)));
   const CompiledCode* made = codes_->made.back().get();
-  if (made->quick) optimize_in_background(disjoint, privatized);
+  if (made->quick) optimize_in_background(disjoint, kind);
   slot.code.store(made, std::memory_order_release);
   return *made;
 }
@@ -333,11 +368,11 @@ const CompiledCode& CpuCode::code_for(bool disjoint, bool privatized) {
 // kernel's IR, so it may outlive the variant, and only a weak reference to the variant's
 // codes: a build queued for a dropped variant does not keep its quick code alive (at 1,000
 // kernels compiled and dropped faster than the worker builds them, 8 KiB each).
-void CpuCode::optimize_in_background(bool disjoint, bool privatized) {
-  CodeSlot& slot = codes_->slots[privatized][disjoint];
+void CpuCode::optimize_in_background(bool disjoint, CodeKind kind) {
+  CodeSlot& slot = codes_->slots[kind][disjoint];
   slot.optimizing = std::make_shared<BackgroundTask>(
-      [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = privatized ? *k_.privatized : k_.ir,
-       disjoint, privatized, debug = debug_]() noexcept {
+      [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = ir_of(kind), disjoint, kind,
+       debug = debug_]() noexcept {
         std::unique_ptr<CompiledCode> full;
         try {
           full = std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug));
@@ -353,20 +388,54 @@ void CpuCode::optimize_in_background(bool disjoint, bool privatized) {
         if (!codes) return;  // the variant is gone: the build only filled the disk cache
         std::lock_guard lock(codes->mutex);
         codes->made.push_back(std::move(full));
-        codes->slots[privatized][disjoint].code.store(codes->made.back().get(),
-                                                      std::memory_order_release);
+        codes->slots[kind][disjoint].code.store(codes->made.back().get(),
+                                                std::memory_order_release);
         codes->ns_per_iteration.store(-1.0, std::memory_order_relaxed);  // measure it anew
       });
   run_in_background(slot.optimizing);
 }
 
+// A launch past the streaming threshold of a kernel with streamed outputs runs its plain code
+// once and its streaming code once, each timed (optimized builds only), and from then on the
+// faster: non-temporal stores save the read for ownership of every output line, but where they
+// cannot be vectorized (the CPU's only take whole aligned vectors) a loop that computes more
+// than it moves can lose more than that (docs/design/streaming_stores.md).
 codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
+  if (!streams(args, n)) return run_with(kPlainCode, args, n, nullptr);
+  VariantCodes& c = *codes_;
+  const int choice = c.stream_choice.load(std::memory_order_relaxed);
+  if (choice != VariantCodes::kUndecided) {
+    return run_with(choice == VariantCodes::kStream ? kStreamingCode : kPlainCode, args, n,
+                    nullptr);
+  }
+  // Each code's first launches may fault in fresh output pages or wait for its build: only
+  // launches of an optimized code that ran no timing probe count, and each code's best of two.
+  const int trial = c.samples[0].load(std::memory_order_relaxed) < VariantCodes::kSamples ? 0 : 1;
+  double ns = -1.0;
+  const codegen::TackDebugStatus status =
+      run_with(trial == 0 ? kPlainCode : kStreamingCode, args, n, &ns);
+  if (ns <= 0) return status;
+  const double best = c.best_ns[trial].load(std::memory_order_relaxed);
+  if (best < 0 || ns < best) c.best_ns[trial].store(ns, std::memory_order_relaxed);
+  if (c.samples[trial].fetch_add(1, std::memory_order_relaxed) + 1 == VariantCodes::kSamples &&
+      trial == 1) {
+    const bool faster = c.best_ns[1].load(std::memory_order_relaxed) <
+                        0.97 * c.best_ns[0].load(std::memory_order_relaxed);
+    c.stream_choice.store(faster ? VariantCodes::kStream : VariantCodes::kKeepCaches,
+                          std::memory_order_relaxed);
+  }
+  return status;
+}
+
+codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args, std::size_t n,
+                                           double* timed_ns) {
   const bool disjoint_arrays = disjoint(args, n);
-  const CompiledCode& code = code_for(disjoint_arrays, false);
+  const CompiledCode& code = code_for(disjoint_arrays, kind);  // may wait for a build: untimed
+  const auto started = std::chrono::steady_clock::now();
   // A quick code's launch reads the slot before each chunk: the optimized code takes over
   // between chunks when it lands (both compute the same bits).
   const std::atomic<const CompiledCode*>* live =
-      code.quick ? &codes_->slots[0][disjoint_arrays].code : nullptr;
+      code.quick ? &codes_->slots[kind][disjoint_arrays].code : nullptr;
   const KernelCodeScope in_kernel;  // a fault from here on is the kernel's (crash_report.hpp)
   std::uint64_t small[64];
   std::vector<std::uint64_t> big;
@@ -379,12 +448,25 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   const std::int64_t total = code.extent(slots);
   codegen::TackDebugStatus status;
   if (total <= 0) return status;
+  // The launch's nanoseconds per iteration, when asked and its code is the optimized build.
+  struct Timer {
+    double* out;
+    std::chrono::steady_clock::time_point started;
+    std::int64_t total;
+    ~Timer() {
+      if (out == nullptr) return;
+      const auto ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started);
+      *out = ns.count() / static_cast<double>(total);
+    }
+  } timer{code.quick ? nullptr : timed_ns, started, total};
   using clock = std::chrono::steady_clock;
   std::int64_t begin = 0;
   double nspi = codes_->ns_per_iteration.load(std::memory_order_relaxed);
   if (nspi < 0) {
     // Unknown cost: run a first probe inline and time it.
     before_long_work();
+    timer.out = nullptr;  // a first launch of this code: not one to compare codes by
     const std::int64_t probe =
         std::min(kProbeIterations, std::max<std::int64_t>(1, total / kProbeShare));
     const auto t0 = clock::now();
@@ -412,7 +494,7 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   }
   const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
   if (k_.privatized && privatize_worthwhile(k_.private_targets, args, n, rest)) {
-    run_privatized(k_.private_targets, code_for(disjoint_arrays, true).chunk,
+    run_privatized(k_.private_targets, code_for(disjoint_arrays, kPrivatizedCode).chunk,
                    SlotLayout{slots, &slot_of_, slot_count_}, begin, rest, grain, &status, args);
     return status;
   }
@@ -439,7 +521,9 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
 class CpuTarget final : public Target {
  public:
   std::string display_name() const override { return "CPU"; }
-  compiler::PipelineOptions pipeline_options(bool debug) const override { return {debug, true}; }
+  compiler::PipelineOptions pipeline_options(bool debug) const override {
+    return {debug, true, lowering::KernelPart::Loop, /*stream_outputs=*/true};
+  }
   std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&,
                                        const compiler::KernelIr& kernel, const ParamFacts&,
                                        bool debug) const override {
@@ -480,7 +564,8 @@ void prefetch_cache_key() {
       compiler::ArgType scalar;
       scalar.type = ir::ScalarType::f32;
       const compiler::KernelIr k =
-          compiler::compile_kernel(m, "tack_warm_up", {array, array, scalar}, {false, true});
+          compiler::compile_kernel(m, "tack_warm_up", {array, array, scalar},
+                                   {false, true, lowering::KernelPart::Loop, true});
       cache_key(k.ir, true, false);
     } catch (...) {  // the first compile computes it all again, and reports what fails
     }
