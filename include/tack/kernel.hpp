@@ -175,8 +175,10 @@ bool specialize_disjoint();
 // each element once from its parallel loop, is written around the caches (non-temporal stores,
 // no read for ownership) by a launch whose arrays together hold at least this many bytes; a
 // smaller launch keeps ordinary stores, which leave its results in the cache for the next
-// kernel. The default is the size of the last-level cache; TACK_STREAM_BYTES sets it at startup.
-// 0 streams every launch's outputs; UINT64_MAX none.
+// kernel; a launch past it streams only when the variant's first such launches measured the
+// streaming code faster. The default is the size of the last-level cache; TACK_STREAM_BYTES sets
+// it (read at the first launch that asks). 0 streams every launch's outputs, unmeasured;
+// UINT64_MAX none.
 void set_streaming_threshold(std::uint64_t bytes);
 std::uint64_t streaming_threshold();
 

@@ -1,6 +1,8 @@
 // tack.Kernel: kernels from source, their launch (the Python warm path), debug mode, inspect.
 #include <cstring>
+#include <exception>
 #include <optional>
+#include <type_traits>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -33,6 +35,9 @@ struct ArgList {
   KernelArg* data = inline_args.args;
   std::size_t size = 0;
 
+  ArgList(const ArgList&) = delete;  // `data` points into this object
+  ArgList& operator=(const ArgList&) = delete;
+
   explicit ArgList(const nb::args& args) {
     const std::size_t n = args.size();
     if (n > kInline) {
@@ -46,7 +51,8 @@ struct ArgList {
   }
 
   KernelArg convert(nb::handle h, std::size_t n) {
-    if (Py_TYPE(h.ptr()) == array_type) return KernelArg(*nb::inst_ptr<Array>(h));  // the usual
+    if (Py_TYPE(h.ptr()) == array_type && nb::inst_ready(h))
+      return KernelArg(*nb::inst_ptr<Array>(h));  // the usual argument, without a general cast
     Array* a = nullptr;
     if (nb::try_cast<Array*>(h, a) && a != nullptr) return KernelArg(*a);
     arrays::Strided* strided = nullptr;
@@ -215,6 +221,8 @@ nb::object launch(const Kernel& k, const ArgList& list, const std::optional<Kern
 
 // A @tack.kernel call: compiles first when the kernel is new or a constant it reads changed.
 nb::object call_kernel(nb::handle self, const nb::args& args) {
+  if (!nb::inst_ready(self))
+    throw TypeError("this tack.Kernel was never initialized; make kernels with @tack.kernel");
   KernelCall& call = *nb::inst_ptr<KernelCall>(self);
   if (!call.built.has_value() ||
       (call.watching && nb::cast<bool>(self.attr("_watch").attr("changed")()))) {
@@ -247,7 +255,9 @@ PyObject* kernel_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexc
     const nb::handle h(self);
     if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
       // Keyword arguments: _positional() binds them by parameter name, as Python does.
-      const nb::object positional = h.attr("_positional")(nb::handle(args), nb::handle(kwargs));
+      const nb::object bound = h.attr("_positional")(nb::handle(args), nb::handle(kwargs));
+      const nb::object positional = nb::steal(PySequence_Tuple(bound.ptr()));
+      if (!positional.is_valid()) throw nb::python_error();
       return call_kernel(h, nb::borrow<nb::args>(positional)).release().ptr();
     }
     return call_kernel(h, nb::borrow<nb::args>(args)).release().ptr();
@@ -263,8 +273,11 @@ PyType_Slot kernel_call_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_t
 
 void init_kernel(nb::module_& m) {
   set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call
-  m.def("_reraise", [] { std::rethrow_exception(pending_exception); });
-  reraise = m.attr("_reraise").ptr();  // the module keeps it
+  m.def("_reraise", [] {
+    if (!pending_exception) throw RuntimeError("_tack._reraise: no exception is pending");
+    std::rethrow_exception(pending_exception);
+  });
+  reraise = m.attr("_reraise").inc_ref().ptr();  // kept for the process
   array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
   // A call launches the kernel, compiling it first when it is new or a constant it reads
   // changed: the type's call slot (kernel_tp_call), not a method.
@@ -331,7 +344,8 @@ void init_kernel(nb::module_& m) {
         "streamed outputs on the CPU: a launch whose arrays hold at least this many bytes "
         "writes the arrays its kernel only writes (each element once, from its parallel loop) "
         "around the caches; smaller launches keep ordinary stores. Default: the last-level "
-        "cache's size (TACK_STREAM_BYTES at startup); 0 streams every launch, 2**64 - 1 none");
+        "cache's size (TACK_STREAM_BYTES); a launch past it streams when the kernel's first such "
+        "launches measured streaming faster; 0 streams every launch, unmeasured; 2**64 - 1 none");
   m.def("streaming_threshold", &streaming_threshold,
         "the CPU's streaming threshold in bytes (tack.set_streaming_threshold)");
   m.def("tiered_compile", &tiered_compile,

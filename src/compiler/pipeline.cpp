@@ -85,7 +85,9 @@ KernelIr compile_kernel(const frontend::Module& module, const std::string& kerne
   // Streamed outputs: a third IR, whose stores to them go around the caches, for the launches
   // of a target that decides by the sizes (docs/design/streaming_stores.md).
   k.streamed.assign(k.ir.params.size(), false);
-  if (options.stream_outputs && !options.debug) {
+  // Not beside privatized atomics: a launch that privatizes runs the privatized IR, whose
+  // stores are the plain ones.
+  if (options.stream_outputs && !options.debug && k.private_targets.empty()) {
     k.streamed = analysis::streamed_outputs(k.ir);
     if (std::find(k.streamed.begin(), k.streamed.end(), true) != k.streamed.end()) {
       k.streaming = transforms::stream_stores(k.ir, k.streamed);

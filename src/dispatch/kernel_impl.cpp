@@ -372,6 +372,9 @@ std::optional<KernelValue> KernelImpl::call(const KernelArg* args, std::size_t c
 // epilogue part with the same arrays and a one-element array for the value, read back here.
 std::optional<KernelValue> KernelImpl::call_with_value(Variant& v, const KernelArg* args,
                                                        std::size_t count) {
+  // Its partials are allocated on the device before the first launch: a device's allocation
+  // may wait for its queue (to retry after running out of memory).
+  if (!v.code->tells_long_work()) before_long_work();
   const Device device(std::const_pointer_cast<Backend>(v.key.device->shared_from_this()));
   const std::int64_t blocks = v.blocks ? v.blocks(args, count) : 0;
   std::vector<Array> hidden;

@@ -58,6 +58,8 @@ constexpr double kQuickPieceNs = 1e6;
 // A launch predicted to run serially for less than this tells no long work
 // (tack::BeforeLongWork): Python keeps its GIL through it, as through a NumPy ufunc call.
 constexpr double kShortLaunchNs = 10000.0;
+// A short launch predicted at this or more is timed as it runs (CpuCode::run_short).
+constexpr double kWatchedLaunchNs = 1000.0;
 
 codegen::CodegenOptions options(bool disjoint, bool debug, int opt_level = 3) {
   codegen::CodegenOptions o;
@@ -229,6 +231,7 @@ struct VariantCodes {
   std::atomic<double> best_ns[2] = {-1.0, -1.0};  // plain, streaming
   std::atomic<int> samples[2] = {0, 0};
   std::atomic<int> stream_choice{kUndecided};
+  std::atomic<std::uint32_t> short_launches{0};  // launches predicted short, for run_short
   static constexpr int kUndecided = 0, kStream = 1, kKeepCaches = 2;
   static constexpr int kSamples = 2;  // timed launches of each code before the choice
 };
@@ -319,6 +322,9 @@ class CpuCode final : public VariantCode {
   // iteration if its code was the optimized build.
   codegen::TackDebugStatus run_with(CodeKind kind, const KernelArg* args, std::size_t count,
                                     double* timed_ns);
+  void run_short(const CompiledCode& code, const std::atomic<const CompiledCode*>* live,
+                 const std::uint64_t* slots, std::int64_t begin, std::int64_t total, double nspi,
+                 codegen::TackDebugStatus* status);
   const CompiledCode& code_for(bool disjoint, CodeKind kind);
   void optimize_in_background(bool disjoint, CodeKind kind);
 
@@ -336,7 +342,7 @@ bool CpuCode::streams(const KernelArg* args, std::size_t count) const {
   if (!k_.streaming) return false;
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    if (args[i].array != nullptr) bytes += args[i].array->nbytes();
+    if (args[i].array != nullptr) bytes += args[i].array->buffer()->nbytes();  // no shape walk
   }
   return bytes >= streaming_threshold();
 }
@@ -402,8 +408,9 @@ void CpuCode::optimize_in_background(bool disjoint, CodeKind kind) {
 // than it moves can lose more than that (docs/design/streaming_stores.md).
 codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   if (!streams(args, n)) return run_with(kPlainCode, args, n, nullptr);
+  if (streaming_threshold() == 0) return run_with(kStreamingCode, args, n, nullptr);  // forced
   VariantCodes& c = *codes_;
-  const int choice = c.stream_choice.load(std::memory_order_relaxed);
+  const int choice = c.stream_choice.load(std::memory_order_acquire);
   if (choice != VariantCodes::kUndecided) {
     return run_with(choice == VariantCodes::kStream ? kStreamingCode : kPlainCode, args, n,
                     nullptr);
@@ -415,14 +422,14 @@ codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
   const codegen::TackDebugStatus status =
       run_with(trial == 0 ? kPlainCode : kStreamingCode, args, n, &ns);
   if (ns <= 0) return status;
-  const double best = c.best_ns[trial].load(std::memory_order_relaxed);
-  if (best < 0 || ns < best) c.best_ns[trial].store(ns, std::memory_order_relaxed);
-  if (c.samples[trial].fetch_add(1, std::memory_order_relaxed) + 1 == VariantCodes::kSamples &&
+  double best = c.best_ns[trial].load(std::memory_order_relaxed);
+  while ((best < 0 || ns < best) && !c.best_ns[trial].compare_exchange_weak(best, ns)) {
+  }
+  if (c.samples[trial].fetch_add(1, std::memory_order_acq_rel) + 1 == VariantCodes::kSamples &&
       trial == 1) {
-    const bool faster = c.best_ns[1].load(std::memory_order_relaxed) <
-                        0.97 * c.best_ns[0].load(std::memory_order_relaxed);
+    const bool faster = c.best_ns[1].load() < 0.97 * c.best_ns[0].load();
     c.stream_choice.store(faster ? VariantCodes::kStream : VariantCodes::kKeepCaches,
-                          std::memory_order_relaxed);
+                          std::memory_order_release);
   }
   return status;
 }
@@ -431,7 +438,8 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
                                            double* timed_ns) {
   const bool disjoint_arrays = disjoint(args, n);
   const CompiledCode& code = code_for(disjoint_arrays, kind);  // may wait for a build: untimed
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = timed_ns != nullptr ? std::chrono::steady_clock::now()
+                                           : std::chrono::steady_clock::time_point{};
   // A quick code's launch reads the slot before each chunk: the optimized code takes over
   // between chunks when it lands (both compute the same bits).
   const std::atomic<const CompiledCode*>* live =
@@ -479,7 +487,11 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
   const std::int64_t rest = total - begin;
   if (rest <= 0) return status;
   const double predicted_ns = static_cast<double>(rest) * nspi;
-  if (predicted_ns >= kShortLaunchNs) before_long_work();
+  if (predicted_ns < kShortLaunchNs) {
+    run_short(code, live, slots, begin, total, nspi, &status);
+    return status;
+  }
+  before_long_work();
   if (predicted_ns < kFanOutNs || num_threads() <= 1) {
     if (live == nullptr) {
       code.chunk(slots, begin, total, &status);
@@ -516,6 +528,42 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
       },
       &ctx);
   return status;
+}
+
+// A launch predicted short tells no long work, so the caller may hold Python's GIL through it.
+// The prediction is the variant's measured cost per iteration, which a scalar argument can
+// change (a loop count): from a predicted microsecond on the launch runs in pieces of a
+// quarter of a short launch, and tells long work once it has run longer than a short launch;
+// every 64th launch is timed too. A timing that differs from the prediction by more than twice
+// replaces it, for this launch's successors and the threading policy.
+void CpuCode::run_short(const CompiledCode& code, const std::atomic<const CompiledCode*>* live,
+                        const std::uint64_t* slots, std::int64_t begin, std::int64_t total,
+                        double nspi, codegen::TackDebugStatus* status) {
+  const std::int64_t rest = total - begin;
+  const std::uint32_t count = codes_->short_launches.load(std::memory_order_relaxed);
+  codes_->short_launches.store(count + 1, std::memory_order_relaxed);  // a sample, not a tally
+  const bool watched = static_cast<double>(rest) * nspi >= kWatchedLaunchNs || count % 64 == 0;
+  if (!watched && live == nullptr) {
+    code.chunk(slots, begin, total, status);
+    return;
+  }
+  using clock = std::chrono::steady_clock;
+  const auto piece = static_cast<std::int64_t>(kShortLaunchNs / 4 / std::max(nspi, 0.01)) + 1;
+  const auto t0 = clock::now();
+  bool told = false;
+  for (std::int64_t b = begin; b < total; b += piece) {
+    const CompiledCode& c = live ? *live->load(std::memory_order_acquire) : code;
+    c.chunk(slots, b, std::min(total, b + piece), status);
+    if (!told &&
+        std::chrono::duration<double, std::nano>(clock::now() - t0).count() > kShortLaunchNs) {
+      before_long_work();
+      told = true;
+    }
+  }
+  const double measured = std::chrono::duration<double, std::nano>(clock::now() - t0).count() /
+                          static_cast<double>(rest);
+  if (measured > 2 * nspi || measured < nspi / 2)
+    codes_->ns_per_iteration.store(measured, std::memory_order_relaxed);
 }
 
 class CpuTarget final : public Target {

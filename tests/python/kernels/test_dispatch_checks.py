@@ -329,6 +329,11 @@ def test_call_errors_come_from_the_call_slot():
         dc_two_outputs(zeros(4, np.float32), "text", zeros(4, np.float32))
     assert callable(dc_two_outputs)
     assert type(dc_two_outputs).__call__ is tack._tack._KernelCall.__call__
+    # An array never initialized is not taken as one (nanobind warns of the attempt).
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="uninitialized"):
+        dc_two_outputs(tack.Array.__new__(tack.Array), zeros(4, np.float32), zeros(4, np.float32))
+    with pytest.raises(RuntimeError, match="no exception is pending"):
+        tack._tack._reraise()
 
 
 @pytest.mark.cpu_only("wraps host memory (array_from_ptr over a host address); OpenCL accepts only its own memory")
