@@ -14,14 +14,17 @@
 #include "runtime/backend.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
+#include "tack/kernel.hpp"
 
 namespace tack {
 namespace {
 
 using algorithms::BlockOp;
 
-// out[k] for the block of k, serially from the block's offset.
-std::string scan_pass_source(BlockOp op, bool exclusive, ScalarType acc) {
+// out[k] for the block of k, serially from the block's offset. `stream`: the stores go around
+// the caches (tack.stream_store), for a scan larger than the last-level cache whose output is
+// not read again soon (docs/design/streaming_stores.md, "What it covers").
+std::string scan_pass_source(BlockOp op, bool exclusive, ScalarType acc, bool stream) {
   std::string s = "@tack.func\ndef fold(a, b):\n    " + algorithms::fold_text(op) + R"(
 
 @tack.kernel
@@ -33,8 +36,10 @@ def tack_scan_pass(x, offsets, out, n):
         for k in range(start, stop):
             v = {T}(x[k])
 {STEP})";
-  const std::string step = exclusive ? "            out[k] = acc\n            acc = fold(acc, v)\n"
-                                     : "            acc = fold(acc, v)\n            out[k] = acc\n";
+  const std::string store =
+      stream ? "            tack.stream_store(out, k, acc)\n" : "            out[k] = acc\n";
+  const std::string fold = "            acc = fold(acc, v)\n";
+  const std::string step = exclusive ? store + fold : fold + store;
   s = algorithms::subst(s, "STEP", step);
   return algorithms::subst(s, "T", algorithms::cast_name(acc));
 }
@@ -158,7 +163,16 @@ void scan_into(const Array& x, const Array& out, BlockOp op, DType acc, bool exc
                                                                                  out, n);
     return;
   }
-  algorithms::cached_kernel(scan_pass_source(op, exclusive, acc.scalar))(x, offsets, out, n);
+  // A scan whose input and output pass the streaming threshold writes its output around the
+  // caches: each element once, in order, never read back by the scan. Only an integer scan:
+  // a float scan's serial additions (four cycles each) bound it before memory does, and its
+  // stores around the caches measured no faster (docs/performance.md, "CPU round two").
+  const std::size_t width = out.dtype().itemsize();
+  const bool stream = !is_float(acc.scalar) && (width == 4 || width == 8) &&
+                      x.nbytes() + out.nbytes() >= streaming_threshold() &&
+                      streaming_threshold() != std::numeric_limits<std::uint64_t>::max();
+  algorithms::cached_kernel(scan_pass_source(op, exclusive, acc.scalar, stream))(x, offsets, out,
+                                                                                 n);
 }
 
 DType scan_type(const Array& a, BlockOp op, std::optional<DType> dtype, const Array* out,

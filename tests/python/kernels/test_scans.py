@@ -171,3 +171,21 @@ def test_workgroup_scans_of_two_levels(monkeypatch):
     monkeypatch.setenv("TACK_SCAN_KERNEL", "workgroup")
     np.testing.assert_array_equal(tack.cumsum(tack.array(x, device=groups[0])).numpy(),
                                   np.cumsum(x))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.float32], ids=name)
+def test_scans_past_the_streaming_threshold(dtype):
+    # An integer scan past tack.streaming_threshold() writes its output around the caches
+    # (docs/design/streaming_stores.md); a float scan keeps ordinary stores. The same values
+    # either way, inclusive and exclusive, into a new array and into out=.
+    before = tack.streaming_threshold()
+    tack.set_streaming_threshold(0)
+    try:
+        x = rng(12).integers(0, 100, 3 * 4096 + 17).astype(dtype)
+        a = arr(x)
+        np.testing.assert_array_equal(tack.cumsum(a).numpy(), np.cumsum(x))
+        out = tack.zeros(len(x), dtype=tack.cumsum(a).dtype)
+        tack.exclusive_scan(a, out=out)
+        np.testing.assert_array_equal(out.numpy(), np.concatenate([[0], np.cumsum(x)[:-1]]))
+    finally:
+        tack.set_streaming_threshold(before)
