@@ -314,6 +314,7 @@ def test_a_long_launch_lets_other_python_threads_run():
         for _ in range(3):  # the counter must move inside some call of about 0.1 s
             before = count[0]
             dc_slow(x, 20000)
+            tack.sync()  # a queued launch (OpenCL) runs here
             during.append(count[0] - before)
         assert max(during) > 100, during
     finally:
