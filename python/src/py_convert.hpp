@@ -116,6 +116,10 @@ class GilReleaseOnLongWork final : public BeforeLongWork {
 };
 // Called once from tack's Python atexit hook, with the GIL held: see GilRelease.
 void shutdown_begins();
+// Called once from tack's Python atexit hook, with the GIL held: the `tack` logger is let go and
+// later events are dropped (a handler may hold the program's globals, kernels among them, which
+// would otherwise outlive finalization).
+void release_python_logger();
 
 // A reference to a Python object, released (under the GIL) when the last C++ owner is gone.
 std::shared_ptr<void> python_hold(nb::handle obj);

@@ -65,6 +65,7 @@ void init_device(nb::module_& m) {
           sync();
         } catch (const std::exception&) {
         }
+        release_python_logger();
       },
       "tack's atexit hook (tack/__init__.py): shutdown of GIL releases, the background builds "
       "finished, then sync()");

@@ -154,10 +154,15 @@ struct KernelCall {
 // so the events are dropped: `import tack` does not import logging (with threading, traceback
 // and string, 5 ms of a 40 ms import; docs/performance.md, "Import").
 PyObject* tack_logger = nullptr;
+bool logger_released = false;  // at exit: events from then on are dropped
 
 // The compile and cache events of the calls so far, to Python's `tack` logger (INFO), with the
 // GIL held: C++ only collects them (a compile may run on any thread, without the GIL).
 void forward_log_events() {
+  if (logger_released) {
+    take_log_events();
+    return;
+  }
   if (tack_logger == nullptr) {
     PyObject* logging = PyImport_GetModule(nb::str("logging").ptr());  // null: not imported
     if (logging == nullptr) {
@@ -270,6 +275,11 @@ PyType_Slot kernel_call_slots[] = {{Py_tp_call, reinterpret_cast<void*>(kernel_t
                                    {0, nullptr}};
 
 }  // namespace
+
+void release_python_logger() {
+  logger_released = true;  // (logging's own atexit hook has closed its handlers by now)
+  Py_CLEAR(tack_logger);   // its handlers may hold the program's globals, kernels among them
+}
 
 void init_kernel(nb::module_& m) {
   set_log_collect(true);  // forwarded to logging.getLogger("tack") after each call

@@ -152,7 +152,9 @@ def test_import_leaves_logging_alone_and_a_later_logger_still_hears(tmp_path):
 
         after(tack.zeros(4, device="cpu"))
         assert any("kernel 'after'" in m for m in seen), seen
-        assert not any("kernel 'before'" in m for m in seen), seen
+        # 'before''s first compile was before logging: dropped. Its optimized build, finished
+        # in the background since, may be reported.
+        assert not any("kernel 'before'" in m and "quick" in m for m in seen), seen
         print("ok")
     """)
     path = tmp_path / "later_logger.py"  # a file: kernels read their source from it
@@ -160,3 +162,4 @@ def test_import_leaves_logging_alone_and_a_later_logger_still_hears(tmp_path):
     env = dict(os.environ, TACK_CACHE_DIR="")
     r = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    assert "leaked" not in r.stderr, r.stderr  # the logger's handler let go at exit
