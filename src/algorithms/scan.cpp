@@ -169,8 +169,7 @@ void scan_into(const Array& x, const Array& out, BlockOp op, DType acc, bool exc
   // stores around the caches measured no faster (docs/performance.md, "CPU round two").
   const std::size_t width = out.dtype().itemsize();
   const bool stream = !is_float(acc.scalar) && (width == 4 || width == 8) &&
-                      x.nbytes() + out.nbytes() >= streaming_threshold() &&
-                      streaming_threshold() != std::numeric_limits<std::uint64_t>::max();
+                      x.nbytes() + out.nbytes() >= streaming_threshold();
   algorithms::cached_kernel(scan_pass_source(op, exclusive, acc.scalar, stream))(x, offsets, out,
                                                                                  n);
 }

@@ -74,6 +74,29 @@ TEST(LongWork, ALongLaunchTellsOnceEvenWhenWarm) {
   EXPECT_EQ(y.to_vector<float>()[n - 1], 2.0f);
 }
 
+// The prediction is the variant's measured cost per iteration; a scalar argument can make each
+// iteration far longer than measured. Such a launch still tells (mid-launch, once it runs past
+// a short launch's time, or before it, when predicted long), and once only.
+TEST(LongWork, ALaunchMadeLongByAScalarStillTells) {
+  const Kernel k = kernel(R"(
+def rounds(x, r):
+    for i in range(x.shape[0]):
+        v = x[i]
+        for j in range(r):
+            v = v * 0.999 + 0.001
+        x[i] = v
+)");
+  const Array x = ones({2000}, f32);
+  for (int i = 0; i < 4; ++i) k(x, 1);  // compiled, and its cost per iteration measured at r = 1
+  Counter c;
+  const KernelArg args[] = {x, KernelArg(20000)};  // tens of milliseconds, predicted in microseconds
+  k.call(args, 2, c);
+  EXPECT_EQ(c.told, 1);
+  Counter again;
+  k.call(args, 2, again);
+  EXPECT_EQ(again.told, 1) << "the next launch is predicted long";
+}
+
 TEST(LongWork, ANewSignatureTellsForItsCompile) {
   const Kernel k = kernel(kAddOne);
   const Array x = ones({16}, f32), y = zeros({16}, f32);

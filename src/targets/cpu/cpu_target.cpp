@@ -293,10 +293,8 @@ class CpuCode final : public VariantCode {
   }
 
   std::string inspect(const KernelArg* args, std::size_t count, bool optimized) override {
-    const bool keeps_caches = codes_->stream_choice.load() == VariantCodes::kKeepCaches;
-    const ir::Function& fn =
-        ir_of(streams(args, count) && !keeps_caches ? kStreamingCode : kPlainCode);
-    return codegen::emit_llvm_ir(fn, options(disjoint(args, count), debug_), optimized);
+    return codegen::emit_llvm_ir(ir_of(decided_kind(args, count)),
+                                 options(disjoint(args, count), debug_), optimized);
   }
 
   std::size_t code_count() const override {
@@ -318,6 +316,9 @@ class CpuCode final : public VariantCode {
   // Whether this launch's outputs go around the caches: the kernel has streamed outputs and the
   // launch's arrays together hold at least streaming_threshold() bytes (the last-level cache).
   bool streams(const KernelArg* args, std::size_t count) const;
+  // The code such a launch runs once the variant has chosen (before: the streaming code, which
+  // the choice keeps unless it measured slower); the plain code for any other launch.
+  CodeKind decided_kind(const KernelArg* args, std::size_t count) const;
   // A launch with the code of `kind`; `timed_ns`, when not null, receives its nanoseconds per
   // iteration if its code was the optimized build.
   codegen::TackDebugStatus run_with(CodeKind kind, const KernelArg* args, std::size_t count,
@@ -345,6 +346,14 @@ bool CpuCode::streams(const KernelArg* args, std::size_t count) const {
     if (args[i].array != nullptr) bytes += args[i].array->buffer()->nbytes();  // no shape walk
   }
   return bytes >= streaming_threshold();
+}
+
+CodeKind CpuCode::decided_kind(const KernelArg* args, std::size_t count) const {
+  if (!streams(args, count)) return kPlainCode;
+  if (streaming_threshold() == 0) return kStreamingCode;  // forced: never measured
+  const bool keeps_caches =
+      codes_->stream_choice.load(std::memory_order_acquire) == VariantCodes::kKeepCaches;
+  return keeps_caches ? kPlainCode : kStreamingCode;
 }
 
 // The code for a launch: made on first use (quick, when tiered), and on a later launch of a
@@ -402,18 +411,16 @@ void CpuCode::optimize_in_background(bool disjoint, CodeKind kind) {
 }
 
 // A launch past the streaming threshold of a kernel with streamed outputs runs its plain code
-// once and its streaming code once, each timed (optimized builds only), and from then on the
+// twice and its streaming code twice, each timed (optimized builds only), and from then on the
 // faster: non-temporal stores save the read for ownership of every output line, but where they
 // cannot be vectorized (the CPU's only take whole aligned vectors) a loop that computes more
 // than it moves can lose more than that (docs/design/streaming_stores.md).
 codegen::TackDebugStatus CpuCode::run(const KernelArg* args, std::size_t n) {
-  if (!streams(args, n)) return run_with(kPlainCode, args, n, nullptr);
-  if (streaming_threshold() == 0) return run_with(kStreamingCode, args, n, nullptr);  // forced
+  if (!streams(args, n)) return run_with(kPlainCode, args, n, nullptr);  // the usual launch
   VariantCodes& c = *codes_;
-  const int choice = c.stream_choice.load(std::memory_order_acquire);
-  if (choice != VariantCodes::kUndecided) {
-    return run_with(choice == VariantCodes::kStream ? kStreamingCode : kPlainCode, args, n,
-                    nullptr);
+  if (streaming_threshold() == 0 ||
+      c.stream_choice.load(std::memory_order_acquire) != VariantCodes::kUndecided) {
+    return run_with(decided_kind(args, n), args, n, nullptr);
   }
   // Each code's first launches may fault in fresh output pages or wait for its build: only
   // launches of an optimized code that ran no timing probe count, and each code's best of two.
