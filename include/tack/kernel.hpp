@@ -197,9 +197,17 @@ void finish_compiles();
 namespace detail {
 // Computes on the background worker what every CPU disk-cache key of this process includes
 // (the host's target id: CPUID instructions, 10 us each in a virtual machine; this build's
-// id) and runs the front end once over a small kernel, so that the first kernel call does not
-// pay for either. Python's import calls it.
+// id) and the last-level cache's size (the streaming threshold: 16 files of /sys), and runs the
+// front end once over a small kernel, so that the first kernel call does not pay for any of
+// it. Python's import calls it first thing.
 void prefetch_cache_key();
+// This process's variants lowered and made from kernel records, and kernels whose source was
+// parsed and whose name and parameters came from their records (docs/design/kernel_records.md;
+// for tests).
+struct KernelRecordCounts {
+  std::uint64_t lowered = 0, from_records = 0, parsed = 0, kernels_from_records = 0;
+};
+KernelRecordCounts kernel_record_counts();
 }  // namespace detail
 
 // The CUDA architecture `inspect` compiles for when none is named (the H100/H200 class, the

@@ -401,6 +401,19 @@ void init_kernel(nb::module_& m) {
       "the names the functions of kernel-language `source` call, dotted as written, each once, "
       "in source order (the front end's parse; nothing for text it cannot parse)");
   m.def(
+      "_kernel_record_counts",
+      [] {
+        const detail::KernelRecordCounts c = detail::kernel_record_counts();
+        nb::dict d;
+        d["lowered"] = c.lowered;
+        d["from_records"] = c.from_records;
+        d["parsed"] = c.parsed;
+        d["kernels_from_records"] = c.kernels_from_records;
+        return d;
+      },
+      "this process's variants lowered and made from kernel records, kernels parsed and made "
+      "from records (docs/design/kernel_records.md; for tests)");
+  m.def(
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode, const std::string& device,
          const std::string& arch) {

@@ -5,6 +5,13 @@ conversions -- lives in C++, so Python and C++ callers see the same behaviour. S
 docs/python-api.md for the array API.
 """
 
+# First: the background worker computes what the first kernel call needs (the host's target id,
+# the cache sizes) while the rest of the package imports.
+from tack._tack import _prefetch_cache_key
+
+_prefetch_cache_key()
+del _prefetch_cache_key
+
 from tack._tack import (
     Array,
     CompiledKernel,
@@ -153,7 +160,6 @@ def _on_exit():
 
 _atexit.register(_on_exit)
 set_tiered_compile(True)  # the optimized builds finish in _on_exit, before anything is torn down
-_tack_module._prefetch_cache_key()  # the first kernel call then does not compute it
 
 __all__ = [
     "finish_compiles",

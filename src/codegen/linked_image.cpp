@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "support/byte_stream.hpp"
 #include "support/error.hpp"
 
 namespace tack::codegen {
@@ -21,42 +22,6 @@ namespace {
 constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'I', 'M', 'G', '1'};
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 30;
 constexpr std::uint32_t kMaxSymbol = 4096;
-
-class Writer {
- public:
-  template <typename T>
-  void put(T v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    out.insert(out.end(), p, p + sizeof v);
-  }
-  void bytes(const char* p, std::size_t n) { out.insert(out.end(), p, p + n); }
-  std::vector<char> out;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::vector<char>& in) : in_(in) {}
-  template <typename T>
-  T get() {
-    T v;
-    std::memcpy(&v, take(sizeof v), sizeof v);
-    return v;
-  }
-  const char* take(std::size_t n) {
-    if (n > in_.size() - at_) bad("it ends early");
-    const char* p = in_.data() + at_;
-    at_ += n;
-    return p;
-  }
-  bool done() const { return at_ == in_.size(); }
-  [[noreturn]] static void bad(const std::string& why) {
-    throw RuntimeError("cannot load a cached kernel image: " + why);
-  }
-
- private:
-  const std::vector<char>& in_;
-  std::size_t at_ = 0;
-};
 
 std::uint64_t page_size() {
   static const std::uint64_t size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -71,7 +36,7 @@ bool within(std::uint64_t offset, std::uint64_t length, std::uint64_t size) {
 }  // namespace
 
 std::vector<char> serialize(const LinkedImage& image) {
-  Writer w;
+  detail::ByteWriter w;
   w.bytes(kMagic, sizeof kMagic);
   w.put(image.base);
   w.put(image.size);
@@ -102,8 +67,8 @@ std::vector<char> serialize(const LinkedImage& image) {
 }
 
 LinkedImage deserialize(const std::vector<char>& bytes) {
-  Reader r(bytes);
-  if (std::memcmp(r.take(sizeof kMagic), kMagic, sizeof kMagic) != 0) Reader::bad("no magic");
+  detail::ByteReader r(bytes, "cannot load a cached kernel image");
+  if (std::memcmp(r.take(sizeof kMagic), kMagic, sizeof kMagic) != 0) r.bad("no magic");
   LinkedImage image;
   image.base = r.get<std::uint64_t>();
   image.size = r.get<std::uint64_t>();
@@ -111,14 +76,14 @@ LinkedImage deserialize(const std::vector<char>& bytes) {
   image.extent = r.get<std::uint64_t>();
   const std::uint64_t page = page_size();
   if (image.size == 0 || image.size > kMaxSize || image.size % page != 0 || image.base % page != 0)
-    Reader::bad("its size or base is not whole pages");
+    r.bad("its size or base is not whole pages");
   if (image.chunk >= image.size || image.extent >= image.size)
-    Reader::bad("an entry point lies outside it");
+    r.bad("an entry point lies outside it");
   for (std::uint32_t n = r.get<std::uint32_t>(); n > 0; --n) {
     LinkedImage::Bytes c;
     c.offset = r.get<std::uint64_t>();
     const auto length = r.get<std::uint64_t>();
-    if (!within(c.offset, length, image.size)) Reader::bad("its contents lie outside it");
+    if (!within(c.offset, length, image.size)) r.bad("its contents lie outside it");
     const char* p = r.take(length);
     c.data.assign(p, p + length);
     image.contents.push_back(std::move(c));
@@ -129,14 +94,14 @@ LinkedImage deserialize(const std::vector<char>& bytes) {
     p.size = r.get<std::uint64_t>();
     p.prot = r.get<std::uint32_t>();
     if (!within(p.offset, p.size, image.size) || p.offset % page != 0 || p.size % page != 0)
-      Reader::bad("a page range is not whole pages within it");
+      r.bad("a page range is not whole pages within it");
     if (p.prot > 7 || ((p.prot & kImageWrite) && (p.prot & kImageExec)))
-      Reader::bad("a page range is both writable and executable");
+      r.bad("a page range is both writable and executable");
     image.pages.push_back(p);
   }
   for (std::uint32_t n = r.get<std::uint32_t>(); n > 0; --n) {
     const auto offset = r.get<std::uint64_t>();
-    if (!within(offset, 8, image.size)) Reader::bad("a rebase lies outside it");
+    if (!within(offset, 8, image.size)) r.bad("a rebase lies outside it");
     image.rebases.push_back(offset);
   }
   for (std::uint32_t n = r.get<std::uint32_t>(); n > 0; --n) {
@@ -145,12 +110,12 @@ LinkedImage deserialize(const std::vector<char>& bytes) {
     b.addend = r.get<std::int64_t>();
     const auto length = r.get<std::uint32_t>();
     if (!within(b.offset, 8, image.size) || length == 0 || length > kMaxSymbol)
-      Reader::bad("a bind lies outside it or names no symbol");
+      r.bad("a bind lies outside it or names no symbol");
     const char* p = r.take(length);
     b.symbol.assign(p, length);
     image.binds.push_back(std::move(b));
   }
-  if (!r.done()) Reader::bad("bytes follow its end");
+  if (!r.done()) r.bad("bytes follow its end");
   return image;
 }
 

@@ -10,6 +10,9 @@
 #include "frontend/parser.hpp"
 #include "lowering/builtins/builtin.hpp"
 #include "support/background.hpp"
+#include "support/build_id.hpp"
+#include "support/byte_stream.hpp"
+#include "support/disk_cache.hpp"
 #include "support/long_work.hpp"
 #include "tack/kernel.hpp"
 
@@ -91,7 +94,9 @@ std::vector<BuiltinInfo> builtins() {
   return out;
 }
 
-std::vector<std::string> called_names(std::string_view source) {
+namespace {
+
+std::vector<std::string> parse_called_names(std::string_view source) {
   std::vector<std::string> names;
   try {
     const frontend::Module module = frontend::parse_module(source);
@@ -106,6 +111,33 @@ std::vector<std::string> called_names(std::string_view source) {
   } catch (const CompileError&) {
     names.clear();  // the compile reports it, with the kernel's file and line
   }
+  return names;
+}
+
+}  // namespace
+
+// With the disk cache on, the names are kept in it (a kernel record, docs/design/
+// kernel_records.md): a process that loads its kernels from the cache never parses.
+std::vector<std::string> called_names(std::string_view source) {
+  const auto dir = detail::cache_directory();
+  if (!dir || dir->empty()) return parse_called_names(source);
+  const std::string key = std::string("tack ") + TACK_VERSION + " " + detail::build_id() +
+                          "\ncalled names\n" + std::string(source);
+  if (const auto bytes = detail::cache_load("records", key)) {
+    try {
+      detail::ByteReader r(*bytes, "not a record of called names");
+      std::vector<std::string> names;
+      const std::size_t n = r.get<std::uint32_t>();  // a damaged count ends early below
+      for (std::size_t i = 0; i < n; ++i) names.push_back(r.text());
+      if (r.done()) return names;
+    } catch (const RuntimeError&) {  // damaged: parsed again
+    }
+  }
+  std::vector<std::string> names = parse_called_names(source);
+  detail::ByteWriter w;
+  w.put(static_cast<std::uint32_t>(names.size()));
+  for (const std::string& n : names) w.text(n);
+  detail::cache_store("records", key, w.out);
   return names;
 }
 

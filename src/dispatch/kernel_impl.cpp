@@ -3,7 +3,9 @@
 #include "dispatch/kernel_impl.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -14,6 +16,9 @@
 #include "ir/visitor.hpp"
 #include "memory/device_buffer.hpp"
 #include "runtime/backend.hpp"
+#include "support/build_id.hpp"
+#include "support/byte_stream.hpp"
+#include "support/disk_cache.hpp"
 #include "support/error.hpp"
 #include "support/hash.hpp"
 #include "support/long_work.hpp"
@@ -67,6 +72,62 @@ std::string shape_of_param(const Array& a) {
                        site.text + ")");
 }
 
+// Kernel records (docs/design/kernel_records.md): in this folder of the disk cache, a kernel's
+// name and parameters keyed by everything its parse depends on, and per variant what dispatch
+// and the target's code read at a launch, keyed by that and the signature.
+constexpr std::string_view kRecordFolder = "records";
+constexpr std::string_view kKernelRecordTag = "tack kernel record 1";
+constexpr std::string_view kVariantRecordTag = "tack variant record 1";
+constexpr std::uint32_t kMaxRecordParams = 1 << 16;
+
+struct RecordCounts {
+  std::atomic<std::uint64_t> lowered{0}, from_records{0}, parsed{0}, kernels_from_records{0};
+};
+RecordCounts& counts_of() {
+  static auto* counts = new RecordCounts;  // immortal: background builds may lower at exit
+  return *counts;
+}
+
+// Whether kernels keep records: the disk cache is on, and the passes do not print what they
+// make (TACK_PRINT_IR: a kernel from its record would print nothing).
+bool records_on() {
+  const auto dir = cache_directory();
+  if (!dir || dir->empty()) return false;
+  const char* print_ir = std::getenv("TACK_PRINT_IR");
+  return print_ir == nullptr || *print_ir == '\0' || std::strcmp(print_ir, "0") == 0;
+}
+
+void put_constant(ByteWriter& w, const ConstantValue& c) {
+  w.put(c.kind);
+  w.put(c.value.kind), w.put(c.value.i), w.put(c.value.u), w.put(c.value.f);
+  w.put(c.dtype);
+  w.text(c.what);
+  w.put(static_cast<std::uint32_t>(c.elements.size()));
+  for (const ConstantValue& e : c.elements) put_constant(w, e);
+}
+
+// The key of a kernel's record: this build, the kernel's name, its laid-out source and where
+// its pieces came from (`segments`), the host's constants and aliases. Empty when records are
+// off.
+template <typename Segments>
+std::string kernel_record_key(const std::string& source, const std::string& kernel_file,
+                              const std::string& name, const std::vector<NamedConstant>& constants,
+                              const std::vector<FunctionAlias>& aliases, Segments segments) {
+  if (!records_on()) return {};
+  ByteWriter w;
+  w.text(std::string("tack ") + TACK_VERSION + " " + build_id() + "\nkernel record\n");
+  w.text(name), w.text(kernel_file), w.text(source);
+  segments(w);
+  w.put(static_cast<std::uint32_t>(constants.size()));
+  for (const NamedConstant& c : constants) {
+    w.text(c.function), w.text(c.name);
+    put_constant(w, c.value);
+  }
+  w.put(static_cast<std::uint32_t>(aliases.size()));
+  for (const FunctionAlias& a : aliases) w.text(a.function), w.text(a.name), w.text(a.target);
+  return std::string(w.out.begin(), w.out.end());
+}
+
 }  // namespace
 
 std::uint64_t VariantKey::hash() const {
@@ -78,7 +139,8 @@ std::uint64_t VariantKey::hash() const {
 }
 
 KernelImpl::KernelImpl(std::string source, std::string name, int first_line)
-    : source_(std::move(source)), module_(parse(first_line)) {
+    : source_(std::move(source)) {
+  std::call_once(parsed_, [&] { module_.emplace(parse(first_line)); });
   init(first_line, name);
 }
 
@@ -133,22 +195,70 @@ KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name,
     : source_(std::move(layout.text)),
       segments_(std::move(layout.segments)),
       kernel_file_(std::move(kernel_file)),
-      module_(parse(1)) {
-  // The host's bindings, before the structure checks (which follow calls through aliases).
-  module_.constants = std::move(constants);
-  module_.aliases = std::move(aliases);
-  for (frontend::FunctionDef& f : module_.functions) {
-    for (const Segment& s : segments_) {
-      if (s.device_function && f.loc.line >= s.start && f.loc.line < s.start + s.count) {
-        f.kind = frontend::FunctionKind::Func;
-      }
-    }
-  }
+      constants_(std::move(constants)),
+      aliases_(std::move(aliases)) {
+  record_key_ =
+      kernel_record_key(source_, kernel_file_, name, constants_, aliases_, [&](ByteWriter& w) {
+        for (const Segment& s : segments_) {
+          w.put(s.start), w.put(s.count), w.text(s.file);
+          w.put(s.first_line), w.put(s.device_function);
+        }
+      });
+  if (!record_key_.empty() && read_kernel_record()) return;
+  module();  // its CompileError is located already
   try {
     init(1, name);
   } catch (const CompileError& e) {
     throw located(e);
   }
+  if (!record_key_.empty()) {
+    ByteWriter w;
+    w.text(kKernelRecordTag);
+    w.text(name_);
+    w.put(static_cast<std::uint32_t>(param_names_.size()));
+    for (const std::string& p : param_names_) w.text(p);
+    cache_store(kRecordFolder, record_key_, w.out);
+  }
+}
+
+bool KernelImpl::read_kernel_record() {
+  const auto bytes = cache_load(kRecordFolder, record_key_);
+  if (!bytes) return false;
+  try {
+    ByteReader r(*bytes, "not a kernel record");
+    if (r.text() != kKernelRecordTag) r.bad("another tag");
+    std::string name = r.text();
+    const auto n = r.get<std::uint32_t>();
+    if (n > kMaxRecordParams) r.bad("too many parameters");
+    std::vector<std::string> params(n);
+    for (std::string& p : params) p = r.text();
+    if (!r.done() || name.empty()) r.bad("a malformed record");
+    name_ = std::move(name);
+    param_names_ = std::move(params);
+  } catch (const RuntimeError&) {
+    return false;  // another version's record, or a damaged one: the source is parsed
+  }
+  counts_of().kernels_from_records.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+const frontend::Module& KernelImpl::module() const {
+  std::call_once(parsed_, [&] {
+    frontend::Module m = parse(1);
+    // The host's bindings, before the structure checks (which follow calls through aliases).
+    m.constants = constants_;
+    m.aliases = aliases_;
+    for (frontend::FunctionDef& f : m.functions) {
+      for (const Segment& s : segments_) {
+        if (s.device_function && f.loc.line >= s.start && f.loc.line < s.start + s.count) {
+          f.kind = frontend::FunctionKind::Func;
+        }
+      }
+    }
+    module_.emplace(std::move(m));
+    counts_of().parsed.fetch_add(1, std::memory_order_relaxed);
+  });
+  return *module_;
 }
 
 frontend::Module KernelImpl::parse(int first_line) const {
@@ -171,7 +281,7 @@ CompileError KernelImpl::located(const CompileError& e) const {
 void KernelImpl::init(int first_line, const std::string& name) {
   const frontend::FunctionDef* def = nullptr;
   if (name.empty()) {
-    for (const auto& f : module_.functions) {
+    for (const auto& f : module_->functions) {
       if (f.kind != frontend::FunctionKind::Func) def = &f;
     }
     if (def == nullptr) {
@@ -181,13 +291,13 @@ void KernelImpl::init(int first_line, const std::string& name) {
                          "");
     }
   } else {
-    def = module_.find(name);
+    def = module_->find(name);
     if (def == nullptr) {
       throw ValueError("no function named '" + name + "' in the kernel source");
     }
   }
   name_ = def->name;
-  frontend::check_kernel_structure(module_, *def);
+  frontend::check_kernel_structure(*module_, *def);
   for (const auto& p : def->params) param_names_.push_back(p.name);
 }
 
@@ -266,6 +376,19 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
   key.debug = debug_.load(std::memory_order_relaxed) || tack::debug();
 }
 
+compiler::KernelIr KernelImpl::compile_ir(const VariantKey& key, const Target& target,
+                                          lowering::KernelPart part) {
+  const frontend::Module& m = module();  // its CompileError is located already
+  counts_of().lowered.fetch_add(1, std::memory_order_relaxed);
+  try {
+    compiler::PipelineOptions options = target.pipeline_options(key.debug);
+    options.part = part;
+    return compiler::compile_kernel(m, name_, key.args, options);
+  } catch (const CompileError& e) {
+    throw located(e);
+  }
+}
+
 std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, lowering::KernelPart part) {
   const Target* target = target_for(*key.device);
   if (target == nullptr) {
@@ -273,22 +396,21 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, lowering::Kern
                        key.device->name() + "' (kind '" + key.device->kind() +
                        "') yet; copy the arrays to a device that runs kernels, such as the CPU");
   }
+  if (part == lowering::KernelPart::Loop) {
+    if (auto v = from_record(key, *target)) return v;
+  }
   auto v = std::make_unique<Variant>();
   v->key = key;
-  try {
-    compiler::PipelineOptions options = target->pipeline_options(key.debug);
-    options.part = part;
-    v->kernel = compiler::compile_kernel(module_, name_, key.args, options);
-  } catch (const CompileError& e) {
-    throw located(e);
-  }
+  v->kernel = compile_ir(key, *target, part);
   variant_compiled(v->kernel, key.debug);  // every target's observer (Target::variant_compiled)
   const ir::Function& f = v->kernel.ir;
   v->names = param_names_;
   for (std::size_t i = v->names.size(); i < f.params.size(); ++i) {
     v->names.push_back(f.params[i].name);
   }
-  v->facts = ParamFacts{&name_, &v->names, &v->kernel.written, &v->kernel.atomics};
+  v->written = v->kernel.written;
+  v->atomics = v->kernel.atomics;
+  v->facts = ParamFacts{&name_, &v->names, &v->written, &v->atomics};
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target->compile(device, v->kernel, v->facts, key.debug);
   if (part == lowering::KernelPart::Loop) {
@@ -311,8 +433,95 @@ std::unique_ptr<Variant> KernelImpl::lower(const VariantKey& key, lowering::Kern
       v->blocks = host_iteration_count(v->kernel);
     }
     if (f.has_epilogue) v->epilogue = lower(key, lowering::KernelPart::Epilogue);
+    // A kernel with a value or partials launches with its bounds' code: it keeps no record.
+    if (!record_key_.empty() && f.partials.empty() && !f.has_epilogue) write_record(*v, *target);
   }
   return v;
+}
+
+std::string KernelImpl::variant_record_key(const VariantKey& key, const Target& target) const {
+  ByteWriter w;
+  w.text(record_key_);
+  w.text("variant for " + target.display_name());
+  const compiler::PipelineOptions o = target.pipeline_options(key.debug);
+  w.put(o.debug), w.put(o.privatize_atomics), w.put(o.part), w.put(o.stream_outputs);
+  w.put(key.debug);
+  w.put(static_cast<std::uint32_t>(key.args.size()));
+  for (const compiler::ArgType& a : key.args) {
+    w.put(a.kind), w.put(a.type), w.put(a.rank), w.put(a.vec_width), w.put(a.mat_cols);
+    w.put(a.strided), w.put(a.texture);
+  }
+  return std::string(w.out.begin(), w.out.end());
+}
+
+void KernelImpl::write_record(const Variant& v, const Target& target) const {
+  const std::vector<char> facts = target.record_facts(v.kernel);
+  if (facts.empty()) return;  // the target makes no code from records
+  ByteWriter w;
+  w.text(kVariantRecordTag);
+  w.put(static_cast<std::uint32_t>(v.written.size()));
+  for (const bool b : v.written) w.put(static_cast<std::uint8_t>(b));
+  w.put(static_cast<std::uint32_t>(v.atomics.size()));
+  for (const analysis::AtomicTarget& a : v.atomics) {
+    w.put(static_cast<std::int32_t>(a.param)), w.put(static_cast<std::int32_t>(a.alignment));
+  }
+  w.text(std::string_view(facts.data(), facts.size()));
+  cache_store(kRecordFolder, variant_record_key(v.key, target), w.out);
+}
+
+std::unique_ptr<Variant> KernelImpl::from_record(const VariantKey& key, const Target& target) {
+  if (record_key_.empty() || variants_observed()) return nullptr;
+  const auto bytes = cache_load(kRecordFolder, variant_record_key(key, target));
+  if (!bytes) return nullptr;
+  auto v = std::make_unique<Variant>();
+  v->key = key;
+  v->from_record = true;
+  v->names = param_names_;
+  std::vector<char> facts;
+  try {
+    ByteReader r(*bytes, "not a variant record");
+    if (r.text() != kVariantRecordTag) r.bad("another tag");
+    const std::size_t n = r.get<std::uint32_t>();
+    if (n != param_names_.size()) r.bad("another parameter count");
+    for (std::size_t i = 0; i < n; ++i) v->written.push_back(r.get<std::uint8_t>() != 0);
+    const std::size_t atomics = r.get<std::uint32_t>();
+    if (atomics > n) r.bad("more atomic targets than parameters");
+    for (std::size_t i = 0; i < atomics; ++i) {
+      analysis::AtomicTarget a{r.get<std::int32_t>(), r.get<std::int32_t>()};
+      if (a.param < 0 || static_cast<std::size_t>(a.param) >= n || a.alignment < 1)
+        r.bad("an atomic target out of range");
+      v->atomics.push_back(a);
+    }
+    const std::string text = r.text();
+    facts.assign(text.begin(), text.end());
+    if (!r.done()) r.bad("bytes follow its end");
+  } catch (const RuntimeError&) {
+    return nullptr;  // another version's record, or a damaged one: the variant is lowered
+  }
+  v->facts = ParamFacts{&name_, &v->names, &v->written, &v->atomics};
+  Variant* raw = v.get();
+  auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
+  v->code = target.from_record(
+      device, facts, [this, raw]() -> const compiler::KernelIr& { return lowered(*raw); }, v->facts,
+      key.debug);
+  if (!v->code) return nullptr;
+  counts_of().from_records.fetch_add(1, std::memory_order_relaxed);
+  return v;
+}
+
+const compiler::KernelIr& KernelImpl::lowered(Variant& v) {
+  if (!v.from_record) return v.kernel;
+  std::call_once(v.lowering, [&] {
+    v.kernel = compile_ir(v.key, *target_for(*v.key.device), lowering::KernelPart::Loop);
+    TACK_INTERNAL_ASSERT(v.kernel.written == v.written,
+                         "a kernel record's written parameters differ from the kernel's");
+  });
+  return v.kernel;
+}
+
+KernelRecordCounts kernel_record_counts() {
+  const RecordCounts& c = counts_of();
+  return {c.lowered.load(), c.from_records.load(), c.parsed.load(), c.kernels_from_records.load()};
 }
 
 Variant& KernelImpl::find_or_lower(const VariantKey& key) {
@@ -402,12 +611,12 @@ void KernelImpl::launch(Variant& v, const KernelArg* args, std::size_t count) {
   check_atomic_alignment(v.facts, args);
   if (!v.code->tells_long_work()) before_long_work();
   const codegen::TackDebugStatus status = v.code->launch(args, count);
-  const std::vector<bool>& written = v.kernel.written;
+  const std::vector<bool>& written = v.written;
   for (std::size_t i = 0; i < count; ++i) {
     if (written[i] && args[i].array != nullptr) args[i].array->buffer()->bump_version();
   }
   if (!status.failed) return;
-  if (status.param == codegen::kAssertParam) raise_assertion(name_, v.kernel.ir, status);
+  if (status.param == codegen::kAssertParam) raise_assertion(name_, lowered(v).ir, status);
   raise_out_of_bounds(name_, v.names, args, status);
 }
 
@@ -443,7 +652,7 @@ std::string KernelImpl::inspect(const KernelArg* args, std::size_t count, std::s
                      modes_of(all));
   }
   Variant& v = variant_for(args, count);
-  if (mode == "ir") return ir::to_string(v.kernel.ir);
+  if (mode == "ir") return ir::to_string(lowered(v).ir);
   if (!has_mode(*target_for(*v.key.device), mode)) {
     // One other kind's own mode: say how to get that kind's code without one of its devices.
     std::vector<std::pair<std::string, const Target*>> owners;
@@ -478,7 +687,7 @@ std::string KernelImpl::inspect_offline(const KernelArg* args, std::size_t count
   signature_of(args, count, key);
   compiler::KernelIr k;
   try {
-    k = compiler::compile_kernel(module_, name_, key.args, target.pipeline_options(key.debug));
+    k = compiler::compile_kernel(module(), name_, key.args, target.pipeline_options(key.debug));
   } catch (const CompileError& e) {
     throw located(e);
   }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -37,10 +38,17 @@ struct VariantKey {
 };
 
 // A kernel for one signature on one device: the compiler's result, the facts the checks read,
-// and the code its device's target made of it. Never moves (the facts point into it).
+// and the code its device's target made of it. Never moves (the facts point into it). A variant
+// made from its kernel record (docs/design/kernel_records.md) has no `kernel` until something
+// needs it: read it through KernelImpl::lowered.
 struct Variant {
   VariantKey key;
   compiler::KernelIr kernel;
+  bool from_record = false;
+  std::once_flag lowering;  // a variant from its record: its lowering, on first need
+  // Per parameter: written (KernelIr::written); the atomic targets (KernelIr::atomics).
+  std::vector<bool> written;
+  std::vector<analysis::AtomicTarget> atomics;
   ParamFacts facts;
   std::unique_ptr<VariantCode> code;
   // A kernel with in-loop reductions or a value (docs/design/kernel_values.md): every
@@ -67,6 +75,8 @@ class KernelImpl {
   // The variant these arguments select, compiled if new (for inspect).
   Variant& variant_for(const KernelArg* args, std::size_t count);
   std::string inspect(const KernelArg* args, std::size_t count, std::string_view mode);
+  // The variant's KernelIr, lowered now if it came from its record.
+  const compiler::KernelIr& lowered(Variant& v);
   // The code of these arguments' variant for device kind `device`, compiled without such a
   // device for architecture `arch` (Target::offline_code): tack.inspect(..., device=, arch=).
   std::string inspect_offline(const KernelArg* args, std::size_t count, std::string_view mode,
@@ -77,6 +87,12 @@ class KernelImpl {
   Variant& find_or_lower(const VariantKey& key);
   std::unique_ptr<Variant> lower(const VariantKey& key,
                                  lowering::KernelPart part = lowering::KernelPart::Loop);
+  // The variant from its kernel record, or null (records off, none, or unreadable).
+  std::unique_ptr<Variant> from_record(const VariantKey& key, const Target& target);
+  void write_record(const Variant& v, const Target& target) const;
+  std::string variant_record_key(const VariantKey& key, const Target& target) const;
+  compiler::KernelIr compile_ir(const VariantKey& key, const Target& target,
+                                lowering::KernelPart part);
   // One part's checks, launch and version bumps; an assertion or out-of-bounds report raises.
   void launch(Variant& v, const KernelArg* args, std::size_t count);
   std::optional<KernelValue> call_with_value(Variant& v, const KernelArg* args, std::size_t count);
@@ -96,7 +112,11 @@ class KernelImpl {
   KernelImpl(Layout layout, std::string kernel_file, std::string name,
              std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases);
   frontend::Module parse(int first_line) const;
+  // The parsed module, with the host's bindings: parsed now if the kernel came from its record.
+  const frontend::Module& module() const;
   void init(int first_line, const std::string& name);
+  // The kernel's name and parameters from its record (false: none, or unreadable).
+  bool read_kernel_record();
   // `e` at its piece's file and line (as it is for a source in one piece).
   CompileError located(const CompileError& e) const;
 
@@ -104,7 +124,13 @@ class KernelImpl {
   std::vector<Segment> segments_;
   std::string kernel_file_;  // the file of the kernel's own piece
   std::string name_;
-  frontend::Module module_;
+  std::vector<NamedConstant> constants_;
+  std::vector<FunctionAlias> aliases_;
+  // The key of this kernel's records in the disk cache (everything its parse and lowering
+  // depend on); empty for a source in one piece, which makes none.
+  std::string record_key_;
+  mutable std::once_flag parsed_;
+  mutable std::optional<frontend::Module> module_;  // through module()
   std::vector<std::string> param_names_;
 
   mutable std::shared_mutex mutex_;

@@ -1,6 +1,7 @@
 // The device kinds: one line each, naming how its devices are found (the runtime half, in
 // tack_core) and its Target (the compile-and-launch half). docs/architecture.md, "Adding a
 // device".
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -143,6 +144,13 @@ void variant_compiled(const compiler::KernelIr& kernel, bool debug) {
     targets = r.targets;
   }
   for (const Target* t : targets) t->variant_compiled(kernel, debug);
+}
+
+bool variants_observed() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return std::any_of(r.targets.begin(), r.targets.end(),
+                     [](const Target* t) { return t->observes_variants(); });
 }
 
 }  // namespace tack::detail

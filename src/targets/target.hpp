@@ -49,6 +49,10 @@ class VariantCode {
   virtual bool tells_long_work() const { return false; }
 };
 
+// A variant's KernelIr on first need: a variant made from its kernel record
+// (docs/design/kernel_records.md) is lowered only when its code asks (a compile, inspect).
+using LoweredKernel = std::function<const compiler::KernelIr&()>;
+
 // A device kind's compiler and launcher. Stateless: one per kind, for every device of it.
 class Target {
  public:
@@ -79,6 +83,25 @@ class Target {
   virtual void variant_compiled(const compiler::KernelIr& kernel, bool debug) const {
     (void)kernel, (void)debug;
   }
+  // Whether variant_compiled must see every variant, so that none may come from a record.
+  virtual bool observes_variants() const { return false; }
+
+  // Kernel records (docs/design/kernel_records.md): what this target's code of `kernel` reads
+  // at a launch besides ParamFacts, as bytes a later process hands to from_record instead of
+  // running the front end and the pipeline; empty when this target makes no code from records.
+  virtual std::vector<char> record_facts(const compiler::KernelIr& kernel) const {
+    (void)kernel;
+    return {};
+  }
+  // The variant's code from what record_facts wrote; nullptr when it does not read back (the
+  // caller then lowers the variant). `lowered` lowers it when the code needs its IR.
+  virtual std::unique_ptr<VariantCode> from_record(const std::shared_ptr<Backend>& device,
+                                                   const std::vector<char>& record,
+                                                   LoweredKernel lowered, const ParamFacts& facts,
+                                                   bool debug) const {
+    (void)device, (void)record, (void)lowered, (void)facts, (void)debug;
+    return nullptr;
+  }
 };
 
 // The device kinds (registry.cpp, one line each). Registers a kind: how its devices are found
@@ -96,6 +119,8 @@ const Target& offline_target(std::string_view kind);
 std::vector<std::pair<std::string, const Target*>> registered_targets();
 // Tells every registered target of a compiled variant (Target::variant_compiled).
 void variant_compiled(const compiler::KernelIr& kernel, bool debug);
+// Whether a registered target observes every variant (Target::observes_variants).
+bool variants_observed();
 
 // The parallel loop's iteration count of a call, computed on the host by a kernel's bounds
 // (KernelIr::bounds, transforms::bounds_only) compiled for the host: for launches sized on the

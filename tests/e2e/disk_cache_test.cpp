@@ -205,6 +205,50 @@ TEST_F(DiskCache, ANewKernelObjectLoadsTheEntry) {
   EXPECT_EQ(images(dir_).size(), 1u);
 }
 
+// Kernel records (docs/design/kernel_records.md): a new kernel object of the same pieces reads
+// its name, parameters and variant from the records the first one wrote, and neither parses
+// nor lowers; a kernel of one source text keeps none. (tests/python/test_kernel_records.py has
+// the other process, changed keys and damaged records.)
+TEST_F(DiskCache, ANewKernelOfTheSamePiecesComesFromItsRecords) {
+  const std::vector<SourcePiece> pieces{{source("dk_records"), 1, "records.py", false}};
+  const auto before = detail::kernel_record_counts();
+  run_and_check(kernel(pieces, "dk_records"));
+  const auto written = detail::kernel_record_counts();
+  EXPECT_EQ(written.parsed, before.parsed + 1);
+  EXPECT_EQ(written.lowered, before.lowered + 1);
+  EXPECT_EQ(written.from_records, before.from_records);
+  const Kernel again = kernel(pieces, "dk_records");
+  run_and_check(again);
+  const auto read = detail::kernel_record_counts();
+  EXPECT_EQ(read.parsed, written.parsed) << "the second kernel parsed its source";
+  EXPECT_EQ(read.lowered, written.lowered) << "the second kernel lowered its variant";
+  EXPECT_EQ(read.kernels_from_records, written.kernels_from_records + 1);
+  EXPECT_EQ(read.from_records, written.from_records + 1);
+  // Its arity error names the parameters the record holds.
+  Array x = zeros({4});
+  try {
+    again(x);
+    ADD_FAILURE() << "no TypeError";
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("takes 2 arguments (x, out), got 1"), std::string::npos)
+        << e.what();
+  }
+  // inspect lowers it then, to the same IR as a compiling kernel's.
+  Array in = zeros({4}), out = zeros({4});
+  EXPECT_EQ(inspect(again, {in, out}, "ir"),
+            inspect(kernel(source("dk_records")), {in, out}, "ir"));
+  EXPECT_EQ(detail::kernel_record_counts().lowered, read.lowered + 2);  // both kernels lowered
+  // Records are not kept for a single text, nor without the disk cache.
+  const std::size_t files = all_files(dir_);
+  run_and_check(kernel(source("dk_records_single")));
+  EXPECT_EQ(all_files(dir_), files + 2) << "a single text keeps only its object and image";
+  ::setenv("TACK_CACHE_DIR", "", 1);
+  const auto off = detail::kernel_record_counts();
+  run_and_check(kernel(pieces, "dk_records"));
+  EXPECT_EQ(detail::kernel_record_counts().from_records, off.from_records);
+  EXPECT_EQ(detail::kernel_record_counts().lowered, off.lowered + 1);
+}
+
 // A damaged image (bytes of it flipped in turn) costs a link of the object beside it, never a
 // wrong result or a recompile; the link writes a good image again. (An image that is well
 // formed but unusable here, naming a function no library defines, is CodegenJit's test.)

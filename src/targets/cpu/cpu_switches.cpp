@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "tack/kernel.hpp"
+#include "targets/cpu/cpu_target.hpp"
 
 namespace tack {
 namespace {
@@ -30,7 +31,7 @@ std::atomic<bool>& tiered_flag() {
 
 // The last-level cache's size: the largest data or unified cache Linux lists for CPU 0 (a
 // virtual machine's sysconf may report the host's), else sysconf's level 3, else 32 MiB.
-std::uint64_t last_level_cache_bytes() {
+std::uint64_t read_last_level_cache_bytes() {
   std::uint64_t largest = 0;
   for (int index = 0; index < 8; ++index) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
@@ -56,12 +57,18 @@ std::atomic<std::uint64_t>& streaming_bytes() {
       const std::uint64_t v = std::strtoull(s, &end, 10);
       if (end != nullptr && *end == '\0') return v;
     }
-    return last_level_cache_bytes();
+    return detail::last_level_cache_bytes();
   }()};
   return bytes;
 }
 
 }  // namespace
+
+// Read once per process (16 files of /sys: 0.15 ms), on the background worker at import.
+std::uint64_t detail::last_level_cache_bytes() {
+  static const std::uint64_t bytes = read_last_level_cache_bytes();
+  return bytes;
+}
 
 void set_streaming_threshold(std::uint64_t bytes) {
   streaming_bytes().store(bytes, std::memory_order_relaxed);

@@ -3,16 +3,13 @@
 // launch policy: pack the argument slots, time a probe, fan out when the rest is worth it.
 #include "targets/cpu/cpu_target.hpp"
 
-#include <dlfcn.h>
-#include <sys/stat.h>
-#include <cstdio>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -25,6 +22,8 @@
 #include "memory/device_buffer.hpp"
 #include "runtime/parallel.hpp"
 #include "support/background.hpp"
+#include "support/build_id.hpp"
+#include "support/byte_stream.hpp"
 #include "support/crash_report.hpp"
 #include "support/disk_cache.hpp"
 #include "support/error.hpp"
@@ -113,53 +112,46 @@ bool tiers_agree(const ir::Function& f) {
   return !finder.inexact;
 }
 
-// Identifies this build of Tack's code generator beyond its version number: the size and time
-// of the library file holding this code, so a rebuilt Tack never loads its predecessor's code.
-std::string build_id() {
-  Dl_info info{};
-  struct stat st {};
-  if (dladdr(reinterpret_cast<void*>(&build_id), &info) != 0 && info.dli_fname != nullptr &&
-      ::stat(info.dli_fname, &st) == 0) {
-    return std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime);
-  }
-  return "unknown";
-}
-
-// The host's target id and this build's id, computed once per process (0.2-0.3 ms: in a
-// virtual machine each CPUID instruction of the target id traps to the hypervisor, 10 us).
-// Immortal: a background build may still read them while static destructors run.
+// The host's target id, computed once per process (0.2-0.3 ms: in a virtual machine each
+// CPUID instruction of the target id traps to the hypervisor, 10 us).
+// Immortal: a background build may still read it while static destructors run.
 const std::string& host_target() {
   static const std::string* target = new std::string(codegen::host_target_id());
   return *target;
 }
-const std::string& this_build() {
-  static const std::string* build = new std::string(build_id());
-  return *build;
-}
 
 // Everything that determines the generated code: a change of any part never loads stale code.
-std::string cache_key(const ir::Function& fn, bool disjoint, bool debug) {
+// `ir_text` is the kernel's IR as ir::to_string prints it.
+std::string cache_key(const std::string& ir_text, bool disjoint, bool debug) {
   const std::string& target = host_target();
-  const std::string& build = this_build();
+  const std::string& build = build_id();
   return std::string("tack ") + TACK_VERSION + " " + build + "\nllvm " + TACK_LLVM_VERSION +
          "\ntarget " + target + "\ndisjoint " + (disjoint ? "1" : "0") + "\ndebug " +
-         (debug ? "1" : "0") + "\n" + ir::to_string(fn);
+         (debug ? "1" : "0") + "\n" + ir_text;
 }
+
+// The kernel's IR, asked for only when its code is not in the disk cache: a variant made from
+// its kernel record has none until then.
+using IrSource = std::function<const ir::Function&()>;
 
 // A kernel's code from the disk cache or the compiler. The cache holds two entries per kernel:
 // the object, and the image its link produced (codegen/linked_image.hpp), which a later process
 // maps without LLVM. A missing or unusable image falls back to the object, a missing or
 // unusable object to a compile; whichever step succeeds writes the entries that were missing.
+// `ir_text` is the IR printed (the keys hold it); `described` names the variant in the log.
 //
-// With `quick`, a kernel the cache does not hold is built by the quick tier and not stored: the
-// result is marked quick, and the caller queues the optimized build.
-CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug,
-                             bool quick = false) {
+// With `tiered`, a kernel the cache does not hold is built by the quick tier (when both tiers
+// compute the same bits) and not stored: the result is marked quick, and the caller queues the
+// optimized build.
+CompiledCode compile_for_cpu(const IrSource& fn, const std::string& ir_text,
+                             const std::string& described, bool disjoint, bool debug,
+                             bool tiered = false) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string key = cache_key(fn, disjoint, debug);
+  const std::string key = cache_key(ir_text, disjoint, debug);
   const std::string image_key = key + "\nlinked image\n";
   std::shared_ptr<codegen::JitModule> module;
   const char* how = "loaded from the disk cache (linked image)";
+  bool quick = false;
   if (auto image = cache_load("", image_key)) {
     try {
       module = codegen::load_image(*image);
@@ -169,7 +161,7 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug,
   }
   if (!module) {
     how = "loaded from the disk cache (object, linked)";
-    const auto names = codegen::symbol_names(fn);
+    const auto names = codegen::symbol_names(fn());
     if (auto object = cache_load("", key)) {
       try {
         module = codegen::load_object(*object, names);
@@ -177,27 +169,25 @@ CompiledCode compile_for_cpu(const ir::Function& fn, bool disjoint, bool debug,
         module.reset();  // a corrupt entry only costs a recompile
       }
     }
-    if (!module && quick) {
+    if (!module && tiered && tiers_agree(fn())) {
+      quick = true;
       how = "compiled (quick build; the optimized build follows in the background)";
       module = codegen::load_object(
-          codegen::compile_to_object(fn, options(disjoint, debug, /*opt_level=*/0)), names);
+          codegen::compile_to_object(fn(), options(disjoint, debug, /*opt_level=*/0)), names);
       module->take_image();  // nothing of the quick build is cached
     } else {
-      quick = false;
       if (!module) {
         how = "compiled";
-        std::vector<char> object = codegen::compile_to_object(fn, options(disjoint, debug));
+        std::vector<char> object = codegen::compile_to_object(fn(), options(disjoint, debug));
         module = codegen::load_object(object, names);
         cache_store("", key, object);
       }
       const std::vector<char> image = module->take_image();
       if (!image.empty()) cache_store("", image_key, image);
     }
-  } else {
-    quick = false;
   }
   if (log_enabled()) {
-    log_event(describe_variant(fn) + " on cpu" + (disjoint ? " (disjoint arrays)" : "") +
+    log_event(described + " on cpu" + (disjoint ? " (disjoint arrays)" : "") +
               (debug ? " (debug mode)" : "") + ": " + how + " in " + elapsed_ms(start));
   }
   CompiledCode code;
@@ -236,9 +226,10 @@ struct VariantCodes {
   static constexpr int kSamples = 2;  // timed launches of each code before the choice
 };
 
-// The kernel ABI's argument slots (codegen/kernel_abi.hpp) of one call.
-void pack_slots(const ir::Function& f, const std::vector<int>& slot_of, const KernelArg* args,
-                std::size_t n, std::uint64_t* slots) {
+// The kernel ABI's argument slots (codegen/kernel_abi.hpp) of one call; `types` gives each
+// scalar parameter's type.
+void pack_slots(const std::vector<ir::ScalarType>& types, const std::vector<int>& slot_of,
+                const KernelArg* args, std::size_t n, std::uint64_t* slots) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t* s = slots + slot_of[i];
     if (const Array* a = args[i].array) {
@@ -250,9 +241,15 @@ void pack_slots(const ir::Function& f, const std::vector<int>& slot_of, const Ke
         s[1 + a->ndim() + (a->dtype().is_vector() ? 1 : 0)] =
             static_cast<std::uint64_t>(args[i].pitch);
     } else {
-      s[0] = scalar_slot(args[i].scalar, f.params[i].type);
+      s[0] = scalar_slot(args[i].scalar, types[i]);
     }
   }
+}
+
+std::vector<ir::ScalarType> param_types(const ir::Function& f) {
+  std::vector<ir::ScalarType> types;
+  for (const ir::ParamDecl& p : f.params) types.push_back(p.type);
+  return types;
 }
 
 // Whether a kernel prints (its output is flushed at the end of each launch).
@@ -265,18 +262,99 @@ bool prints(const ir::Function& f) {
   return finder.found;
 }
 
+// What a variant's CPU code reads at a launch besides ParamFacts: taken from its KernelIr, or
+// read back from its kernel record without one (docs/design/kernel_records.md).
+struct CpuFacts {
+  std::vector<ir::ScalarType> types;  // per parameter: its type (pack_slots)
+  std::vector<int> first_slot;        // per parameter: its first argument slot
+  int slot_count = 0;
+  bool prints = false;      // the kernel prints: stdout is flushed after each launch
+  bool privatized = false;  // KernelIr::privatized is there
+  bool streaming = false;   // KernelIr::streaming is there
+  std::string described;    // describe_variant, for the log
+  // Per code kind, the IR printed (the disk cache's keys): from the record, or printed from the
+  // KernelIr when first needed.
+  std::string ir_text[3];
+};
+
+CpuFacts cpu_facts(const compiler::KernelIr& k) {
+  CpuFacts f;
+  f.types = param_types(k.ir);
+  codegen::ArgLayout layout = codegen::arg_layout(k.ir);
+  f.first_slot = std::move(layout.first_slot);
+  f.slot_count = layout.slot_count;
+  f.prints = prints(k.ir);
+  f.privatized = k.privatized.has_value();
+  f.streaming = k.streaming.has_value();
+  f.described = describe_variant(k.ir);
+  return f;
+}
+
+// A CPU record's bytes: a tag, then the facts in CpuFacts' order.
+constexpr std::string_view kCpuRecordTag = "tack cpu facts 1";
+constexpr int kMaxRecordSlots = 1 << 16;
+
+std::vector<char> write_cpu_facts(const CpuFacts& f) {
+  ByteWriter w;
+  w.text(kCpuRecordTag);
+  w.put(static_cast<std::uint32_t>(f.types.size()));
+  for (std::size_t i = 0; i < f.types.size(); ++i) {
+    w.put(static_cast<std::uint8_t>(f.types[i]));
+    w.put(static_cast<std::int32_t>(f.first_slot[i]));
+  }
+  w.put(static_cast<std::int32_t>(f.slot_count));
+  w.put(static_cast<std::uint8_t>((f.prints ? 1 : 0) | (f.privatized ? 2 : 0) |
+                                  (f.streaming ? 4 : 0)));
+  w.text(f.described);
+  for (const std::string& text : f.ir_text) w.text(text);
+  return std::move(w.out);
+}
+
+// The facts of a record of `params` parameters; RuntimeError when the bytes are not such a
+// record (another version's, damaged).
+CpuFacts read_cpu_facts(const std::vector<char>& bytes, std::size_t params) {
+  ByteReader r(bytes, "not a CPU kernel record");
+  CpuFacts f;
+  if (r.text() != kCpuRecordTag) r.bad("another tag");
+  if (r.get<std::uint32_t>() != params) r.bad("another parameter count");
+  for (std::size_t i = 0; i < params; ++i) {
+    const auto t = r.get<std::uint8_t>();
+    if (t > static_cast<std::uint8_t>(ir::ScalarType::boolean)) r.bad("an unknown type");
+    f.types.push_back(static_cast<ir::ScalarType>(t));
+    f.first_slot.push_back(r.get<std::int32_t>());
+  }
+  f.slot_count = r.get<std::int32_t>();
+  if (f.slot_count < 0 || f.slot_count > kMaxRecordSlots) r.bad("a slot count out of range");
+  for (const int slot : f.first_slot) {
+    if (slot < 0 || slot >= f.slot_count) r.bad("a slot out of range");
+  }
+  const auto flags = r.get<std::uint8_t>();
+  f.prints = (flags & 1) != 0;
+  f.privatized = (flags & 2) != 0;
+  f.streaming = (flags & 4) != 0;
+  f.described = r.text();
+  for (std::string& text : f.ir_text) text = r.text();
+  if (f.ir_text[0].empty() || f.streaming == f.ir_text[2].empty() ||
+      f.privatized == f.ir_text[1].empty())
+    r.bad("a code's IR is missing");
+  if (!r.done()) r.bad("bytes follow its end");
+  return f;
+}
+
 class CpuCode final : public VariantCode {
  public:
-  CpuCode(const compiler::KernelIr& k, bool debug) : k_(k), debug_(debug), prints_(prints(k.ir)) {
-    codegen::ArgLayout layout = codegen::arg_layout(k.ir);
-    slot_of_ = std::move(layout.first_slot);
-    slot_count_ = layout.slot_count;
-  }
+  // `lowered` gives the variant's KernelIr (lowering it first, for a variant made from its
+  // record); `facts` were taken from it or from the record.
+  CpuCode(CpuFacts facts, LoweredKernel lowered, const ParamFacts& params, bool debug)
+      : facts_(std::move(facts)),
+        lowered_(std::move(lowered)),
+        written_(*params.written),
+        debug_(debug) {}
 
   codegen::TackDebugStatus launch(const KernelArg* args, std::size_t count) override {
-    if (prints_) before_long_work();  // writing stdout may wait for its reader
+    if (facts_.prints) before_long_work();  // writing stdout may wait for its reader
     const codegen::TackDebugStatus status = run(args, count);
-    if (prints_) std::fflush(stdout);  // print() output is out by the end of the call
+    if (facts_.prints) std::fflush(stdout);  // print() output is out by the end of the call
     return status;
   }
 
@@ -306,12 +384,18 @@ class CpuCode final : public VariantCode {
 
  private:
   bool disjoint(const KernelArg* args, std::size_t count) const {
-    return specialize_disjoint() && arrays_disjoint(k_.written, args, count);
+    return specialize_disjoint() && arrays_disjoint(written_, args, count);
   }
+  // The IR of a code kind (lowering the variant first when it came from its record).
   const ir::Function& ir_of(CodeKind kind) const {
-    return kind == kPrivatizedCode  ? *k_.privatized
-           : kind == kStreamingCode ? *k_.streaming
-                                    : k_.ir;
+    const compiler::KernelIr& k = lowered_();
+    return kind == kPrivatizedCode ? *k.privatized : kind == kStreamingCode ? *k.streaming : k.ir;
+  }
+  // The IR of a code kind printed, as the disk cache's keys hold it (under codes_->mutex).
+  const std::string& ir_text(CodeKind kind) {
+    std::string& text = facts_.ir_text[kind];
+    if (text.empty()) text = ir::to_string(ir_of(kind));
+    return text;
   }
   // Whether this launch's outputs go around the caches: the kernel has streamed outputs and the
   // launch's arrays together hold at least streaming_threshold() bytes (the last-level cache).
@@ -331,16 +415,15 @@ class CpuCode final : public VariantCode {
 
   codegen::TackDebugStatus run(const KernelArg* args, std::size_t count);
 
-  const compiler::KernelIr& k_;
+  CpuFacts facts_;
+  const LoweredKernel lowered_;
+  const std::vector<bool>& written_;  // the variant's (ParamFacts::written)
   const bool debug_;
-  const bool prints_;
-  std::vector<int> slot_of_;  // per parameter: its first argument slot
-  int slot_count_ = 0;
   std::shared_ptr<VariantCodes> codes_ = std::make_shared<VariantCodes>();
 };
 
 bool CpuCode::streams(const KernelArg* args, std::size_t count) const {
-  if (!k_.streaming) return false;
+  if (!facts_.streaming) return false;
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < count; ++i) {
     if (args[i].array != nullptr) bytes += args[i].array->buffer()->nbytes();  // no shape walk
@@ -369,10 +452,9 @@ const CompiledCode& CpuCode::code_for(bool disjoint, CodeKind kind) {
   before_long_work();  // a compile, or a wait for another thread's
   std::unique_lock compile_lock(codes_->mutex);
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) return *c;
-  const ir::Function& fn = ir_of(kind);
-  const bool quick = tiered_compile() && tiers_agree(fn);
-  codes_->made.push_back(
-      std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug_, quick)));
+  codes_->made.push_back(std::make_unique<CompiledCode>(
+      compile_for_cpu([&]() -> const ir::Function& { return ir_of(kind); }, ir_text(kind),
+                      facts_.described, disjoint, debug_, tiered_compile())));
   const CompiledCode* made = codes_->made.back().get();
   if (made->quick) optimize_in_background(disjoint, kind);
   slot.code.store(made, std::memory_order_release);
@@ -386,14 +468,15 @@ const CompiledCode& CpuCode::code_for(bool disjoint, CodeKind kind) {
 void CpuCode::optimize_in_background(bool disjoint, CodeKind kind) {
   CodeSlot& slot = codes_->slots[kind][disjoint];
   slot.optimizing = std::make_shared<BackgroundTask>(
-      [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = ir_of(kind), disjoint, kind,
-       debug = debug_]() noexcept {
+      [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = ir_of(kind), text = ir_text(kind),
+       described = facts_.described, disjoint, kind, debug = debug_]() noexcept {
         std::unique_ptr<CompiledCode> full;
         try {
-          full = std::make_unique<CompiledCode>(compile_for_cpu(fn, disjoint, debug));
+          full = std::make_unique<CompiledCode>(compile_for_cpu(
+              [&]() -> const ir::Function& { return fn; }, text, described, disjoint, debug));
         } catch (const std::exception& e) {
           if (log_enabled())  // the quick code stays: it computes the same
-            log_event(describe_variant(fn) + " on cpu: the optimized build failed (" + e.what() +
+            log_event(described + " on cpu: the optimized build failed (" + e.what() +
                       "); the quick build stays");
           return;
         } catch (...) {
@@ -455,11 +538,11 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
   std::uint64_t small[64];
   std::vector<std::uint64_t> big;
   std::uint64_t* slots = small;
-  if (slot_count_ > 64) {
-    big.resize(static_cast<std::size_t>(slot_count_));
+  if (facts_.slot_count > 64) {
+    big.resize(static_cast<std::size_t>(facts_.slot_count));
     slots = big.data();
   }
-  pack_slots(k_.ir, slot_of_, args, n, slots);
+  pack_slots(facts_.types, facts_.first_slot, args, n, slots);
   const std::int64_t total = code.extent(slots);
   codegen::TackDebugStatus status;
   if (total <= 0) return status;
@@ -512,9 +595,10 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
     return status;
   }
   const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
-  if (k_.privatized && privatize_worthwhile(k_.private_targets, args, n, rest)) {
-    run_privatized(k_.private_targets, code_for(disjoint_arrays, kPrivatizedCode).chunk,
-                   SlotLayout{slots, &slot_of_, slot_count_}, begin, rest, grain, &status, args);
+  if (facts_.privatized && privatize_worthwhile(lowered_().private_targets, args, n, rest)) {
+    run_privatized(lowered_().private_targets, code_for(disjoint_arrays, kPrivatizedCode).chunk,
+                   SlotLayout{slots, &facts_.first_slot, facts_.slot_count}, begin, rest, grain,
+                   &status, args);
     return status;
   }
   struct Ctx {
@@ -580,7 +664,7 @@ class CpuTarget final : public Target {
     return {debug, true, lowering::KernelPart::Loop, /*stream_outputs=*/true};
   }
   std::unique_ptr<VariantCode> compile(const std::shared_ptr<Backend>&,
-                                       const compiler::KernelIr& kernel, const ParamFacts&,
+                                       const compiler::KernelIr& kernel, const ParamFacts& facts,
                                        bool debug) const override {
     const ir::WorkgroupUse& w = kernel.ir.workgroups;
     if (w.line > 0) {
@@ -591,7 +675,27 @@ class CpuTarget final : public Target {
                              "without workgroups for the CPU",
                          w.source_line);
     }
-    return std::make_unique<CpuCode>(kernel, debug);
+    return std::make_unique<CpuCode>(
+        cpu_facts(kernel), [&kernel]() -> const compiler::KernelIr& { return kernel; }, facts,
+        debug);
+  }
+  std::vector<char> record_facts(const compiler::KernelIr& kernel) const override {
+    if (kernel.ir.workgroups.line > 0) return {};  // compile() refuses it
+    CpuFacts facts = cpu_facts(kernel);
+    facts.ir_text[kPlainCode] = ir::to_string(kernel.ir);
+    if (kernel.privatized) facts.ir_text[kPrivatizedCode] = ir::to_string(*kernel.privatized);
+    if (kernel.streaming) facts.ir_text[kStreamingCode] = ir::to_string(*kernel.streaming);
+    return write_cpu_facts(facts);
+  }
+  std::unique_ptr<VariantCode> from_record(const std::shared_ptr<Backend>&,
+                                           const std::vector<char>& record, LoweredKernel lowered,
+                                           const ParamFacts& facts, bool debug) const override {
+    try {
+      return std::make_unique<CpuCode>(read_cpu_facts(record, facts.written->size()),
+                                       std::move(lowered), facts, debug);
+    } catch (const RuntimeError&) {
+      return nullptr;  // another version's record, or a damaged one: the variant is lowered
+    }
   }
 };
 
@@ -601,7 +705,8 @@ void prefetch_cache_key() {
   run_in_background(std::make_shared<BackgroundTask>([]() noexcept {
     try {
       host_target();
-      this_build();
+      build_id();
+      last_level_cache_bytes();
       // The front end and the passes once over a small kernel (no code generation): their
       // first run in a process costs 0.1-0.2 ms more than the next (lazily built tables,
       // first-called code), which the first real call then does not pay. Not when the passes
@@ -621,7 +726,7 @@ void prefetch_cache_key() {
       const compiler::KernelIr k =
           compiler::compile_kernel(m, "tack_warm_up", {array, array, scalar},
                                    {false, true, lowering::KernelPart::Loop, true});
-      cache_key(k.ir, true, false);
+      cache_key(ir::to_string(k.ir), true, false);
     } catch (...) {  // the first compile computes it all again, and reports what fails
     }
   }));
@@ -631,11 +736,13 @@ IterationCount host_iteration_count(const compiler::KernelIr& kernel) {
   TACK_INTERNAL_ASSERT(kernel.bounds.has_value(),
                        "host_iteration_count of a kernel the pipeline gave no bounds");
   const ir::Function& bounds = *kernel.bounds;
-  auto code = std::make_shared<CompiledCode>(compile_for_cpu(bounds, false, false));
+  auto code = std::make_shared<CompiledCode>(
+      compile_for_cpu([&]() -> const ir::Function& { return bounds; }, ir::to_string(bounds),
+                      describe_variant(bounds), false, false));
   codegen::ArgLayout layout = codegen::arg_layout(bounds);
-  return [code, layout, bounds](const KernelArg* args, std::size_t n) {
+  return [code, layout, types = param_types(bounds)](const KernelArg* args, std::size_t n) {
     std::vector<std::uint64_t> slots(static_cast<std::size_t>(layout.slot_count) + 1);
-    pack_slots(bounds, layout.first_slot, args, n, slots.data());
+    pack_slots(types, layout.first_slot, args, n, slots.data());
     return code->extent(slots.data());
   };
 }

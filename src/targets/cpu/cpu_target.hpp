@@ -18,4 +18,7 @@ const Target& cpu_target();
 // take part in nothing. (Exposed for its benchmark.)
 bool arrays_disjoint(const std::vector<bool>& written, const KernelArg* args, std::size_t count);
 
+// The size of the last-level cache in bytes (the default streaming threshold), read once.
+std::uint64_t last_level_cache_bytes();
+
 }  // namespace tack::detail

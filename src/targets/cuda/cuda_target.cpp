@@ -240,6 +240,7 @@ class CudaTarget final : public Target {
   void variant_compiled(const compiler::KernelIr& kernel, bool debug) const override {
     if (!cuda_check_folder().empty()) cuda_check_record(kernel, debug);
   }
+  bool observes_variants() const override { return !cuda_check_folder().empty(); }
 };
 
 }  // namespace

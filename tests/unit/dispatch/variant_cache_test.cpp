@@ -83,7 +83,11 @@ TEST_F(VariantCache, TheVariantHoldsTheCompilersAnalyses) {
   ASSERT_EQ(v.kernel.atomics.size(), 1u);
   EXPECT_EQ(v.kernel.atomics[0].param, 1);
   EXPECT_TRUE(v.kernel.privatized.has_value()) << "the CPU target asks for privatized atomics";
-  EXPECT_EQ(v.facts.written, &v.kernel.written);
+  // The checks read the variant's own copies (a variant from its kernel record has no IR).
+  EXPECT_EQ(v.facts.written, &v.written);
+  EXPECT_EQ(v.written, v.kernel.written);
+  EXPECT_EQ(v.facts.atomics, &v.atomics);
+  EXPECT_EQ(v.atomics, v.kernel.atomics);
   EXPECT_EQ(v.code->code_count(), 0u) << "nothing is compiled before the first launch";
 }
 
