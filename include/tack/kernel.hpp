@@ -201,11 +201,13 @@ namespace detail {
 // front end once over a small kernel, so that the first kernel call does not pay for any of
 // it. Python's import calls it first thing.
 void prefetch_cache_key();
-// This process's variants lowered and made from kernel records, and kernels whose source was
-// parsed and whose name and parameters came from their records (docs/design/kernel_records.md;
-// for tests).
+// This process's variants lowered and made from kernel records, kernels whose source was
+// parsed and whose name and parameters came from their records, sources whose called names
+// were parsed, and records found but refused (damaged, another format) (docs/design/
+// kernel_records.md; for tests).
 struct KernelRecordCounts {
-  std::uint64_t lowered = 0, from_records = 0, parsed = 0, kernels_from_records = 0;
+  std::uint64_t lowered = 0, from_records = 0, parsed = 0, kernels_from_records = 0,
+                names_parsed = 0, records_refused = 0;
 };
 KernelRecordCounts kernel_record_counts();
 }  // namespace detail

@@ -409,10 +409,13 @@ void init_kernel(nb::module_& m) {
         d["from_records"] = c.from_records;
         d["parsed"] = c.parsed;
         d["kernels_from_records"] = c.kernels_from_records;
+        d["names_parsed"] = c.names_parsed;
+        d["records_refused"] = c.records_refused;
         return d;
       },
       "this process's variants lowered and made from kernel records, kernels parsed and made "
-      "from records (docs/design/kernel_records.md; for tests)");
+      "from records, sources whose called names were parsed, records refused "
+      "(docs/design/kernel_records.md; for tests)");
   m.def(
       "inspect",
       [](const Kernel& k, nb::args args, const std::string& mode, const std::string& device,

@@ -6,11 +6,14 @@ docs/python-api.md for the array API.
 """
 
 # First: the background worker computes what the first kernel call needs (the host's target id,
-# the cache sizes) while the rest of the package imports.
-from tack._tack import _prefetch_cache_key
+# the cache sizes) while the rest of the package imports. Should the import fail after this,
+# the process still waits for the worker before it exits (below, _on_exit does it otherwise).
+import atexit as _atexit
+from tack._tack import _prefetch_cache_key, finish_compiles as _finish_compiles
 
 _prefetch_cache_key()
-del _prefetch_cache_key
+_atexit.register(_finish_compiles)
+del _prefetch_cache_key, _finish_compiles
 
 from tack._tack import (
     Array,
@@ -139,7 +142,6 @@ from tack import dataset  # meshes, fields, VTK in and out, filters (docs/design
 
 from tack._tack import __version__  # the file VERSION, compiled in
 
-import atexit as _atexit
 from tack import _tack as _tack_module
 import builtins as _builtins
 

@@ -97,6 +97,7 @@ std::vector<BuiltinInfo> builtins() {
 namespace {
 
 std::vector<std::string> parse_called_names(std::string_view source) {
+  detail::record_counts().names_parsed.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::string> names;
   try {
     const frontend::Module module = frontend::parse_module(source);
@@ -132,6 +133,7 @@ std::vector<std::string> called_names(std::string_view source) {
       if (r.done()) return names;
     } catch (const RuntimeError&) {  // damaged: parsed again
     }
+    detail::record_counts().records_refused.fetch_add(1, std::memory_order_relaxed);
   }
   std::vector<std::string> names = parse_called_names(source);
   detail::ByteWriter w;

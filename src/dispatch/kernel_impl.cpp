@@ -80,21 +80,26 @@ constexpr std::string_view kKernelRecordTag = "tack kernel record 1";
 constexpr std::string_view kVariantRecordTag = "tack variant record 1";
 constexpr std::uint32_t kMaxRecordParams = 1 << 16;
 
-struct RecordCounts {
-  std::atomic<std::uint64_t> lowered{0}, from_records{0}, parsed{0}, kernels_from_records{0};
-};
-RecordCounts& counts_of() {
+}  // namespace
+
+RecordCounts& record_counts() {
   static auto* counts = new RecordCounts;  // immortal: background builds may lower at exit
   return *counts;
 }
 
-// Whether kernels keep records: the disk cache is on, and the passes do not print what they
-// make (TACK_PRINT_IR: a kernel from its record would print nothing).
+namespace {
+
+// Whether the passes print what they make (TACK_PRINT_IR, read at every compile): records are
+// then neither read (a kernel from its record would print nothing) nor written.
+bool printing_ir() {
+  const char* print_ir = std::getenv("TACK_PRINT_IR");
+  return print_ir != nullptr && *print_ir != '\0' && std::strcmp(print_ir, "0") != 0;
+}
+
+// Whether kernels keep records: the disk cache is on and the passes do not print.
 bool records_on() {
   const auto dir = cache_directory();
-  if (!dir || dir->empty()) return false;
-  const char* print_ir = std::getenv("TACK_PRINT_IR");
-  return print_ir == nullptr || *print_ir == '\0' || std::strcmp(print_ir, "0") == 0;
+  return dir && !dir->empty() && !printing_ir();
 }
 
 void put_constant(ByteWriter& w, const ConstantValue& c) {
@@ -139,10 +144,8 @@ std::uint64_t VariantKey::hash() const {
 }
 
 KernelImpl::KernelImpl(std::string source, std::string name, int first_line)
-    : source_(std::move(source)) {
-  std::call_once(parsed_, [&] { module_.emplace(parse(first_line)); });
-  init(first_line, name);
-}
+    : KernelImpl(Layout{std::move(source), {}}, std::string(), std::move(name), {}, {},
+                 first_line) {}
 
 namespace {
 
@@ -191,14 +194,17 @@ KernelImpl::KernelImpl(const std::vector<SourcePiece>& pieces, std::string name,
                  std::move(name), std::move(constants), std::move(aliases)) {}
 
 KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name,
-                       std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases)
+                       std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases,
+                       int first_line)
     : source_(std::move(layout.text)),
       segments_(std::move(layout.segments)),
       kernel_file_(std::move(kernel_file)),
+      first_line_(first_line),
       constants_(std::move(constants)),
       aliases_(std::move(aliases)) {
   record_key_ =
       kernel_record_key(source_, kernel_file_, name, constants_, aliases_, [&](ByteWriter& w) {
+        w.put(first_line_);
         for (const Segment& s : segments_) {
           w.put(s.start), w.put(s.count), w.text(s.file);
           w.put(s.first_line), w.put(s.device_function);
@@ -207,7 +213,7 @@ KernelImpl::KernelImpl(Layout layout, std::string kernel_file, std::string name,
   if (!record_key_.empty() && read_kernel_record()) return;
   module();  // its CompileError is located already
   try {
-    init(1, name);
+    init(first_line_, name);
   } catch (const CompileError& e) {
     throw located(e);
   }
@@ -236,15 +242,16 @@ bool KernelImpl::read_kernel_record() {
     name_ = std::move(name);
     param_names_ = std::move(params);
   } catch (const RuntimeError&) {
+    record_counts().records_refused.fetch_add(1, std::memory_order_relaxed);
     return false;  // another version's record, or a damaged one: the source is parsed
   }
-  counts_of().kernels_from_records.fetch_add(1, std::memory_order_relaxed);
+  record_counts().kernels_from_records.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 const frontend::Module& KernelImpl::module() const {
   std::call_once(parsed_, [&] {
-    frontend::Module m = parse(1);
+    frontend::Module m = parse(first_line_);
     // The host's bindings, before the structure checks (which follow calls through aliases).
     m.constants = constants_;
     m.aliases = aliases_;
@@ -256,7 +263,7 @@ const frontend::Module& KernelImpl::module() const {
       }
     }
     module_.emplace(std::move(m));
-    counts_of().parsed.fetch_add(1, std::memory_order_relaxed);
+    record_counts().parsed.fetch_add(1, std::memory_order_relaxed);
   });
   return *module_;
 }
@@ -379,7 +386,7 @@ void KernelImpl::signature_of(const KernelArg* args, std::size_t count, VariantK
 compiler::KernelIr KernelImpl::compile_ir(const VariantKey& key, const Target& target,
                                           lowering::KernelPart part) {
   const frontend::Module& m = module();  // its CompileError is located already
-  counts_of().lowered.fetch_add(1, std::memory_order_relaxed);
+  record_counts().lowered.fetch_add(1, std::memory_order_relaxed);
   try {
     compiler::PipelineOptions options = target.pipeline_options(key.debug);
     options.part = part;
@@ -455,7 +462,8 @@ std::string KernelImpl::variant_record_key(const VariantKey& key, const Target& 
 }
 
 void KernelImpl::write_record(const Variant& v, const Target& target) const {
-  const std::vector<char> facts = target.record_facts(v.kernel);
+  if (printing_ir() || variants_observed()) return;  // no record would be read meanwhile
+  const std::vector<char> facts = target.record_facts(v.kernel, v.key.args);
   if (facts.empty()) return;  // the target makes no code from records
   ByteWriter w;
   w.text(kVariantRecordTag);
@@ -470,7 +478,7 @@ void KernelImpl::write_record(const Variant& v, const Target& target) const {
 }
 
 std::unique_ptr<Variant> KernelImpl::from_record(const VariantKey& key, const Target& target) {
-  if (record_key_.empty() || variants_observed()) return nullptr;
+  if (record_key_.empty() || printing_ir() || variants_observed()) return nullptr;
   const auto bytes = cache_load(kRecordFolder, variant_record_key(key, target));
   if (!bytes) return nullptr;
   auto v = std::make_unique<Variant>();
@@ -496,32 +504,40 @@ std::unique_ptr<Variant> KernelImpl::from_record(const VariantKey& key, const Ta
     facts.assign(text.begin(), text.end());
     if (!r.done()) r.bad("bytes follow its end");
   } catch (const RuntimeError&) {
+    record_counts().records_refused.fetch_add(1, std::memory_order_relaxed);
     return nullptr;  // another version's record, or a damaged one: the variant is lowered
   }
   v->facts = ParamFacts{&name_, &v->names, &v->written, &v->atomics};
   Variant* raw = v.get();
   auto device = std::const_pointer_cast<Backend>(key.device->shared_from_this());
   v->code = target.from_record(
-      device, facts, [this, raw]() -> const compiler::KernelIr& { return lowered(*raw); }, v->facts,
-      key.debug);
-  if (!v->code) return nullptr;
-  counts_of().from_records.fetch_add(1, std::memory_order_relaxed);
+      device, facts, key.args, [this, raw]() -> const compiler::KernelIr& { return lowered(*raw); },
+      v->facts, key.debug);
+  if (!v->code) {
+    record_counts().records_refused.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  record_counts().from_records.fetch_add(1, std::memory_order_relaxed);
   return v;
 }
 
 const compiler::KernelIr& KernelImpl::lowered(Variant& v) {
-  if (!v.from_record) return v.kernel;
+  if (!v.from_record || v.is_lowered.load(std::memory_order_acquire)) return v.kernel;
+  before_long_work();  // a lowering, or a wait for another thread's
   std::call_once(v.lowering, [&] {
     v.kernel = compile_ir(v.key, *target_for(*v.key.device), lowering::KernelPart::Loop);
-    TACK_INTERNAL_ASSERT(v.kernel.written == v.written,
-                         "a kernel record's written parameters differ from the kernel's");
+    TACK_INTERNAL_ASSERT(v.kernel.written == v.written && v.kernel.atomics == v.atomics,
+                         "a kernel record's facts differ from the kernel's lowering");
+    v.is_lowered.store(true, std::memory_order_release);
   });
   return v.kernel;
 }
 
 KernelRecordCounts kernel_record_counts() {
-  const RecordCounts& c = counts_of();
-  return {c.lowered.load(), c.from_records.load(), c.parsed.load(), c.kernels_from_records.load()};
+  const RecordCounts& c = record_counts();
+  return {c.lowered.load(),      c.from_records.load(),
+          c.parsed.load(),       c.kernels_from_records.load(),
+          c.names_parsed.load(), c.records_refused.load()};
 }
 
 Variant& KernelImpl::find_or_lower(const VariantKey& key) {

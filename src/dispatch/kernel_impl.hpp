@@ -46,6 +46,7 @@ struct Variant {
   compiler::KernelIr kernel;
   bool from_record = false;
   std::once_flag lowering;  // a variant from its record: its lowering, on first need
+  std::atomic<bool> is_lowered{false};
   // Per parameter: written (KernelIr::written); the atomic targets (KernelIr::atomics).
   std::vector<bool> written;
   std::vector<analysis::AtomicTarget> atomics;
@@ -58,6 +59,13 @@ struct Variant {
   IterationCount blocks;
   std::unique_ptr<Variant> epilogue;
 };
+
+// The kernel records' counts of this process (tack::detail::kernel_record_counts reads them).
+struct RecordCounts {
+  std::atomic<std::uint64_t> lowered{0}, from_records{0}, parsed{0}, kernels_from_records{0},
+      names_parsed{0}, records_refused{0};
+};
+RecordCounts& record_counts();
 
 class KernelImpl {
  public:
@@ -110,7 +118,8 @@ class KernelImpl {
   };
   static Layout lay_out(const std::vector<SourcePiece>& pieces);
   KernelImpl(Layout layout, std::string kernel_file, std::string name,
-             std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases);
+             std::vector<NamedConstant> constants, std::vector<FunctionAlias> aliases,
+             int first_line = 1);
   frontend::Module parse(int first_line) const;
   // The parsed module, with the host's bindings: parsed now if the kernel came from its record.
   const frontend::Module& module() const;
@@ -123,11 +132,12 @@ class KernelImpl {
   std::string source_;
   std::vector<Segment> segments_;
   std::string kernel_file_;  // the file of the kernel's own piece
+  int first_line_ = 1;       // of a source in one piece: its first line's number
   std::string name_;
   std::vector<NamedConstant> constants_;
   std::vector<FunctionAlias> aliases_;
   // The key of this kernel's records in the disk cache (everything its parse and lowering
-  // depend on); empty for a source in one piece, which makes none.
+  // depend on); empty when records are off.
   std::string record_key_;
   mutable std::once_flag parsed_;
   mutable std::optional<frontend::Module> module_;  // through module()

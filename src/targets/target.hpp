@@ -79,27 +79,31 @@ class Target {
                                    std::string_view mode, std::string_view arch) const;
 
   // Told of every variant compiled for any device (after the pipeline, before its target
-  // compiles it): CUDA's TACK_CUDA_CHECK records each as CUDA C++.
+  // compiles it): CUDA's TACK_CUDA_CHECK records each as CUDA C++. A variant made from its
+  // kernel record is never compiled: a target that overrides this must say so in
+  // observes_variants while it wants to see every variant (no variant comes from a record then).
   virtual void variant_compiled(const compiler::KernelIr& kernel, bool debug) const {
     (void)kernel, (void)debug;
   }
-  // Whether variant_compiled must see every variant, so that none may come from a record.
   virtual bool observes_variants() const { return false; }
 
-  // Kernel records (docs/design/kernel_records.md): what this target's code of `kernel` reads
-  // at a launch besides ParamFacts, as bytes a later process hands to from_record instead of
-  // running the front end and the pipeline; empty when this target makes no code from records.
-  virtual std::vector<char> record_facts(const compiler::KernelIr& kernel) const {
-    (void)kernel;
+  // Kernel records (docs/design/kernel_records.md): what this target's code of `kernel` (the
+  // variant of `signature`) reads at a launch besides ParamFacts, as bytes a later process
+  // hands to from_record instead of running the front end and the pipeline; empty when this
+  // target makes no code from records, or none of this kernel.
+  virtual std::vector<char> record_facts(const compiler::KernelIr& kernel,
+                                         const std::vector<compiler::ArgType>& signature) const {
+    (void)kernel, (void)signature;
     return {};
   }
   // The variant's code from what record_facts wrote; nullptr when it does not read back (the
   // caller then lowers the variant). `lowered` lowers it when the code needs its IR.
   virtual std::unique_ptr<VariantCode> from_record(const std::shared_ptr<Backend>& device,
                                                    const std::vector<char>& record,
+                                                   const std::vector<compiler::ArgType>& signature,
                                                    LoweredKernel lowered, const ParamFacts& facts,
                                                    bool debug) const {
-    (void)device, (void)record, (void)lowered, (void)facts, (void)debug;
+    (void)device, (void)record, (void)signature, (void)lowered, (void)facts, (void)debug;
     return nullptr;
   }
 };

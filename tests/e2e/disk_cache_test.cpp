@@ -57,7 +57,8 @@ std::vector<fs::path> entries(const fs::path& dir, bool images = false) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".bin" && is_image(e.path()) == images)
+    if (e.is_regular_file() && e.path().extension() == ".bin" &&
+        e.path().parent_path().filename() != "records" && is_image(e.path()) == images)
       out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
@@ -66,6 +67,15 @@ std::vector<fs::path> entries(const fs::path& dir, bool images = false) {
 
 std::vector<fs::path> images(const fs::path& dir) {
   return entries(dir, true);
+}
+
+// The kernel records beside them (docs/design/kernel_records.md).
+std::size_t records(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / "records", ec))
+    n += e.is_regular_file() && e.path().extension() == ".bin";
+  return n;
 }
 
 // Removes the linked images, so that the next load reads the objects.
@@ -174,7 +184,8 @@ TEST_F(DiskCache, ACompileWritesAFile) {
   const auto linked = images(dir_);
   ASSERT_EQ(linked.size(), 1u);
   EXPECT_NE(read_file(linked[0]).find("TACKIMG1"), std::string::npos);
-  EXPECT_EQ(all_files(dir_), 2u);  // no temporary left behind
+  EXPECT_EQ(records(dir_), 2u);    // the kernel's and its variant's
+  EXPECT_EQ(all_files(dir_), 4u);  // no temporary left behind
   // A second call of the same kernel compiles nothing new.
   run_and_check(k);
   EXPECT_EQ(entries(dir_).size(), 1u);
@@ -207,7 +218,7 @@ TEST_F(DiskCache, ANewKernelObjectLoadsTheEntry) {
 
 // Kernel records (docs/design/kernel_records.md): a new kernel object of the same pieces reads
 // its name, parameters and variant from the records the first one wrote, and neither parses
-// nor lowers; a kernel of one source text keeps none. (tests/python/test_kernel_records.py has
+// nor lowers; so does a kernel of one source text. (tests/python/test_kernel_records.py has
 // the other process, changed keys and damaged records.)
 TEST_F(DiskCache, ANewKernelOfTheSamePiecesComesFromItsRecords) {
   const std::vector<SourcePiece> pieces{{source("dk_records"), 1, "records.py", false}};
@@ -238,10 +249,14 @@ TEST_F(DiskCache, ANewKernelOfTheSamePiecesComesFromItsRecords) {
   EXPECT_EQ(inspect(again, {in, out}, "ir"),
             inspect(kernel(source("dk_records")), {in, out}, "ir"));
   EXPECT_EQ(detail::kernel_record_counts().lowered, read.lowered + 2);  // both kernels lowered
-  // Records are not kept for a single text, nor without the disk cache.
-  const std::size_t files = all_files(dir_);
+  // A kernel of one source text (Tack's own kernels are) has its records too.
   run_and_check(kernel(source("dk_records_single")));
-  EXPECT_EQ(all_files(dir_), files + 2) << "a single text keeps only its object and image";
+  const auto single = detail::kernel_record_counts();
+  run_and_check(kernel(source("dk_records_single")));
+  EXPECT_EQ(detail::kernel_record_counts().parsed, single.parsed);
+  EXPECT_EQ(detail::kernel_record_counts().lowered, single.lowered);
+  EXPECT_EQ(detail::kernel_record_counts().from_records, single.from_records + 1);
+  // None without the disk cache.
   ::setenv("TACK_CACHE_DIR", "", 1);
   const auto off = detail::kernel_record_counts();
   run_and_check(kernel(pieces, "dk_records"));
@@ -353,7 +368,8 @@ TEST_F(DiskCache, AnUnwritableDirectoryOnlyCostsCompiles) {
   run_and_check(fresh);
   EXPECT_EQ(fresh.variant_count(), 1u);
   EXPECT_EQ(entries(dir_).size(), 1u);
-  EXPECT_EQ(all_files(dir_), 2u);  // the object and its image; no temporary left behind either
+  // The object, its image and its records; no temporary left behind either.
+  EXPECT_EQ(all_files(dir_), 2u + records(dir_));
   // Reading still works: the existing entry loads.
   run_and_check(kernel(loaded_src));
   EXPECT_EQ(mtime_ns(loaded_entry), kAged);
@@ -738,7 +754,7 @@ TEST_F(DiskCacheTrust, PlantedSymlinksAtTemporaryNamesAreNotFollowed) {
   EXPECT_EQ(entries(dir_).size(), 1u);
   std::size_t others = 0;
   for (const auto& e : fs::directory_iterator(dir_))
-    others += !e.is_symlink() && e.path() != entry && !is_image(e.path());
+    others += !e.is_symlink() && !e.is_directory() && e.path() != entry && !is_image(e.path());
   EXPECT_EQ(others, 0u) << "a temporary was left behind";
 }
 

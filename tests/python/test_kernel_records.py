@@ -77,6 +77,7 @@ def test_a_second_process_parses_and_lowers_nothing(tmp_path):
     second, _ = run(tmp_path, MAIN)
     before = second["before_inspect"]
     assert before["lowered"] == 0 and before["parsed"] == 0, before
+    assert before["names_parsed"] == 0 and before["records_refused"] == 0, before
     assert before["from_records"] == 2 and before["kernels_from_records"] == 2, before
     assert second["out"] == first["out"] == expected_out(2.0)
     assert second["bins"] == first["bins"] == [13, 13, 13, 13, 12, 12, 12, 12]
@@ -135,18 +136,22 @@ def test_damaged_records_and_missing_images_cost_a_lowering(tmp_path):
     records = entries(tmp_path / "cache" / "records")
     assert records
     # Each record cut short under a valid header and checksum (the disk cache's format: magic,
-    # key length, FNV-1a of the content, key, content): the record's own reader refuses it.
+    # key length, support/hash.hpp's FNV-1a of the content, key, content): the record's own
+    # reader refuses it.
     for p in records:
         data = p.read_bytes()
         key_len = struct.unpack_from("<Q", data, 9)[0]
         head = 9 + 16 + key_len
         content = data[head:head + (len(data) - head) // 2]
-        h = 0xcbf29ce484222325
+        h = 1469598103934665603  # support/hash.hpp's offset basis
         for b in content:
             h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
         p.write_bytes(data[:9] + struct.pack("<QQ", key_len, h) + data[25:head] + content)
     damaged, _ = run(tmp_path, MAIN)
     assert damaged["before_inspect"]["from_records"] == 0
+    # Read (the checksum holds) and refused by the records' own readers: the called names of
+    # both kernels and the helper, both kernel records, both variant records.
+    assert damaged["before_inspect"]["records_refused"] == 7, damaged["before_inspect"]
     assert damaged["before_inspect"]["lowered"] == 2
     assert damaged["out"] == first["out"] and damaged["bins"] == first["bins"]
     # Rewritten by that process: the next one uses them again.
@@ -185,3 +190,61 @@ def test_a_kernel_with_a_value_is_not_recorded(tmp_path):
     second, _ = run(tmp_path, VALUE)
     assert first["total"] == second["total"] == 45.0
     assert second["from_records"] == 0 and second["lowered"] == 2  # loop and epilogue parts
+
+
+SIGNATURES = PRELUDE + """
+x = tack.array(np.arange(64, dtype=np.float32))
+out = tack.zeros(64)
+scaled(out, x, 3.0)
+x64 = tack.array(np.arange(64, dtype=np.float64))
+out64 = tack.zeros(64, tack.f64)
+scaled(out64, x64, 3.0)
+tack.set_debug(True)
+checked = tack.zeros(64)
+scaled(checked, x, 3.0)
+try:
+    scaled(tack.zeros(65), x, 3.0)   # x[64]: only the debug variant says so
+except IndexError:
+    raised = True
+else:
+    raised = False
+report({"out": out.numpy().tolist(), "out64": out64.numpy().tolist(),
+        "checked": checked.numpy().tolist(), "raised": raised})
+"""
+
+
+def test_each_signature_and_debug_mode_has_its_own_record(tmp_path):
+    first, _ = run(tmp_path, SIGNATURES)
+    second, _ = run(tmp_path, SIGNATURES)
+    assert second["from_records"] == 3 and second["lowered"] == 0, second
+    for r in (first, second):
+        assert r["out"] == r["out64"] == r["checked"] == expected_out(2.0)
+        assert r["raised"]
+
+
+LARGE = PRELUDE + """
+@tack.kernel
+def doubled(out, x):
+    for i in range(len(out)):
+        out[i] = x[i] * 2.0
+
+n = 1 << 20
+x = tack.array(np.arange(n, dtype=np.float32))
+out = tack.zeros(n)
+doubled(out, x)    # TACK_STREAM_BYTES=0: the streaming code
+rng = np.random.default_rng(5)
+keys_np = rng.integers(0, 1 << 30, 1 << 22).astype(np.int32)
+bins = tack.zeros(64, tack.i32)
+histogram(tack.array(keys_np), bins)   # long enough to fan out: the privatized code
+assert out.numpy().tolist() == (np.arange(n, dtype=np.float32) * 2).tolist()
+assert bins.numpy().tolist() == np.bincount(keys_np % 64, minlength=64).tolist()
+report()
+"""
+
+
+def test_streaming_and_privatized_codes_come_from_records(tmp_path):
+    env = {"TACK_STREAM_BYTES": "0", "TACK_NUM_THREADS": "2"}
+    run(tmp_path, LARGE, env=env)
+    second, _ = run(tmp_path, LARGE, env=env)
+    # Their images are found by the IR text the record holds, their targets by the record.
+    assert second["from_records"] >= 2 and second["lowered"] == 0, second  # and the fills

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "compiler/pipeline.hpp"
@@ -268,14 +269,28 @@ struct CpuFacts {
   std::vector<ir::ScalarType> types;  // per parameter: its type (pack_slots)
   std::vector<int> first_slot;        // per parameter: its first argument slot
   int slot_count = 0;
-  bool prints = false;      // the kernel prints: stdout is flushed after each launch
-  bool privatized = false;  // KernelIr::privatized is there
-  bool streaming = false;   // KernelIr::streaming is there
-  std::string described;    // describe_variant, for the log
-  // Per code kind, the IR printed (the disk cache's keys): from the record, or printed from the
-  // KernelIr when first needed.
+  bool prints = false;     // the kernel prints: stdout is flushed after each launch
+  bool streaming = false;  // KernelIr::streaming is there
+  // KernelIr::privatized is there, and KernelIr::private_targets.
+  bool privatized = false;
+  std::vector<analysis::PrivatizableTarget> private_targets;
+  // How the log names the variant (describe_variant) and, per code kind, the IR printed (the
+  // disk cache's keys): from the record, or made from the KernelIr when first needed.
+  std::string described;
   std::string ir_text[3];
 };
+
+// The argument slots of a kernel of `signature`: codegen::arg_layout's, from the arguments'
+// kinds alone (the address, each extent, the vector width, the pitch).
+codegen::ArgLayout layout_of(const std::vector<compiler::ArgType>& signature) {
+  codegen::ArgLayout layout;
+  for (const compiler::ArgType& a : signature) {
+    layout.first_slot.push_back(layout.slot_count);
+    layout.slot_count +=
+        a.is_array() ? 1 + a.rank + (a.vec_width > 0 ? 1 : 0) + (a.strided ? 1 : 0) : 1;
+  }
+  return layout;
+}
 
 CpuFacts cpu_facts(const compiler::KernelIr& k) {
   CpuFacts f;
@@ -284,58 +299,71 @@ CpuFacts cpu_facts(const compiler::KernelIr& k) {
   f.first_slot = std::move(layout.first_slot);
   f.slot_count = layout.slot_count;
   f.prints = prints(k.ir);
-  f.privatized = k.privatized.has_value();
   f.streaming = k.streaming.has_value();
-  f.described = describe_variant(k.ir);
+  f.privatized = k.privatized.has_value();
+  f.private_targets = k.private_targets;
   return f;
 }
 
-// A CPU record's bytes: a tag, then the facts in CpuFacts' order.
-constexpr std::string_view kCpuRecordTag = "tack cpu facts 1";
-constexpr int kMaxRecordSlots = 1 << 16;
+// A CPU record's bytes: a tag, then the facts in CpuFacts' order (the slots follow from the
+// signature and are not written).
+constexpr std::string_view kCpuRecordTag = "tack cpu facts 2";
 
 std::vector<char> write_cpu_facts(const CpuFacts& f) {
   ByteWriter w;
   w.text(kCpuRecordTag);
   w.put(static_cast<std::uint32_t>(f.types.size()));
-  for (std::size_t i = 0; i < f.types.size(); ++i) {
-    w.put(static_cast<std::uint8_t>(f.types[i]));
-    w.put(static_cast<std::int32_t>(f.first_slot[i]));
-  }
-  w.put(static_cast<std::int32_t>(f.slot_count));
+  for (const ir::ScalarType t : f.types) w.put(static_cast<std::uint8_t>(t));
   w.put(static_cast<std::uint8_t>((f.prints ? 1 : 0) | (f.privatized ? 2 : 0) |
                                   (f.streaming ? 4 : 0)));
+  w.put(static_cast<std::uint32_t>(f.private_targets.size()));
+  for (const analysis::PrivatizableTarget& t : f.private_targets) {
+    w.put(static_cast<std::int32_t>(t.param));
+    w.put(static_cast<std::uint8_t>(t.op));
+  }
   w.text(f.described);
   for (const std::string& text : f.ir_text) w.text(text);
   return std::move(w.out);
 }
 
-// The facts of a record of `params` parameters; RuntimeError when the bytes are not such a
+// The facts of a record of a variant of `signature`; RuntimeError when the bytes are not such a
 // record (another version's, damaged).
-CpuFacts read_cpu_facts(const std::vector<char>& bytes, std::size_t params) {
+CpuFacts read_cpu_facts(const std::vector<char>& bytes,
+                        const std::vector<compiler::ArgType>& signature) {
   ByteReader r(bytes, "not a CPU kernel record");
   CpuFacts f;
   if (r.text() != kCpuRecordTag) r.bad("another tag");
-  if (r.get<std::uint32_t>() != params) r.bad("another parameter count");
-  for (std::size_t i = 0; i < params; ++i) {
+  const std::size_t n = signature.size();
+  if (r.get<std::uint32_t>() != n) r.bad("another parameter count");
+  for (std::size_t i = 0; i < n; ++i) {
     const auto t = r.get<std::uint8_t>();
     if (t > static_cast<std::uint8_t>(ir::ScalarType::boolean)) r.bad("an unknown type");
     f.types.push_back(static_cast<ir::ScalarType>(t));
-    f.first_slot.push_back(r.get<std::int32_t>());
   }
-  f.slot_count = r.get<std::int32_t>();
-  if (f.slot_count < 0 || f.slot_count > kMaxRecordSlots) r.bad("a slot count out of range");
-  for (const int slot : f.first_slot) {
-    if (slot < 0 || slot >= f.slot_count) r.bad("a slot out of range");
-  }
+  codegen::ArgLayout layout = layout_of(signature);
+  f.first_slot = std::move(layout.first_slot);
+  f.slot_count = layout.slot_count;
   const auto flags = r.get<std::uint8_t>();
   f.prints = (flags & 1) != 0;
   f.privatized = (flags & 2) != 0;
   f.streaming = (flags & 4) != 0;
+  const std::size_t targets = r.get<std::uint32_t>();
+  if (targets > n || f.privatized == (targets == 0)) r.bad("privatized targets that do not fit");
+  for (std::size_t i = 0; i < targets; ++i) {
+    analysis::PrivatizableTarget t;
+    t.param = r.get<std::int32_t>();
+    const auto op = r.get<std::uint8_t>();
+    if (t.param < 0 || static_cast<std::size_t>(t.param) >= n || !signature[t.param].is_array() ||
+        op > static_cast<std::uint8_t>(ir::AtomicOp::Max))
+      r.bad("a privatized target out of range");
+    t.op = static_cast<ir::AtomicOp>(op);
+    f.private_targets.push_back(t);
+  }
   f.described = r.text();
   for (std::string& text : f.ir_text) text = r.text();
-  if (f.ir_text[0].empty() || f.streaming == f.ir_text[2].empty() ||
-      f.privatized == f.ir_text[1].empty())
+  if (f.described.empty() || f.ir_text[kPlainCode].empty() ||
+      f.streaming == f.ir_text[kStreamingCode].empty() ||
+      f.privatized == f.ir_text[kPrivatizedCode].empty())
     r.bad("a code's IR is missing");
   if (!r.done()) r.bad("bytes follow its end");
   return f;
@@ -389,13 +417,21 @@ class CpuCode final : public VariantCode {
   // The IR of a code kind (lowering the variant first when it came from its record).
   const ir::Function& ir_of(CodeKind kind) const {
     const compiler::KernelIr& k = lowered_();
-    return kind == kPrivatizedCode ? *k.privatized : kind == kStreamingCode ? *k.streaming : k.ir;
+    if (kind == kPlainCode) return k.ir;
+    const std::optional<ir::Function>& other = kind == kPrivatizedCode ? k.privatized : k.streaming;
+    TACK_INTERNAL_ASSERT(other.has_value(), "a CPU code kind its variant's IR does not have");
+    return *other;
   }
-  // The IR of a code kind printed, as the disk cache's keys hold it (under codes_->mutex).
+  // The IR of a code kind printed, as the disk cache's keys hold it, and how the log names the
+  // variant (under codes_->mutex).
   const std::string& ir_text(CodeKind kind) {
     std::string& text = facts_.ir_text[kind];
     if (text.empty()) text = ir::to_string(ir_of(kind));
     return text;
+  }
+  const std::string& described() {
+    if (facts_.described.empty()) facts_.described = describe_variant(ir_of(kPlainCode));
+    return facts_.described;
   }
   // Whether this launch's outputs go around the caches: the kernel has streamed outputs and the
   // launch's arrays together hold at least streaming_threshold() bytes (the last-level cache).
@@ -454,7 +490,7 @@ const CompiledCode& CpuCode::code_for(bool disjoint, CodeKind kind) {
   if (const CompiledCode* c = slot.code.load(std::memory_order_acquire)) return *c;
   codes_->made.push_back(std::make_unique<CompiledCode>(
       compile_for_cpu([&]() -> const ir::Function& { return ir_of(kind); }, ir_text(kind),
-                      facts_.described, disjoint, debug_, tiered_compile())));
+                      described(), disjoint, debug_, tiered_compile())));
   const CompiledCode* made = codes_->made.back().get();
   if (made->quick) optimize_in_background(disjoint, kind);
   slot.code.store(made, std::memory_order_release);
@@ -469,7 +505,7 @@ void CpuCode::optimize_in_background(bool disjoint, CodeKind kind) {
   CodeSlot& slot = codes_->slots[kind][disjoint];
   slot.optimizing = std::make_shared<BackgroundTask>(
       [weak_codes = std::weak_ptr<VariantCodes>(codes_), fn = ir_of(kind), text = ir_text(kind),
-       described = facts_.described, disjoint, kind, debug = debug_]() noexcept {
+       described = described(), disjoint, kind, debug = debug_]() noexcept {
         std::unique_ptr<CompiledCode> full;
         try {
           full = std::make_unique<CompiledCode>(compile_for_cpu(
@@ -595,8 +631,8 @@ codegen::TackDebugStatus CpuCode::run_with(CodeKind kind, const KernelArg* args,
     return status;
   }
   const auto grain = static_cast<std::int64_t>(kFanOutNs / 4 / std::max(nspi, 0.01)) + 1;
-  if (facts_.privatized && privatize_worthwhile(lowered_().private_targets, args, n, rest)) {
-    run_privatized(lowered_().private_targets, code_for(disjoint_arrays, kPrivatizedCode).chunk,
+  if (facts_.privatized && privatize_worthwhile(facts_.private_targets, args, n, rest)) {
+    run_privatized(facts_.private_targets, code_for(disjoint_arrays, kPrivatizedCode).chunk,
                    SlotLayout{slots, &facts_.first_slot, facts_.slot_count}, begin, rest, grain,
                    &status, args);
     return status;
@@ -679,20 +715,25 @@ class CpuTarget final : public Target {
         cpu_facts(kernel), [&kernel]() -> const compiler::KernelIr& { return kernel; }, facts,
         debug);
   }
-  std::vector<char> record_facts(const compiler::KernelIr& kernel) const override {
+  std::vector<char> record_facts(const compiler::KernelIr& kernel,
+                                 const std::vector<compiler::ArgType>& signature) const override {
     if (kernel.ir.workgroups.line > 0) return {};  // compile() refuses it
     CpuFacts facts = cpu_facts(kernel);
+    if (layout_of(signature).first_slot != facts.first_slot) return {};  // not as it reads back
+    facts.described = describe_variant(kernel.ir);
     facts.ir_text[kPlainCode] = ir::to_string(kernel.ir);
     if (kernel.privatized) facts.ir_text[kPrivatizedCode] = ir::to_string(*kernel.privatized);
     if (kernel.streaming) facts.ir_text[kStreamingCode] = ir::to_string(*kernel.streaming);
     return write_cpu_facts(facts);
   }
   std::unique_ptr<VariantCode> from_record(const std::shared_ptr<Backend>&,
-                                           const std::vector<char>& record, LoweredKernel lowered,
-                                           const ParamFacts& facts, bool debug) const override {
+                                           const std::vector<char>& record,
+                                           const std::vector<compiler::ArgType>& signature,
+                                           LoweredKernel lowered, const ParamFacts& facts,
+                                           bool debug) const override {
     try {
-      return std::make_unique<CpuCode>(read_cpu_facts(record, facts.written->size()),
-                                       std::move(lowered), facts, debug);
+      return std::make_unique<CpuCode>(read_cpu_facts(record, signature), std::move(lowered), facts,
+                                       debug);
     } catch (const RuntimeError&) {
       return nullptr;  // another version's record, or a damaged one: the variant is lowered
     }

@@ -54,6 +54,7 @@ class FakeTarget final : public detail::Target {
     return fake_source(kernel, debug);
   }
   void variant_compiled(const compiler::KernelIr&, bool) const override { ++calls().observed; }
+  bool observes_variants() const override { return true; }
 };
 
 std::vector<std::shared_ptr<detail::Backend>> fake_devices() {
