@@ -332,17 +332,17 @@ llvm::Value* KernelEmitter::math(MathFn fn, ScalarType t, const std::vector<llvm
     case MathFn::Max: {
       const bool is_min = fn == MathFn::Min;
       llvm::Value* y = args[1];
-      llvm::Value* take = compare(is_min ? ir::CompareOp::Lt : ir::CompareOp::Gt, t, y, x);
       if (tack::is_float(t)) {
-        // Equal floats are equal bits but for the two zeros: min takes a -0.0, max a +0.0,
-        // whichever argument it is, so a fold's answer does not depend on its order.
-        llvm::Type* bits = b_.getIntNTy(y->getType()->getScalarSizeInBits());
-        llvm::Value* negative =
-            b_.CreateICmpSLT(b_.CreateBitCast(y, bits), llvm::ConstantInt::get(bits, 0));
-        take = b_.CreateOr(
-            take, b_.CreateAnd(b_.CreateFCmpOEQ(y, x), is_min ? negative : b_.CreateNot(negative)));
+        // IEEE 754-2019's minimum and maximum (NaN if either is, -0.0 below +0.0) are Python's
+        // min and max wherever y is a number: equal floats are equal bits but for the two
+        // zeros, and a NaN x is kept. A NaN y leaves x. The intrinsics vectorize, also as a
+        // fold's reduction (a select on the sign bits did not: 3x slower reductions).
+        llvm::Value* m = b_.CreateBinaryIntrinsic(
+            is_min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, x, y);
+        return b_.CreateSelect(b_.CreateFCmpUNO(y, y), x, m);
       }
-      return b_.CreateSelect(take, y, x);
+      return b_.CreateSelect(compare(is_min ? ir::CompareOp::Lt : ir::CompareOp::Gt, t, y, x), y,
+                             x);
     }
     case MathFn::IsNan:
       return b_.CreateFCmpUNO(x, x);

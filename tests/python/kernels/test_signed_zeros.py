@@ -40,6 +40,34 @@ def test_kernel_min_max_of_two_zeros_in_either_order(dtype):
     same_bits(hi.numpy(), [0.0, 0.0, -0.0, 0.0, 1.0, 5.0, np.nan, 3.0], dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=name)
+def test_kernel_min_max_of_every_pair_of_special_values(dtype):
+    # Python's min(x, y) is y only if y < x, max(x, y) only if y > x; of two equal zeros min
+    # takes -0.0 and max +0.0. Every pair, repeated to fill vectors (the CPU's vector code).
+    special = [np.nan, -np.inf, -1.5, -0.0, 0.0, 2.5, np.inf]
+    pairs = [(x, y) for x in special for y in special] * 37
+    a = np.array([p[0] for p in pairs], dtype)
+    b = np.array([p[1] for p in pairs], dtype)
+    lo, hi = zeros(len(a), dtype), zeros(len(a), dtype)
+    sz_pairs(arr(a), arr(b), lo, hi)
+
+    def pick(x, y, below):
+        if np.isnan(y) or np.isnan(x):
+            return x  # a NaN y is not below or above x; a NaN x stays
+        if (y < x) if below else (y > x):
+            return y
+        if y == x and (np.signbit(y) if below else not np.signbit(y)):
+            return y
+        return x
+
+    want_lo = np.array([pick(x, y, True) for x, y in zip(a, b)], dtype)
+    want_hi = np.array([pick(x, y, False) for x, y in zip(a, b)], dtype)
+    for got, want in ((lo.numpy(), want_lo), (hi.numpy(), want_hi)):
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        same_bits(got[~nan], want[~nan], dtype)
+
+
 @tack.kernel
 def sz_literals(out):
     for i in range(1):
