@@ -462,7 +462,9 @@ std::string KernelImpl::variant_record_key(const VariantKey& key, const Target& 
 }
 
 void KernelImpl::write_record(const Variant& v, const Target& target) const {
-  if (printing_ir() || variants_observed()) return;  // no record would be read meanwhile
+  // Written while a target observes every variant too (it has just seen this one): a later
+  // process without the observer reads it.
+  if (printing_ir()) return;
   const std::vector<char> facts = target.record_facts(v.kernel, v.key.args);
   if (facts.empty()) return;  // the target makes no code from records
   ByteWriter w;
