@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debian_packages=(
-  cmake ninja-build g++ pkg-config python3-venv
+  cmake ninja-build g++ pkg-config python3-venv python3-dev
   llvm-19-dev libzstd-dev zlib1g-dev libnuma-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers

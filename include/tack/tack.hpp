@@ -1,6 +1,7 @@
 // Tack's public C++ API in one include.
 #pragma once
 
+#include "tack/about.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/array.hpp"
 #include "tack/dataset.hpp"

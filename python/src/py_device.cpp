@@ -37,6 +37,29 @@ void init_device(nb::module_& m) {
       [](const std::variant<std::string, Device>& d) { set_default_device(to_device(d)); },
       nb::arg("device"),
       "makes `device` (a name or a tack.device) the default; arrays already made keep theirs");
+  m.def(
+      "_about",
+      [] {
+        const About a = about();
+        nb::dict d;
+        d["version"] = a.version;
+        d["llvm_version"] = a.llvm_version;
+        d["llvm_static"] = a.llvm_static;
+        d["cuda"] = a.cuda;
+        d["numa"] = a.numa;
+        d["numa_nodes"] = a.numa_nodes;
+        d["host_cpu"] = a.host_cpu;
+        d["host_triple"] = a.host_triple;
+        d["vector_math"] = a.vector_math;
+        d["threads"] = a.threads;
+        d["cache_directory"] =
+            a.cache_directory ? nb::object(nb::str(a.cache_directory->c_str())) : nb::none();
+        nb::list kinds;
+        for (const std::string& k : a.device_kinds) kinds.append(nb::str(k.c_str()));
+        d["device_kinds"] = kinds;
+        return d;
+      },
+      "this build of Tack and what it finds here, as a dict (tack::about; python -m tack)");
   m.def("_cpu_kernel_fill_count", &detail::cpu_kernel_fill_count,
         "how many CPU fills ran as a fill kernel through the dispatch (for tests)");
   m.def(

@@ -634,4 +634,16 @@ std::string host_target_id() {
   return id + (vector_math_wanted() ? ";libmvec" : "");
 }
 
+std::string host_cpu_name() {
+  return llvm::sys::getHostCPUName().str();
+}
+
+std::string host_triple() {
+  return LLVM_HOST_TRIPLE;
+}
+
+bool vector_math_enabled() {
+  return vector_math_wanted();
+}
+
 }  // namespace tack::codegen

@@ -106,4 +106,10 @@ std::unique_ptr<JitModule> compile(const ir::Function& f, const CodegenOptions& 
 // CPU name and its features.
 std::string host_target_id();
 
+// The host as LLVM compiles for it: its CPU's name and its triple (tack::about).
+std::string host_cpu_name();
+std::string host_triple();
+// Whether compiles may call glibc's vector math library (TACK_VECTOR_MATH, x86-64 only).
+bool vector_math_enabled();
+
 }  // namespace tack::codegen

@@ -349,4 +349,12 @@ void CpuBackend::check_dlpack_stream(std::int64_t stream) const {
                    std::to_string(stream));
 }
 
+int numa_node_count() {
+#ifdef TACK_HAVE_NUMA
+  return numa_available() < 0 ? 0 : numa_num_configured_nodes();
+#else
+  return -1;
+#endif
+}
+
 }  // namespace tack::detail

@@ -76,4 +76,8 @@ std::uint64_t cpu_kernel_fill_count();
 void host_copy(void* dst, const void* src, std::size_t nbytes);
 void host_fill(void* dst, std::size_t nbytes, const void* pattern, std::size_t pattern_size);
 
+// The NUMA nodes libnuma reports: -1 when Tack is built without libnuma, 0 when libnuma finds
+// no NUMA support on this machine.
+int numa_node_count();
+
 }  // namespace tack::detail

@@ -1,0 +1,34 @@
+// tack::about (include/tack/about.hpp): the build's facts and what it finds here.
+#include "tack/about.hpp"
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/parallel.hpp"
+#include "support/disk_cache.hpp"
+#include "targets/target.hpp"
+
+namespace tack {
+
+About about() {
+  About a;
+  a.version = TACK_VERSION;
+  a.llvm_version = TACK_LLVM_VERSION;
+#ifdef TACK_LLVM_STATIC
+  a.llvm_static = true;
+#endif
+#ifdef TACK_HAVE_CUDA
+  a.cuda = true;
+#endif
+  const int nodes = detail::numa_node_count();
+  a.numa = nodes >= 0;
+  a.numa_nodes = nodes > 0 ? nodes : 0;
+  a.host_cpu = codegen::host_cpu_name();
+  a.host_triple = codegen::host_triple();
+  a.vector_math = codegen::vector_math_enabled();
+  a.threads = detail::num_threads();
+  if (auto dir = detail::cache_directory(); dir && !dir->empty()) a.cache_directory = *dir;
+  for (const auto& [kind, target] : detail::registered_targets()) a.device_kinds.push_back(kind);
+  return a;
+}
+
+}  // namespace tack

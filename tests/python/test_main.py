@@ -1,0 +1,71 @@
+"""python -m tack (python/tack/__main__.py): the report a user runs first and a bug report
+includes, and --check, which runs a kernel on every device."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tack
+import tack.__main__ as tack_main
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join(sys.path)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "tack", *args], env=e, capture_output=True,
+                          text=True, timeout=180)
+
+
+def test_the_report_names_version_llvm_threads_cache_and_devices(tmp_path):
+    r = run(env={"TACK_CACHE_DIR": str(tmp_path / "cache"), "TACK_NUM_THREADS": "2"})
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.startswith(f"Tack {tack.__version__}\n")
+    about = tack._tack._about()
+    assert f"LLVM {about['llvm_version']}" in out and about["host_cpu"] in out
+    assert "threads: 2 (TACK_NUM_THREADS" in out
+    assert f"kernel cache: {tmp_path / 'cache'}" in out
+    assert "devices:\n  cpu        (default)" in out
+    for kind in about["device_kinds"]:
+        assert f"\n  {kind}" in out  # each kind: its devices, or why it has none
+
+
+def test_the_report_says_when_the_cache_is_off_and_how_full_it_is(tmp_path):
+    assert "kernel cache: off (TACK_CACHE_DIR is empty)" in run(env={"TACK_CACHE_DIR": ""}).stdout
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / "a.bin").write_bytes(b"x" * 3 * 2**20)
+    assert f"kernel cache: {cache} (1 files, 3.0 MiB)" in run(env={"TACK_CACHE_DIR": str(cache)}).stdout
+
+
+def test_a_kind_without_devices_says_why(tmp_path):
+    if "opencl" not in tack._tack._about()["device_kinds"]:
+        pytest.skip("this build has no OpenCL kind")
+    empty = tmp_path / "vendors"
+    empty.mkdir()
+    r = run(env={"OCL_ICD_VENDORS": str(empty)})
+    assert r.returncode == 0, r.stderr
+    assert f"opencl     none: no OpenCL driver registered in {empty}" in r.stdout
+    about = tack._tack._about()
+    if "cuda" in about["device_kinds"] and not any(d.kind == "cuda" for d in tack.devices()):
+        assert "cuda       none: " in r.stdout
+
+
+def test_check_runs_a_kernel_on_every_device():
+    r = run("--check")
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    check = r.stdout.split("check:\n", 1)[1]
+    for d in tack.devices():
+        assert f"  {d.name:10s} ok" in check
+
+
+def test_check_reports_a_failing_device_and_fails(monkeypatch, capsys):
+    def broken(*args):
+        raise RuntimeError("the driver fell over")
+
+    monkeypatch.setattr(tack_main, "_check_kernel", broken)
+    assert tack_main.main(["--check"]) == 1
+    out = capsys.readouterr().out
+    assert "cpu        FAILED: RuntimeError: the driver fell over" in out
