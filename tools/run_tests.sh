@@ -52,6 +52,8 @@ if [ -x build/dev/tests/tack_cuda_check ]; then
 fi
 phase "install check"
 bash tools/check_install.sh
+phase "floor check: the binding against the oldest nanobind and Python the package allows"
+bash tools/check_floor.sh
 
 phase "asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 cmake --preset asan-ubsan >/dev/null
