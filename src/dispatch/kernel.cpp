@@ -124,7 +124,7 @@ std::vector<std::string> called_names(std::string_view source) {
   if (!dir || dir->empty()) return parse_called_names(source);
   const std::string key = std::string("tack ") + TACK_VERSION + " " + detail::build_id() +
                           "\ncalled names\n" + std::string(source);
-  if (const auto bytes = detail::cache_load("records", key)) {
+  if (const auto bytes = detail::cache_load(detail::kRecordFolder, key)) {
     try {
       detail::ByteReader r(*bytes, "not a record of called names");
       std::vector<std::string> names;
@@ -139,7 +139,7 @@ std::vector<std::string> called_names(std::string_view source) {
   detail::ByteWriter w;
   w.put(static_cast<std::uint32_t>(names.size()));
   for (const std::string& n : names) w.text(n);
-  detail::cache_store("records", key, w.out);
+  detail::cache_store(detail::kRecordFolder, key, w.out);
   return names;
 }
 

@@ -75,7 +75,6 @@ std::string shape_of_param(const Array& a) {
 // Kernel records (docs/design/kernel_records.md): in this folder of the disk cache, a kernel's
 // name and parameters keyed by everything its parse depends on, and per variant what dispatch
 // and the target's code read at a launch, keyed by that and the signature.
-constexpr std::string_view kRecordFolder = "records";
 constexpr std::string_view kKernelRecordTag = "tack kernel record 1";
 constexpr std::string_view kVariantRecordTag = "tack variant record 1";
 constexpr std::uint32_t kMaxRecordParams = 1 << 16;

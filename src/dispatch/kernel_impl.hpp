@@ -9,6 +9,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct Variant {
   IterationCount blocks;
   std::unique_ptr<Variant> epilogue;
 };
+
+// The disk cache's folder of kernel records (docs/design/kernel_records.md).
+inline constexpr std::string_view kRecordFolder = "records";
 
 // The kernel records' counts of this process (tack::detail::kernel_record_counts reads them).
 struct RecordCounts {

@@ -89,7 +89,8 @@ def rounds(x, r):
   const Array x = ones({2000}, f32);
   for (int i = 0; i < 4; ++i) k(x, 1);  // compiled, and its cost per iteration measured at r = 1
   Counter c;
-  const KernelArg args[] = {x, KernelArg(20000)};  // tens of milliseconds, predicted in microseconds
+  const KernelArg args[] = {x,
+                            KernelArg(20000)};  // tens of milliseconds, predicted in microseconds
   k.call(args, 2, c);
   EXPECT_EQ(c.told, 1);
   Counter again;

@@ -281,13 +281,13 @@ struct CpuFacts {
 };
 
 // The argument slots of a kernel of `signature`: codegen::arg_layout's, from the arguments'
-// kinds alone (the address, each extent, the vector width, the pitch).
+// kinds alone (an array's address and ir::ArrayType::abi_count values, a scalar's one slot).
 codegen::ArgLayout layout_of(const std::vector<compiler::ArgType>& signature) {
   codegen::ArgLayout layout;
   for (const compiler::ArgType& a : signature) {
     layout.first_slot.push_back(layout.slot_count);
-    layout.slot_count +=
-        a.is_array() ? 1 + a.rank + (a.vec_width > 0 ? 1 : 0) + (a.strided ? 1 : 0) : 1;
+    const ir::ArrayType array{a.type, a.rank, a.vec_width, a.strided != 0};
+    layout.slot_count += a.is_array() ? 1 + array.abi_count() : 1;
   }
   return layout;
 }
