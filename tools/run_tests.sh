@@ -54,6 +54,10 @@ phase "install check"
 bash tools/check_install.sh
 phase "floor check: the binding against the oldest nanobind and Python the package allows"
 bash tools/check_floor.sh
+# The wheel from the dev build's objects linked with LLVM's static libraries (about a minute),
+# installed and run where LLVM 19, the headers and the compilers are hidden (unshare -m).
+phase "wheel check: a wheel installed and run with no LLVM, headers or compiler"
+bash tools/check_wheel.sh
 
 phase "asan-ubsan build: C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 cmake --preset asan-ubsan >/dev/null

@@ -13,9 +13,7 @@ About about() {
   About a;
   a.version = TACK_VERSION;
   a.llvm_version = TACK_LLVM_VERSION;
-#ifdef TACK_LLVM_STATIC
-  a.llvm_static = true;
-#endif
+  a.llvm_static = codegen::llvm_linked_in();
 #ifdef TACK_HAVE_CUDA
   a.cuda = true;
 #endif

@@ -1,6 +1,7 @@
 """python -m tack (python/tack/__main__.py): the report a user runs first and a bug report
 includes, and --check, which runs a kernel on every device."""
 import os
+import re
 import subprocess
 import sys
 
@@ -30,6 +31,18 @@ def test_the_report_names_version_llvm_threads_cache_and_devices(tmp_path):
     assert "devices:\n  cpu        (default)" in out
     for kind in about["device_kinds"]:
         assert f"\n  {kind}" in out  # each kind: its devices, or why it has none
+
+
+def test_llvm_linked_in_is_asked_of_the_loader():
+    # The dev build links the shared libLLVM, a wheel's libtack has LLVM inside: the report
+    # says which from where LLVM's code is, so the same objects linked both ways each answer.
+    # (An OpenCL platform may map its own LLVM, PoCL's libLLVM-15: only LLVM 19's counts.)
+    with open("/proc/self/maps") as maps:
+        shared_llvm = any(re.search(r"libLLVM[.-](so\.)?19", line) for line in maps)
+    about = tack._tack._about()
+    assert about["llvm_static"] is not shared_llvm
+    expected = "linked into libtack" if about["llvm_static"] else "the system libLLVM"
+    assert f"LLVM {about['llvm_version']} ({expected})" in run().stdout
 
 
 def test_the_report_says_when_the_cache_is_off_and_how_full_it_is(tmp_path):

@@ -646,4 +646,12 @@ bool vector_math_enabled() {
   return vector_math_wanted();
 }
 
+bool llvm_linked_in() {
+  Dl_info ours{}, llvms{};
+  if (!dladdr(reinterpret_cast<void*>(&llvm_linked_in), &ours) ||
+      !dladdr(reinterpret_cast<void*>(&llvm::sys::getHostCPUName), &llvms))
+    return false;
+  return ours.dli_fbase == llvms.dli_fbase;
+}
+
 }  // namespace tack::codegen

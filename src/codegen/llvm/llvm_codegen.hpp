@@ -111,5 +111,9 @@ std::string host_cpu_name();
 std::string host_triple();
 // Whether compiles may call glibc's vector math library (TACK_VECTOR_MATH, x86-64 only).
 bool vector_math_enabled();
+// Whether LLVM's code is in the same loaded object as Tack's (LLVM's static libraries linked into
+// libtack, as in a wheel) rather than in a shared libLLVM. Asked of the loader, so one set of
+// objects linked both ways answers for each.
+bool llvm_linked_in();
 
 }  // namespace tack::codegen
