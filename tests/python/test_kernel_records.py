@@ -176,6 +176,41 @@ def test_print_ir_turns_records_off(tmp_path):
     assert "kernel scaled" in r.stderr
 
 
+LATE_PRINT = PRELUDE + """
+import os
+x = tack.array(np.arange(64, dtype=np.float32))
+out = tack.zeros(64)
+os.environ["TACK_PRINT_IR"] = "1"   # after the kernels are made: read again at the call
+scaled(out, x, 3.0)
+report()
+"""
+
+
+def test_print_ir_set_after_the_kernel_is_made_still_prints(tmp_path):
+    run(tmp_path, MAIN)
+    late, r = run(tmp_path, LATE_PRINT)
+    assert late["from_records"] == 0 and late["lowered"] == 1, late
+    assert "kernel scaled" in r.stderr
+
+
+def test_no_variant_comes_from_a_record_while_a_target_observes_every_variant(tmp_path):
+    import tack
+    if "cuda" not in tack._tack._about()["device_kinds"]:
+        pytest.skip("built without CUDA's headers: no CUDA check to observe variants")
+    # The CUDA check (TACK_CUDA_CHECK) writes out every variant the CPU lowers: a record would
+    # hide it. Records are still written then, and a later process without it reads them.
+    check = tmp_path / "cuda-check"
+    observed, _ = run(tmp_path, MAIN, env={"TACK_CUDA_CHECK": str(check)})
+    assert observed["before_inspect"]["lowered"] == 2
+    again, _ = run(tmp_path, MAIN, env={"TACK_CUDA_CHECK": str(check)})
+    assert again["before_inspect"]["from_records"] == 0, again
+    assert again["before_inspect"]["lowered"] == 2, again
+    assert any(check.iterdir()), "the CUDA check wrote nothing"
+    plain, _ = run(tmp_path, MAIN)
+    assert plain["before_inspect"]["from_records"] == 2, plain
+    assert plain["out"] == observed["out"]
+
+
 VALUE = PRELUDE + """
 @tack.kernel
 def total(x) -> tack.f64:
