@@ -2,10 +2,12 @@
 # The wheel installs and runs where there is no LLVM, no C/C++ headers and no compiler
 # (issue 34; docs/design/wheel.md, "How it is tested"):
 #
-#   tools/check_wheel.sh [WHEEL]
+#   tools/check_wheel.sh [WHEEL [PYTHON]]
 #
 # Without WHEEL it makes one for .venv's Python with tools/build_wheel.sh from the dev build's
 # portable libtack (its objects linked with LLVM's static libraries: a link, not a second build).
+# PYTHON: the interpreter WHEEL is for (default .venv's); build_wheel.sh must have made its
+# build environment (for auditwheel).
 # Then:
 #  * every ELF file in the wheel needs only glibc, libstdc++/libgcc_s, libtack and what the wheel
 #    bundles in tack.libs/ (never libLLVM); `auditwheel show` finds a manylinux tag for it and no
@@ -25,6 +27,7 @@ fail() { echo "check_wheel: $*" >&2; exit 1; }
 if [ "${1:-}" = "--inside" ]; then
   # In the namespace: hide LLVM, headers and compilers, then install and run.
   wheel="$2"
+  py="$3"
   # Every LLVM but the one the OpenCL driver links (PoCL 3 runs LLVM 15 in the process and links
   # each kernel with GCC's libgcc: it is the device's compiler, not Tack's), so also Debian's
   # clang (LLVM 14's); every header; the CUDA toolkit; and GCC's compilers proper (cc1, cc1plus:
@@ -107,6 +110,7 @@ fi
 rm -rf "$work" && mkdir -p "$work"
 if (($#)); then
   wheel="$(readlink -f "$1")"
+  if (($# > 1)); then py="$(readlink -f "$2")"; fi
 else
   cmake --build --preset dev --target tack_portable >/dev/null
   bash "$root/tools/build_wheel.sh" --lib "$root/build/dev/portable/libtack.so.0" \
@@ -147,5 +151,5 @@ echo "check_wheel: $(basename "$wheel"), $size_mb MB, $count shared libraries," 
 echo "check_wheel: $(grep -o 'consistent with the following platform tag: "[^"]*"' <<<"$show")"
 
 # The install and the runs, with LLVM, headers and compilers hidden.
-unshare -m --propagation private bash "${BASH_SOURCE[0]}" --inside "$wheel"
+unshare -m --propagation private bash "${BASH_SOURCE[0]}" --inside "$wheel" "$py"
 echo "check_wheel: the wheel installed without a build step and ran with no LLVM, headers or compiler"

@@ -2,6 +2,7 @@
 // a bug report should include it (README, "Install").
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct About {
   int threads = 1;           // the CPU launches' worker threads (TACK_NUM_THREADS)
   // The disk cache of compiled kernels (TACK_CACHE_DIR), or none when it is off.
   std::optional<std::string> cache_directory;
+  std::uint64_t cache_limit = 0;          // its size limit in bytes (TACK_CACHE_LIMIT; 0: no limit)
   std::vector<std::string> device_kinds;  // the kinds this build can launch kernels on
 };
 

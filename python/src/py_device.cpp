@@ -54,6 +54,7 @@ void init_device(nb::module_& m) {
         d["threads"] = a.threads;
         d["cache_directory"] =
             a.cache_directory ? nb::object(nb::str(a.cache_directory->c_str())) : nb::none();
+        d["cache_limit"] = a.cache_limit;
         nb::list kinds;
         for (const std::string& k : a.device_kinds) kinds.append(nb::str(k.c_str()));
         d["device_kinds"] = kinds;

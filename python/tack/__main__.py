@@ -14,8 +14,15 @@ import tack
 from tack import _tack
 
 
-def _cache_summary(path):
-    """"<path> (<n> files, <size>)" of the kernel cache, or why it is off."""
+def _size(n):
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _cache_summary(path, limit):
+    """"<path> (<n> files, <size> of its <limit> limit)" of the kernel cache, or why it is off."""
     if path is None:
         return "off (TACK_CACHE_DIR is empty)"
     files = size = 0
@@ -26,9 +33,10 @@ def _cache_summary(path):
                 files += 1
             except OSError:
                 pass
+    bound = f"limit {_size(limit)}" if limit else "no limit"
     if not os.path.isdir(path):
-        return f"{path} (not made yet: the first compile makes it)"
-    return f"{path} ({files} files, {size / 2**20:.1f} MiB)"
+        return f"{path} (not made yet: the first compile makes it; {bound}, TACK_CACHE_LIMIT)"
+    return f"{path} ({files} files, {size / 2**20:.1f} MiB; {bound}, TACK_CACHE_LIMIT)"
 
 
 def _loads(library):
@@ -72,7 +80,7 @@ def describe():
            f"compiling for {a['host_cpu']} ({a['host_triple']})"
            f"{', vector math through libmvec' if a['vector_math'] else ''}",
            f"  threads: {a['threads']} (TACK_NUM_THREADS; {os.cpu_count()} CPUs)",
-           f"  kernel cache: {_cache_summary(a['cache_directory'])}",
+           f"  kernel cache: {_cache_summary(a['cache_directory'], a['cache_limit'])}",
            "  build: " + ", ".join([
                "CUDA headers" if a["cuda"] else "no CUDA",
                (f"libnuma ({a['numa_nodes']} node{'s' if a['numa_nodes'] != 1 else ''})"

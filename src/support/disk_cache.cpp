@@ -10,18 +10,24 @@
 // be swapped between the check and the use. The checksum is no defence against forgery.
 #include "support/disk_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "support/hash.hpp"
@@ -177,6 +183,81 @@ std::string temporary_name() {
   return ".tmp-" + hex64(r[0]) + hex64(r[1]);
 }
 
+// The size limit's bookkeeping (docs/design/cache_limit.md).
+constexpr char kStamp[] = ".last-cleanup";    // its modification time: the last cleanup's start
+constexpr std::time_t kCleanupEvery = 3600;   // seconds between cleanups of one directory
+constexpr std::time_t kRefreshAfter = 86400;  // a load refreshes an entry's time once a day
+constexpr unsigned kStoresPerCheck = 256;     // stores of a process between looks at the stamp
+
+// When an entry was last used: written (modification time) or loaded (access time).
+std::time_t last_used(const struct stat& st) {
+  return std::max(st.st_atime, st.st_mtime);
+}
+
+std::atomic<bool> stop_cleaning{false};  // set at exit: a running cleanup stops at its next file
+std::atomic<std::uint64_t> cleanups_started{0};
+
+// The one cleanup thread of a process. At exit it is told to stop and joined (it stops within a
+// file); in a child made by fork() the parent's thread is not there to join, and is left alone.
+class Cleaner {
+ public:
+  static Cleaner& get() {
+    static Cleaner cleaner;
+    return cleaner;
+  }
+  void start(std::uint64_t limit) {
+    std::lock_guard lock(mutex_);
+    if (running_.load() || pid_ != ::getpid()) return;
+    if (thread_ != nullptr) {  // the last one, finished
+      thread_->join();
+      delete thread_;
+    }
+    running_ = true;
+    cleanups_started.fetch_add(1);
+    thread_ = new std::thread([this, limit] {
+      clean_cache(limit);
+      running_ = false;
+    });
+  }
+  void wait() {
+    std::lock_guard lock(mutex_);
+    if (thread_ != nullptr && pid_ == ::getpid()) {
+      thread_->join();
+      delete thread_;
+      thread_ = nullptr;
+    }
+  }
+  ~Cleaner() {
+    stop_cleaning = true;
+    wait();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::thread* thread_ = nullptr;
+  std::atomic<bool> running_{false};
+  const pid_t pid_ = ::getpid();
+};
+
+// After a store: every kStoresPerCheck-th store of the process (the first included) looks at the
+// directory's stamp, and past the hour claims it (so that the processes storing meanwhile do not
+// scan too) and starts a cleanup.
+std::atomic<unsigned> stores_made{0};
+void after_store(int top) {
+  if (stores_made.fetch_add(1, std::memory_order_relaxed) % kStoresPerCheck != 0) return;
+  const std::uint64_t limit = cache_limit_bytes();
+  if (limit == 0) return;
+  struct stat st {};
+  const std::time_t now = std::time(nullptr);
+  if (::fstatat(top, kStamp, &st, AT_SYMLINK_NOFOLLOW) == 0 && now - st.st_mtime < kCleanupEvery &&
+      st.st_mtime <= now) {
+    return;
+  }
+  Fd stamp(::openat(top, kStamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!stamp || ::futimens(stamp.get(), nullptr) != 0) return;
+  Cleaner::get().start(limit);
+}
+
 }  // namespace
 
 std::string hex64(std::uint64_t v) {
@@ -220,6 +301,13 @@ std::optional<std::vector<char>> cache_load(std::string_view folder, const std::
   if (content.compare(kHeader, key_size, key) != 0) return std::nullopt;
   const std::size_t object_at = kHeader + key_size;
   if (fnv1a(std::string_view(content).substr(object_at)) != checksum) return std::nullopt;
+  // Used now: a cleanup removes the least recently used entries first. The access time, set
+  // explicitly (a noatime mount never sets it, relatime at most daily), says so; the
+  // modification time stays when the entry was written.
+  if (std::time(nullptr) - last_used(st) > kRefreshAfter) {
+    const struct timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    ::futimens(fd.get(), times);
+  }
   return std::vector<char>(content.begin() + static_cast<std::ptrdiff_t>(object_at), content.end());
 }
 
@@ -248,7 +336,154 @@ void cache_store(std::string_view folder, const std::string& key, const std::vec
   if (!written || !closed ||
       ::renameat(dir.get(), tmp.c_str(), dir.get(), entry_name(key).c_str()) != 0) {
     ::unlinkat(dir.get(), tmp.c_str(), 0);
+    return;
   }
+  if (folder.empty()) {
+    after_store(dir.get());
+  } else if (Fd top = open_folder("", false)) {
+    after_store(top.get());
+  }
+}
+
+std::optional<std::uint64_t> parse_cache_limit(std::string_view text) {
+  std::size_t at = 0;
+  std::uint64_t value = 0;
+  for (; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++at) {
+    const std::uint64_t digit = static_cast<std::uint64_t>(text[at] - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  if (at == 0) return std::nullopt;
+  std::string_view unit = text.substr(at);
+  int shift = 0;
+  if (!unit.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(unit[0]))) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      case 'B':
+        shift = -1;
+        break;
+      default:
+        return std::nullopt;
+    }
+    unit.remove_prefix(1);
+    if (shift < 0) {
+      shift = 0;
+      if (!unit.empty()) return std::nullopt;  // "B" alone
+    } else if (unit == "iB" || unit == "IB" || unit == "ib" || unit == "B" || unit == "b") {
+      unit = {};
+    }
+    if (!unit.empty()) return std::nullopt;
+  }
+  if (shift > 0 && value > (UINT64_MAX >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+std::uint64_t cache_limit_bytes() {
+  const char* text = std::getenv("TACK_CACHE_LIMIT");
+  if (text == nullptr || *text == '\0') return kDefaultCacheLimitBytes;
+  if (const auto limit = parse_cache_limit(text)) return *limit;
+  static std::once_flag warned;
+  std::call_once(warned, [text] {
+    std::fprintf(stderr,
+                 "tack: warning: TACK_CACHE_LIMIT='%s' is not a size; the kernel cache keeps the "
+                 "default limit of 2 GiB. Give bytes with an optional K, M, G or T (binary "
+                 "units), e.g. TACK_CACHE_LIMIT=512M, or 0 for no limit.\n",
+                 text);
+  });
+  return kDefaultCacheLimitBytes;
+}
+
+std::uint64_t cache_cleanups_started() {
+  return cleanups_started.load();
+}
+
+void wait_for_cache_cleanup() {
+  Cleaner::get().wait();
+}
+
+CacheCleanup clean_cache(std::uint64_t limit) {
+  CacheCleanup result;
+  Fd top = open_folder("", false);
+  if (!top) return result;
+  struct Entry {
+    std::time_t used;
+    std::uint64_t bytes;
+    std::size_t folder;  // into `folders`
+    std::string name;
+  };
+  std::vector<Fd> folders;
+  std::vector<Entry> entries;
+  const std::time_t now = std::time(nullptr);
+  // The entries of one folder (an open, checked directory): only Tack's own files, "*.bin"
+  // entries and ".tmp-*" temporaries; a stale temporary is removed at once.
+  auto scan = [&](Fd folder, std::vector<std::string>* subfolders) {
+    const int dup = ::fcntl(folder.get(), F_DUPFD_CLOEXEC, 0);
+    if (dup < 0) return;
+    DIR* listing = ::fdopendir(dup);
+    if (listing == nullptr) {
+      ::close(dup);
+      return;
+    }
+    const std::size_t index = folders.size();
+    folders.push_back(std::move(folder));
+    const int fd = folders.back().get();
+    while (const dirent* e = ::readdir(listing)) {
+      if (stop_cleaning.load(std::memory_order_relaxed)) break;
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st {};
+      if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (subfolders != nullptr) subfolders->emplace_back(name);
+        continue;
+      }
+      if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+      const auto bytes = static_cast<std::uint64_t>(st.st_size);
+      if (name.substr(0, 5) == ".tmp-") {
+        if (now - st.st_mtime > kCleanupEvery && ::unlinkat(fd, e->d_name, 0) == 0) {
+          ++result.removed_files;
+          result.removed_bytes += bytes;
+        }
+        continue;
+      }
+      if (name.size() < 5 || name.substr(name.size() - 4) != ".bin") continue;
+      entries.push_back({last_used(st), bytes, index, std::string(name)});
+      ++result.files;
+      result.bytes += bytes;
+    }
+    ::closedir(listing);
+  };
+  std::vector<std::string> subfolders;
+  const auto dir = cache_directory();
+  scan(std::move(top), &subfolders);
+  for (const auto& name : subfolders) {
+    if (Fd sub = open_trusted_directory(folders.front().get(), name.c_str(), *dir + "/" + name))
+      scan(std::move(sub), nullptr);
+  }
+  if (limit == 0 || result.bytes <= limit) return result;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  const std::uint64_t target = limit / 10 * 9;
+  std::uint64_t left = result.bytes;
+  for (const Entry& e : entries) {
+    if (left <= target || stop_cleaning.load(std::memory_order_relaxed)) break;
+    if (::unlinkat(folders[e.folder].get(), e.name.c_str(), 0) != 0) continue;
+    left -= e.bytes;
+    ++result.removed_files;
+    result.removed_bytes += e.bytes;
+  }
+  return result;
 }
 
 }  // namespace tack::detail

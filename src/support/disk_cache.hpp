@@ -33,4 +33,29 @@ std::optional<std::vector<char>> cache_load(std::string_view folder, const std::
 // Best effort: an unwritable directory only costs the next process a compile.
 void cache_store(std::string_view folder, const std::string& key, const std::vector<char>& content);
 
+// The cache's size limit (docs/design/cache_limit.md): TACK_CACHE_LIMIT in bytes, with an
+// optional K, M, G or T (binary units); 0 is no limit; default 2 GiB. An unreadable value is
+// the default, with one warning on stderr.
+inline constexpr std::uint64_t kDefaultCacheLimitBytes = std::uint64_t{2} << 30;
+std::uint64_t cache_limit_bytes();
+// Parses a TACK_CACHE_LIMIT value; nullopt when it is not one.
+std::optional<std::uint64_t> parse_cache_limit(std::string_view text);
+
+// What a cleanup found and removed.
+struct CacheCleanup {
+  std::uint64_t files = 0, bytes = 0;                  // entries found, before removing any
+  std::uint64_t removed_files = 0, removed_bytes = 0;  // least recently used ones removed
+};
+// Keeps the cache directory within `limit` bytes: when its entries (every folder's) total more,
+// the least recently used (written or loaded longest ago: a load sets the access time, at most
+// once a day) are
+// removed until they total at most 90% of it. Temporaries left by a process that died while
+// writing are removed once an hour old. Synchronous; `cache_store` runs it on a thread of its
+// own at most once an hour per cache directory (the stamp file .last-cleanup says when).
+CacheCleanup clean_cache(std::uint64_t limit);
+// How many cleanups stores have started in this process, and waiting for the running one to
+// end (tests).
+std::uint64_t cache_cleanups_started();
+void wait_for_cache_cleanup();
+
 }  // namespace tack::detail

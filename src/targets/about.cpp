@@ -25,6 +25,7 @@ About about() {
   a.vector_math = codegen::vector_math_enabled();
   a.threads = detail::num_threads();
   if (auto dir = detail::cache_directory(); dir && !dir->empty()) a.cache_directory = *dir;
+  a.cache_limit = detail::cache_limit_bytes();
   for (const auto& [kind, target] : detail::registered_targets()) a.device_kinds.push_back(kind);
   return a;
 }

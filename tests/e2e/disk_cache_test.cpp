@@ -88,8 +88,23 @@ std::size_t all_files(const fs::path& dir) {
   std::size_t n = 0;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) n += e.is_regular_file();
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    n += e.is_regular_file() && e.path().filename() != ".last-cleanup";  // the cleanups' stamp
   return n;
+}
+
+// Status-change time in nanoseconds.
+std::int64_t ctime_ns(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return -1;
+  return static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+}
+
+// Access time in nanoseconds.
+std::int64_t atime_ns(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return -1;
+  return static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec;
 }
 
 // Modification time in nanoseconds.
@@ -761,8 +776,144 @@ TEST_F(DiskCacheTrust, PlantedSymlinksAtTemporaryNamesAreNotFollowed) {
   EXPECT_EQ(entries(dir_).size(), 1u);
   std::size_t others = 0;
   for (const auto& e : fs::directory_iterator(dir_))
-    others += !e.is_symlink() && !e.is_directory() && e.path() != entry && !is_image(e.path());
+    others += !e.is_symlink() && !e.is_directory() && e.path() != entry && !is_image(e.path()) &&
+              e.path().filename() != ".last-cleanup";
   EXPECT_EQ(others, 0u) << "a temporary was left behind";
+}
+
+// The size limit (docs/design/cache_limit.md).
+class DiskCacheLimit : public DiskCache {
+ protected:
+  // An entry of `bytes` bytes of content in `folder`, last used at `when` (seconds since 1970).
+  fs::path put(std::string_view folder, const std::string& key, std::size_t bytes, time_t when) {
+    detail::cache_store(folder, key, std::vector<char>(bytes, 'x'));
+    const fs::path p = (folder.empty() ? dir_ : dir_ / std::string(folder)) /
+                       (detail::hex64(detail::fnv1a(key)) + ".bin");
+    struct timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = when;
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    EXPECT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0) << p;
+    return p;
+  }
+  EnvGuard limit_env_{"TACK_CACHE_LIMIT"};
+};
+
+TEST_F(DiskCacheLimit, TheLimitIsBytesWithABinaryUnit) {
+  using detail::parse_cache_limit;
+  EXPECT_EQ(parse_cache_limit("0"), 0u);
+  EXPECT_EQ(parse_cache_limit("1048576"), 1048576u);
+  EXPECT_EQ(parse_cache_limit("12B"), 12u);
+  EXPECT_EQ(parse_cache_limit("64k"), 64u << 10);
+  EXPECT_EQ(parse_cache_limit("512M"), 512u << 20);
+  EXPECT_EQ(parse_cache_limit("2G"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_cache_limit("2GiB"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_cache_limit("2gb"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_cache_limit("1T"), std::uint64_t{1} << 40);
+  for (const char* bad :
+       {"", "M", "1.5G", "-1", "2X", "2 G", "2GG", "99999999999999999999", "17179869184T"})
+    EXPECT_EQ(parse_cache_limit(bad), std::nullopt) << bad;
+  ::unsetenv("TACK_CACHE_LIMIT");
+  EXPECT_EQ(detail::cache_limit_bytes(), detail::kDefaultCacheLimitBytes);
+  ::setenv("TACK_CACHE_LIMIT", "300M", 1);
+  EXPECT_EQ(detail::cache_limit_bytes(), 300u << 20);
+  ::setenv("TACK_CACHE_LIMIT", "lots", 1);  // the default, with one warning
+  EXPECT_EQ(detail::cache_limit_bytes(), detail::kDefaultCacheLimitBytes);
+}
+
+TEST_F(DiskCacheLimit, ACleanupRemovesTheLeastRecentlyUsedEntriesOfEveryFolder) {
+  // Ten entries of about 10 KiB, alternately in the objects' and the records' folder, used
+  // at times 1000, 2000, ... (entry 0 the longest ago).
+  std::vector<fs::path> used;
+  for (int i = 0; i < 10; ++i)
+    used.push_back(put(i % 2 ? "records" : "", "k" + std::to_string(i), 10000, 1000 * (i + 1)));
+  const std::uint64_t each = fs::file_size(used[0]);
+  // Someone else's file and a fresh temporary are left alone; a temporary an hour old (a
+  // process died writing it) is removed.
+  write_file(dir_ / "notes.txt", std::string(50000, 'n'));
+  write_file(dir_ / ".tmp-fresh", "partial");
+  write_file(dir_ / "records" / ".tmp-stale", "partial");
+  age(dir_ / "records" / ".tmp-stale");
+
+  // Within the limit: nothing is removed.
+  detail::CacheCleanup within = detail::clean_cache(20 * each);
+  EXPECT_EQ(within.files, 10u);
+  EXPECT_EQ(within.bytes, 10 * each);
+  EXPECT_EQ(within.removed_files, 1u);  // the stale temporary only
+  EXPECT_FALSE(fs::exists(dir_ / "records" / ".tmp-stale"));
+
+  // Over it: the oldest go until the rest is at most 90% of the limit (5 * each -> 4.5 * each:
+  // the six oldest go, four remain).
+  detail::CacheCleanup over = detail::clean_cache(5 * each);
+  EXPECT_EQ(over.files, 10u);
+  EXPECT_EQ(over.removed_files, 6u);
+  EXPECT_EQ(over.removed_bytes, 6 * each);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(fs::exists(used[i]), i >= 6) << i;
+  EXPECT_TRUE(fs::exists(dir_ / "notes.txt"));
+  EXPECT_TRUE(fs::exists(dir_ / ".tmp-fresh"));
+
+  // No limit: nothing more goes.
+  EXPECT_EQ(detail::clean_cache(0).removed_files, 0u);
+}
+
+TEST_F(DiskCacheLimit, ALoadRefreshesAnEntryLastUsedOverADayAgo) {
+  const fs::path old_entry = put("", "old", 100, 1000000000);
+  const std::int64_t set = ctime_ns(old_entry);
+  ::usleep(20000);  // past the file system's clock tick
+  ASSERT_TRUE(detail::cache_load("", "old"));
+  EXPECT_GT(atime_ns(old_entry), kAged);  // used now
+  EXPECT_GT(ctime_ns(old_entry), set);    // set by the load (not only by relatime's update)
+  EXPECT_EQ(mtime_ns(old_entry), kAged);  // written then
+  // One used within the day is not written on a load: its status-change time, which setting
+  // a time changes (and the file system's own access-time updates do not), stays.
+  const fs::path new_entry = put("", "new", 100, ::time(nullptr) - 3600);
+  const std::int64_t changed = ctime_ns(new_entry);
+  ASSERT_TRUE(detail::cache_load("", "new"));
+  EXPECT_EQ(ctime_ns(new_entry), changed);
+  // An entry loaded recently but written long ago counts as used recently.
+  const fs::path reused = put("", "reused", 10000, 1000);
+  struct timespec times[2] = {{::time(nullptr), 0}, {0, UTIME_OMIT}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, reused.c_str(), times, 0), 0);
+  const fs::path unused = put("", "unused", 10000, 2000);
+  // About 20 KB against 15 KB: one of the two large entries goes, the one not used since 1970.
+  EXPECT_EQ(detail::clean_cache(15000).removed_files, 1u);
+  EXPECT_FALSE(fs::exists(unused));
+  EXPECT_TRUE(fs::exists(reused));
+}
+
+TEST_F(DiskCacheLimit, StoresStartACleanupAtMostOnceAnHour) {
+  // 256 stores always include one that looks at the stamp (every 256th of the process does).
+  auto store_many = [](const std::string& prefix) {
+    for (int i = 0; i < 256; ++i) detail::cache_store("", prefix + std::to_string(i), {'v'});
+  };
+  const fs::path aged = put("", "aged", 100000, 1000);
+  // That store may have been the process's first, which looks at the stamp: start afresh.
+  detail::wait_for_cache_cleanup();
+  fs::remove(dir_ / ".last-cleanup");
+  ::setenv("TACK_CACHE_LIMIT", "64K", 1);
+  const std::uint64_t before = detail::cache_cleanups_started();
+  store_many("a");
+  EXPECT_EQ(detail::cache_cleanups_started(), before + 1);
+  ASSERT_TRUE(fs::exists(dir_ / ".last-cleanup"));
+  // The cleanup runs on its own thread: the aged entry goes.
+  detail::wait_for_cache_cleanup();
+  EXPECT_FALSE(fs::exists(aged));
+
+  // Within the hour of the stamp: no other cleanup starts.
+  const fs::path aged_again = put("", "aged again", 100000, 1000);
+  store_many("b");
+  EXPECT_EQ(detail::cache_cleanups_started(), before + 1);
+  EXPECT_TRUE(fs::exists(aged_again));
+
+  // An hour later (the stamp aged) it does; and with no limit (0) none ever starts.
+  age(dir_ / ".last-cleanup");
+  ::setenv("TACK_CACHE_LIMIT", "0", 1);
+  store_many("c");
+  EXPECT_EQ(detail::cache_cleanups_started(), before + 1);
+  ::setenv("TACK_CACHE_LIMIT", "64K", 1);
+  store_many("d");
+  EXPECT_EQ(detail::cache_cleanups_started(), before + 2);
+  detail::wait_for_cache_cleanup();
+  EXPECT_FALSE(fs::exists(aged_again));
 }
 
 }  // namespace

@@ -50,7 +50,12 @@ def test_the_report_says_when_the_cache_is_off_and_how_full_it_is(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     (cache / "a.bin").write_bytes(b"x" * 3 * 2**20)
-    assert f"kernel cache: {cache} (1 files, 3.0 MiB)" in run(env={"TACK_CACHE_DIR": str(cache)}).stdout
+    env = {"TACK_CACHE_DIR": str(cache)}
+    assert (f"kernel cache: {cache} (1 files, 3.0 MiB; limit 2.0 GiB, TACK_CACHE_LIMIT)"
+            in run(env=env).stdout)
+    # Its limit (docs/design/cache_limit.md), as set; 0 is none.
+    assert "3.0 MiB; limit 512.0 MiB," in run(env=dict(env, TACK_CACHE_LIMIT="512M")).stdout
+    assert "3.0 MiB; no limit," in run(env=dict(env, TACK_CACHE_LIMIT="0")).stdout
 
 
 def test_a_kind_without_devices_says_why(tmp_path):
