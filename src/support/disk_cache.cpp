@@ -197,6 +197,83 @@ std::time_t last_used(const struct stat& st) {
 std::atomic<bool> stop_cleaning{false};  // set at exit: a running cleanup stops at its next file
 std::atomic<std::uint64_t> cleanups_started{0};
 
+// clean_cache's work on the checked cache directory `top`. It takes no lock and reads no
+// environment: it runs on the cleanup thread, beside a caller's setenv or fork.
+CacheCleanup clean_directory(Fd top, std::uint64_t limit) {
+  CacheCleanup result;
+  struct Entry {
+    std::time_t used;
+    std::uint64_t bytes;
+    std::size_t folder;  // into `folders`
+    std::string name;
+  };
+  std::vector<Fd> folders;
+  std::vector<Entry> entries;
+  const std::time_t now = std::time(nullptr);
+  // The entries of one folder (an open, checked directory): only Tack's own files, "*.bin"
+  // entries and ".tmp-*" temporaries; a stale temporary is removed at once.
+  auto scan = [&](Fd folder, std::vector<std::string>* subfolders) {
+    const int dup = ::fcntl(folder.get(), F_DUPFD_CLOEXEC, 0);
+    if (dup < 0) return;
+    DIR* listing = ::fdopendir(dup);
+    if (listing == nullptr) {
+      ::close(dup);
+      return;
+    }
+    const std::size_t index = folders.size();
+    folders.push_back(std::move(folder));
+    const int fd = folders.back().get();
+    while (const dirent* e = ::readdir(listing)) {
+      if (stop_cleaning.load(std::memory_order_relaxed)) break;
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st {};
+      if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (subfolders != nullptr) subfolders->emplace_back(name);
+        continue;
+      }
+      if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+      const auto bytes = static_cast<std::uint64_t>(st.st_size);
+      if (name.substr(0, 5) == ".tmp-") {
+        if (now - st.st_mtime > kCleanupEvery && ::unlinkat(fd, e->d_name, 0) == 0) {
+          ++result.removed_files;
+          result.removed_bytes += bytes;
+        }
+        continue;
+      }
+      if (name.size() < 5 || name.substr(name.size() - 4) != ".bin") continue;
+      entries.push_back({last_used(st), bytes, index, std::string(name)});
+      ++result.files;
+      result.bytes += bytes;
+    }
+    ::closedir(listing);
+  };
+  std::vector<std::string> subfolders;
+  scan(std::move(top), &subfolders);
+  for (const auto& name : subfolders) {
+    // Checked as every folder is; one that may not be trusted is left alone (its warning is
+    // the stores' and loads' to give).
+    Fd sub(::openat(folders.front().get(), name.c_str(),
+                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+    struct stat st {};
+    if (sub && ::fstat(sub.get(), &st) == 0 && distrust(st).empty()) scan(std::move(sub), nullptr);
+  }
+  if (limit == 0 || result.bytes <= limit) return result;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  const std::uint64_t target = limit / 10 * 9;
+  std::uint64_t left = result.bytes;
+  for (const Entry& e : entries) {
+    if (left <= target || stop_cleaning.load(std::memory_order_relaxed)) break;
+    if (::unlinkat(folders[e.folder].get(), e.name.c_str(), 0) != 0) continue;
+    left -= e.bytes;
+    ++result.removed_files;
+    result.removed_bytes += e.bytes;
+  }
+  return result;
+}
+
 // The one cleanup thread of a process. At exit it is told to stop and joined (it stops within a
 // file); in a child made by fork() the parent's thread is not there to join, and is left alone.
 class Cleaner {
@@ -205,23 +282,26 @@ class Cleaner {
     static Cleaner cleaner;
     return cleaner;
   }
-  void start(std::uint64_t limit) {
+  // A child made by fork() never takes the mutex (another thread may have held it then).
+  void start(Fd top, std::uint64_t limit) {
+    if (pid_ != ::getpid()) return;
     std::lock_guard lock(mutex_);
-    if (running_.load() || pid_ != ::getpid()) return;
+    if (running_.load()) return;
     if (thread_ != nullptr) {  // the last one, finished
       thread_->join();
       delete thread_;
     }
     running_ = true;
     cleanups_started.fetch_add(1);
-    thread_ = new std::thread([this, limit] {
-      clean_cache(limit);
+    thread_ = new std::thread([this, top = std::move(top), limit]() mutable {
+      clean_directory(std::move(top), limit);
       running_ = false;
     });
   }
   void wait() {
+    if (pid_ != ::getpid()) return;
     std::lock_guard lock(mutex_);
-    if (thread_ != nullptr && pid_ == ::getpid()) {
+    if (thread_ != nullptr) {
       thread_->join();
       delete thread_;
       thread_ = nullptr;
@@ -255,7 +335,8 @@ void after_store(int top) {
   }
   Fd stamp(::openat(top, kStamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!stamp || ::futimens(stamp.get(), nullptr) != 0) return;
-  Cleaner::get().start(limit);
+  Fd own(::fcntl(top, F_DUPFD_CLOEXEC, 0));  // the thread's: the caller closes `top`
+  if (own) Cleaner::get().start(std::move(own), limit);
 }
 
 }  // namespace
@@ -413,77 +494,9 @@ void wait_for_cache_cleanup() {
 }
 
 CacheCleanup clean_cache(std::uint64_t limit) {
-  CacheCleanup result;
   Fd top = open_folder("", false);
-  if (!top) return result;
-  struct Entry {
-    std::time_t used;
-    std::uint64_t bytes;
-    std::size_t folder;  // into `folders`
-    std::string name;
-  };
-  std::vector<Fd> folders;
-  std::vector<Entry> entries;
-  const std::time_t now = std::time(nullptr);
-  // The entries of one folder (an open, checked directory): only Tack's own files, "*.bin"
-  // entries and ".tmp-*" temporaries; a stale temporary is removed at once.
-  auto scan = [&](Fd folder, std::vector<std::string>* subfolders) {
-    const int dup = ::fcntl(folder.get(), F_DUPFD_CLOEXEC, 0);
-    if (dup < 0) return;
-    DIR* listing = ::fdopendir(dup);
-    if (listing == nullptr) {
-      ::close(dup);
-      return;
-    }
-    const std::size_t index = folders.size();
-    folders.push_back(std::move(folder));
-    const int fd = folders.back().get();
-    while (const dirent* e = ::readdir(listing)) {
-      if (stop_cleaning.load(std::memory_order_relaxed)) break;
-      const std::string_view name = e->d_name;
-      if (name == "." || name == "..") continue;
-      struct stat st {};
-      if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (S_ISDIR(st.st_mode)) {
-        if (subfolders != nullptr) subfolders->emplace_back(name);
-        continue;
-      }
-      if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
-      const auto bytes = static_cast<std::uint64_t>(st.st_size);
-      if (name.substr(0, 5) == ".tmp-") {
-        if (now - st.st_mtime > kCleanupEvery && ::unlinkat(fd, e->d_name, 0) == 0) {
-          ++result.removed_files;
-          result.removed_bytes += bytes;
-        }
-        continue;
-      }
-      if (name.size() < 5 || name.substr(name.size() - 4) != ".bin") continue;
-      entries.push_back({last_used(st), bytes, index, std::string(name)});
-      ++result.files;
-      result.bytes += bytes;
-    }
-    ::closedir(listing);
-  };
-  std::vector<std::string> subfolders;
-  const auto dir = cache_directory();
-  scan(std::move(top), &subfolders);
-  for (const auto& name : subfolders) {
-    if (Fd sub = open_trusted_directory(folders.front().get(), name.c_str(), *dir + "/" + name))
-      scan(std::move(sub), nullptr);
-  }
-  if (limit == 0 || result.bytes <= limit) return result;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  const std::uint64_t target = limit / 10 * 9;
-  std::uint64_t left = result.bytes;
-  for (const Entry& e : entries) {
-    if (left <= target || stop_cleaning.load(std::memory_order_relaxed)) break;
-    if (::unlinkat(folders[e.folder].get(), e.name.c_str(), 0) != 0) continue;
-    left -= e.bytes;
-    ++result.removed_files;
-    result.removed_bytes += e.bytes;
-  }
-  return result;
+  if (!top) return CacheCleanup();
+  return clean_directory(std::move(top), limit);
 }
 
 }  // namespace tack::detail
