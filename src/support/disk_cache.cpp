@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -291,12 +292,18 @@ class Cleaner {
       thread_->join();
       delete thread_;
     }
+    thread_ = nullptr;
     running_ = true;
-    cleanups_started.fetch_add(1);
-    thread_ = new std::thread([this, top = std::move(top), limit]() mutable {
-      clean_directory(std::move(top), limit);
+    try {
+      thread_ = new std::thread([this, top = std::move(top), limit]() mutable {
+        clean_directory(std::move(top), limit);
+        running_ = false;
+      });
+    } catch (const std::exception&) {  // no thread to be had: the next hour's store tries again
       running_ = false;
-    });
+      return;
+    }
+    cleanups_started.fetch_add(1);
   }
   void wait() {
     if (pid_ != ::getpid()) return;
