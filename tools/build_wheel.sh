@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds Tack's wheels (docs/design/wheel.md): one per CPython, each carrying a libtack with LLVM
 # linked in (LLVM's static component libraries, stripped) and, bundled by auditwheel, the
-# libraries it links that a manylinux system need not have (libgomp, libnuma). The OpenCL ICD
-# loader and the CUDA driver stay loaded at run time, as in a source build.
+# libraries it links that a manylinux system need not have (libgomp, libnuma, libzstd). The
+# OpenCL ICD loader and the CUDA driver stay loaded at run time, as in a source build.
 #
 #   tools/build_wheel.sh [--lib LIBTACK] [--out DIR] [PYTHON ...]
 #
@@ -55,7 +55,8 @@ if [ -z "$lib" ]; then
   cmake --build "$root/build/wheel-lib" -j "${TACK_JOBS:-$(nproc)}" --target tack
   lib="$(readlink -f "$root/build/wheel-lib/src/libtack.so.0")"
 fi
-if readelf -d "$lib" | grep -q 'NEEDED.*libLLVM'; then
+needed="$(readelf -d "$lib")"
+if grep -q 'NEEDED.*libLLVM' <<<"$needed"; then
   echo "build_wheel: $lib links the shared libLLVM; a wheel needs LLVM linked in" \
     "(TACK_LLVM_STATIC=ON, or the dev build's tack_portable target)" >&2
   exit 1
@@ -79,7 +80,7 @@ for python in "${pythons[@]}"; do
   "$venv/bin/python" -m pip wheel "$root" --no-deps -q -w "$raw" \
     -C build-dir="$work/build-$tag" -C cmake.define.TACK_PREBUILT_LIBRARY="$work/libtack.so.0"
   # auditwheel picks the oldest manylinux tag the wheel's symbols allow and copies in, renamed,
-  # the libraries outside that policy (libgomp, libnuma).
+  # the libraries outside that policy (libgomp, libnuma, libzstd).
   rm -f "$out"/tack-*-"$tag"-"$tag"-*.whl
   if ! PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$out" "$raw"/tack-*.whl >"$work/repair-$tag.log" 2>&1; then
     cat "$work/repair-$tag.log" >&2

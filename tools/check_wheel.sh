@@ -9,12 +9,15 @@
 # PYTHON: the interpreter WHEEL is for (default .venv's); build_wheel.sh must have made its
 # build environment (for auditwheel).
 # Then:
-#  * every ELF file in the wheel needs only glibc, libstdc++/libgcc_s, libtack and what the wheel
-#    bundles in tack.libs/ (never libLLVM); `auditwheel show` finds a manylinux tag for it and no
-#    library it would still have to bundle; the wheel is at most 40 MB;
-#  * in a mount namespace (unshare -m) where /usr/lib/llvm-*, /usr/include, /usr/lib/gcc and the
-#    CUDA toolkit are empty tmpfs mounts (so neither LLVM 19 nor any compiler or header is left),
-#    a new virtual environment installs the wheel with pip, binaries only; `ldd` resolves every
+#  * every ELF file in the wheel needs only glibc, libstdc++/libgcc_s, zlib, libtack and what the
+#    wheel bundles in tack.libs/ (never libLLVM); `auditwheel show` finds a manylinux tag for it
+#    and no library it would still have to bundle; the wheel is at most 40 MB;
+#  * in a mount namespace (unshare -m; -rm, a user namespace, when not root) where LLVM 19 and
+#    14 (/usr/lib/llvm-19, /usr/lib/llvm-14, and their libLLVM files), every header (/usr/include,
+#    the interpreter's) and the CUDA toolkit are hidden and GCC's compilers proper (cc1, cc1plus)
+#    are /dev/null, so no compiler, header or LLVM 19 is left (PoCL keeps its own LLVM 15 and
+#    GCC's libgcc, which it links kernels with), a new virtual environment installs the wheel
+#    with pip, binaries only (it fetches NumPy, as a user's would); `ldd` resolves every
 #    library of the installed package without libLLVM; tack compiles and runs a kernel on the CPU
 #    and on every OpenCL device (PoCL), tack.sum, tack.sort and the README's Python snippet agree
 #    with NumPy; `python -m tack --check` passes.
@@ -33,18 +36,27 @@ if [ "${1:-}" = "--inside" ]; then
   # clang (LLVM 14's); every header; the CUDA toolkit; and GCC's compilers proper (cc1, cc1plus:
   # gcc and g++ cannot compile without them), leaving GCC's libraries that PoCL links with.
   pocl_llvm="$(ldd /usr/lib/x86_64-linux-gnu/libpocl.so.2 2>/dev/null |
-    sed -n 's/.*libLLVM-\([0-9]*\)\.so.*/\1/p' | head -1)"
-  for d in /usr/lib/llvm-* /usr/include /usr/local/cuda*; do
+    sed -n 's/.*libLLVM-\([0-9]*\)\.so.*/\1/p' | head -1 || true)"
+  python_headers="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  for d in /usr/lib/llvm-* /usr/include /usr/local/cuda* "$python_headers"; do
     if [ -d "$d" ] && [ "$d" != "/usr/lib/llvm-$pocl_llvm" ]; then
       mount -t tmpfs -o size=64k,mode=0755 tmpfs "$d"
+    fi
+  done
+  # The shared libLLVMs themselves (the folders above hold links to them), but PoCL's.
+  for f in /usr/lib/x86_64-linux-gnu/libLLVM*.so.*; do
+    if [ -f "$f" ] && [ ! -L "$f" ] && [[ "$f" != *"libLLVM-$pocl_llvm.so"* ]]; then
+      mount --bind /dev/null "$f"
     fi
   done
   for f in /usr/lib/gcc/*/*/cc1*; do
     if [ -f "$f" ]; then mount --bind /dev/null "$f"; fi
   done
-  for f in /usr/lib/llvm-19/lib/libLLVM.so.1 /usr/include/stdio.h /usr/include/Python.h; do
+  for f in /usr/include/stdio.h "$python_headers/Python.h"; do
     [ ! -e "$f" ] || fail "$f is still visible in the namespace"
   done
+  ! "$py" -c 'import ctypes; ctypes.CDLL("libLLVM.so.19.1")' 2>/dev/null ||
+    fail "the loader still finds libLLVM.so.19.1 in the namespace"
   ! echo 'int main(void) { return 0; }' | cc -x c - -o "$work/a.out" 2>/dev/null ||
     fail "cc still compiles in the namespace"
   ! echo 'int main() { return 0; }' | clang -x c++ - -o "$work/a.out" 2>/dev/null ||
@@ -151,5 +163,8 @@ echo "check_wheel: $(basename "$wheel"), $size_mb MB, $count shared libraries," 
 echo "check_wheel: $(grep -o 'consistent with the following platform tag: "[^"]*"' <<<"$show")"
 
 # The install and the runs, with LLVM, headers and compilers hidden.
-unshare -m --propagation private bash "${BASH_SOURCE[0]}" --inside "$wheel" "$py"
+# Root makes a mount namespace; anyone else a user namespace with one (where the kernel allows).
+namespace=(unshare -m --propagation private)
+[ "$(id -u)" -eq 0 ] || namespace=(unshare -rm --propagation private)
+"${namespace[@]}" bash "${BASH_SOURCE[0]}" --inside "$wheel" "$py"
 echo "check_wheel: the wheel installed without a build step and ran with no LLVM, headers or compiler"

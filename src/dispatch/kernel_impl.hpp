@@ -18,6 +18,7 @@
 #include "compiler/signature.hpp"
 #include "dispatch/checks.hpp"
 #include "frontend/ast.hpp"
+#include "support/disk_cache.hpp"
 #include "tack/kernel.hpp"
 #include "targets/target.hpp"
 
@@ -62,7 +63,7 @@ struct Variant {
 };
 
 // The disk cache's folder of kernel records (docs/design/kernel_records.md).
-inline constexpr std::string_view kRecordFolder = "records";
+inline constexpr std::string_view kRecordFolder = kRecordsFolder;
 
 // The kernel records' counts of this process (tack::detail::kernel_record_counts reads them).
 struct RecordCounts {

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -190,6 +192,19 @@ constexpr std::time_t kCleanupEvery = 3600;   // seconds between cleanups of one
 constexpr std::time_t kRefreshAfter = 86400;  // a load refreshes an entry's time once a day
 constexpr unsigned kStoresPerCheck = 256;     // stores of a process between looks at the stamp
 
+// Whether `name` is of Tack's own making: an entry (entry_name: 16 hex digits, ".bin") or a
+// temporary (temporary_name: ".tmp-", 32 hex digits). A cleanup touches nothing else.
+bool all_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+bool is_entry_name(std::string_view name) {
+  return name.size() == 20 && name.substr(16) == ".bin" && all_hex(name.substr(0, 16));
+}
+bool is_temporary_name(std::string_view name) {
+  return name.size() == 37 && name.substr(0, 5) == ".tmp-" && all_hex(name.substr(5));
+}
+
 // When an entry was last used: written (modification time) or loaded (access time).
 std::time_t last_used(const struct stat& st) {
   return std::max(st.st_atime, st.st_mtime);
@@ -211,8 +226,9 @@ CacheCleanup clean_directory(Fd top, std::uint64_t limit) {
   std::vector<Fd> folders;
   std::vector<Entry> entries;
   const std::time_t now = std::time(nullptr);
-  // The entries of one folder (an open, checked directory): only Tack's own files, "*.bin"
-  // entries and ".tmp-*" temporaries; a stale temporary is removed at once.
+  // The entries of one folder (an open, checked directory): only Tack's own files, named as
+  // it names entries and temporaries; a stale temporary is removed at once. Of the top level's
+  // folders only kCacheFolders are looked into.
   auto scan = [&](Fd folder, std::vector<std::string>* subfolders) {
     const int dup = ::fcntl(folder.get(), F_DUPFD_CLOEXEC, 0);
     if (dup < 0) return;
@@ -231,19 +247,21 @@ CacheCleanup clean_directory(Fd top, std::uint64_t limit) {
       struct stat st {};
       if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       if (S_ISDIR(st.st_mode)) {
-        if (subfolders != nullptr) subfolders->emplace_back(name);
+        const bool ours = std::find(std::begin(kCacheFolders), std::end(kCacheFolders), name) !=
+                          std::end(kCacheFolders);
+        if (subfolders != nullptr && ours) subfolders->emplace_back(name);
         continue;
       }
       if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
       const auto bytes = static_cast<std::uint64_t>(st.st_size);
-      if (name.substr(0, 5) == ".tmp-") {
+      if (is_temporary_name(name)) {
         if (now - st.st_mtime > kCleanupEvery && ::unlinkat(fd, e->d_name, 0) == 0) {
           ++result.removed_files;
           result.removed_bytes += bytes;
         }
         continue;
       }
-      if (name.size() < 5 || name.substr(name.size() - 4) != ".bin") continue;
+      if (!is_entry_name(name)) continue;
       entries.push_back({last_used(st), bytes, index, std::string(name)});
       ++result.files;
       result.bytes += bytes;
@@ -275,19 +293,35 @@ CacheCleanup clean_directory(Fd top, std::uint64_t limit) {
   return result;
 }
 
-// The one cleanup thread of a process. At exit it is told to stop and joined (it stops within a
-// file); in a child made by fork() the parent's thread is not there to join, and is left alone.
+// The one cleanup thread of a process. It is never destroyed (a compile, and so a store, may run
+// during exit); at exit it is told to stop and joined (it stops within a file), and no cleanup
+// starts after that. fork() leaves the child a Cleaner of its own with no thread (the parent's
+// is not there), the mutex held by no one (pthread_atfork).
 class Cleaner {
  public:
   static Cleaner& get() {
-    static Cleaner cleaner;
-    return cleaner;
+    static Cleaner* cleaner = [] {
+      auto* c = new Cleaner;
+      std::atexit([] {
+        stop_cleaning = true;
+        get().wait();
+      });
+      ::pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); },
+                       [] {
+                         Cleaner& c = get();
+                         c.thread_ = nullptr;  // the parent's, not there: left alone
+                         c.running_ = false;
+                         c.mutex_.unlock();
+                       });
+      return c;
+    }();
+    return *cleaner;
   }
-  // A child made by fork() never takes the mutex (another thread may have held it then).
+  // Whether start() would start a cleanup now (before a store claims the stamp's hour).
+  bool can_start() const { return !running_.load() && !stop_cleaning.load(); }
   void start(Fd top, std::uint64_t limit) {
-    if (pid_ != ::getpid()) return;
     std::lock_guard lock(mutex_);
-    if (running_.load()) return;
+    if (running_.load() || stop_cleaning.load()) return;
     if (thread_ != nullptr) {  // the last one, finished
       thread_->join();
       delete thread_;
@@ -306,7 +340,6 @@ class Cleaner {
     cleanups_started.fetch_add(1);
   }
   void wait() {
-    if (pid_ != ::getpid()) return;
     std::lock_guard lock(mutex_);
     if (thread_ != nullptr) {
       thread_->join();
@@ -314,36 +347,39 @@ class Cleaner {
       thread_ = nullptr;
     }
   }
-  ~Cleaner() {
-    stop_cleaning = true;
-    wait();
-  }
 
  private:
+  Cleaner() = default;
   std::mutex mutex_;
   std::thread* thread_ = nullptr;
   std::atomic<bool> running_{false};
-  const pid_t pid_ = ::getpid();
 };
 
 // After a store: every kStoresPerCheck-th store of the process (the first included) looks at the
 // directory's stamp, and past the hour claims it (so that the processes storing meanwhile do not
-// scan too) and starts a cleanup.
+// scan too) and starts a cleanup. `top` opens the cache directory (only on those stores).
 std::atomic<unsigned> stores_made{0};
-void after_store(int top) {
+template <class OpenTop>
+void after_store(OpenTop&& open_top) {
   if (stores_made.fetch_add(1, std::memory_order_relaxed) % kStoresPerCheck != 0) return;
   const std::uint64_t limit = cache_limit_bytes();
-  if (limit == 0) return;
+  if (limit == 0 || !Cleaner::get().can_start()) return;
+  Fd top = open_top();
+  if (!top) return;
   struct stat st {};
   const std::time_t now = std::time(nullptr);
-  if (::fstatat(top, kStamp, &st, AT_SYMLINK_NOFOLLOW) == 0 && now - st.st_mtime < kCleanupEvery &&
-      st.st_mtime <= now) {
+  if (::fstatat(top.get(), kStamp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      now - st.st_mtime < kCleanupEvery && st.st_mtime <= now) {
     return;
   }
-  Fd stamp(::openat(top, kStamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!stamp || ::futimens(stamp.get(), nullptr) != 0) return;
-  Fd own(::fcntl(top, F_DUPFD_CLOEXEC, 0));  // the thread's: the caller closes `top`
-  if (own) Cleaner::get().start(std::move(own), limit);
+  // O_NONBLOCK: a FIFO planted at the stamp's name cannot hang the store.
+  Fd stamp(
+      ::openat(top.get(), kStamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  struct stat stamp_st {};
+  if (!stamp || ::fstat(stamp.get(), &stamp_st) != 0 || !S_ISREG(stamp_st.st_mode) ||
+      ::futimens(stamp.get(), nullptr) != 0)
+    return;
+  Cleaner::get().start(std::move(top), limit);
 }
 
 }  // namespace
@@ -426,11 +462,10 @@ void cache_store(std::string_view folder, const std::string& key, const std::vec
     ::unlinkat(dir.get(), tmp.c_str(), 0);
     return;
   }
-  if (folder.empty()) {
-    after_store(dir.get());
-  } else if (Fd top = open_folder("", false)) {
-    after_store(top.get());
-  }
+  after_store([&] {
+    // The cleanup thread's own descriptor of the cache directory.
+    return folder.empty() ? Fd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0)) : open_folder("", false);
+  });
 }
 
 std::optional<std::uint64_t> parse_cache_limit(std::string_view text) {

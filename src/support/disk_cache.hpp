@@ -21,7 +21,14 @@ inline constexpr std::uint64_t kMaxCacheEntryBytes = 4 * kMaxStoredEntryBytes;
 // TACK_CACHE_DIR ("") turns the cache off.
 std::optional<std::string> cache_directory();
 
-// Entries live in `folder` of the cache directory ("" for the CPU's objects, "opencl", ...) and
+// The folders of the cache directory beside its top level (the CPU's objects and images): the
+// only ones entries are stored in, and the only ones a cleanup looks into.
+inline constexpr std::string_view kRecordsFolder = "records";  // kernel records
+inline constexpr std::string_view kOpenClFolder = "opencl";    // OpenCL program binaries
+inline constexpr std::string_view kCudaFolder = "cuda";        // CUDA PTX
+inline constexpr std::string_view kCacheFolders[] = {kRecordsFolder, kOpenClFolder, kCudaFolder};
+
+// Entries live in `folder` of the cache directory ("" or one of kCacheFolders) and
 // are keyed by the full text that determines the code (generated code, options, target,
 // versions); the file name is a hash of it and the file repeats the key and a checksum of the
 // content, so a hash collision, a stale file or a damaged one is a miss, never wrong code.

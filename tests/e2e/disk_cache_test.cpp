@@ -795,7 +795,15 @@ class DiskCacheLimit : public DiskCache {
     EXPECT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0) << p;
     return p;
   }
+  // No limit unless a test sets one: a store then never starts a cleanup of its own beside
+  // the test's.
+  void SetUp() override {
+    DiskCache::SetUp();
+    ::setenv("TACK_CACHE_LIMIT", "0", 1);
+  }
   EnvGuard limit_env_{"TACK_CACHE_LIMIT"};
+  static inline const std::string kFresh = ".tmp-" + std::string(32, 'a');
+  static inline const std::string kStale = ".tmp-" + std::string(32, 'b');
 };
 
 TEST_F(DiskCacheLimit, TheLimitIsBytesWithABinaryUnit) {
@@ -827,19 +835,27 @@ TEST_F(DiskCacheLimit, ACleanupRemovesTheLeastRecentlyUsedEntriesOfEveryFolder) 
   for (int i = 0; i < 10; ++i)
     used.push_back(put(i % 2 ? "records" : "", "k" + std::to_string(i), 10000, 1000 * (i + 1)));
   const std::uint64_t each = fs::file_size(used[0]);
-  // Someone else's file and a fresh temporary are left alone; a temporary an hour old (a
-  // process died writing it) is removed.
-  write_file(dir_ / "notes.txt", std::string(50000, 'n'));
-  write_file(dir_ / ".tmp-fresh", "partial");
-  write_file(dir_ / "records" / ".tmp-stale", "partial");
-  age(dir_ / "records" / ".tmp-stale");
+  // Files not named as Tack names them, anything in a folder Tack does not store in, and a
+  // fresh temporary are left alone, however old; a temporary an hour old (a process died
+  // writing it) is removed.
+  const std::string hex_name = std::string(16, 'c') + ".bin";
+  write_file(dir_ / "notes.bin", std::string(50000, 'n'));
+  fs::create_directory(dir_ / "other");
+  write_file(dir_ / "other" / hex_name, std::string(50000, 'o'));
+  write_file(dir_ / "records" / ".tmp-partial", "partial");
+  for (const fs::path& p :
+       {dir_ / "notes.bin", dir_ / "other" / hex_name, dir_ / "records" / ".tmp-partial"})
+    age(p);
+  write_file(dir_ / kFresh, "partial");
+  write_file(dir_ / "records" / kStale, "partial");
+  age(dir_ / "records" / kStale);
 
   // Within the limit: nothing is removed.
   detail::CacheCleanup within = detail::clean_cache(20 * each);
   EXPECT_EQ(within.files, 10u);
   EXPECT_EQ(within.bytes, 10 * each);
   EXPECT_EQ(within.removed_files, 1u);  // the stale temporary only
-  EXPECT_FALSE(fs::exists(dir_ / "records" / ".tmp-stale"));
+  EXPECT_FALSE(fs::exists(dir_ / "records" / kStale));
 
   // Over it: the oldest go until the rest is at most 90% of the limit (5 * each -> 4.5 * each:
   // the six oldest go, four remain).
@@ -848,8 +864,9 @@ TEST_F(DiskCacheLimit, ACleanupRemovesTheLeastRecentlyUsedEntriesOfEveryFolder) 
   EXPECT_EQ(over.removed_files, 6u);
   EXPECT_EQ(over.removed_bytes, 6 * each);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(fs::exists(used[i]), i >= 6) << i;
-  EXPECT_TRUE(fs::exists(dir_ / "notes.txt"));
-  EXPECT_TRUE(fs::exists(dir_ / ".tmp-fresh"));
+  for (const fs::path& p : {dir_ / "notes.bin", dir_ / "other" / hex_name,
+                            dir_ / "records" / ".tmp-partial", dir_ / kFresh})
+    EXPECT_TRUE(fs::exists(p)) << p;
 
   // No limit: nothing more goes.
   EXPECT_EQ(detail::clean_cache(0).removed_files, 0u);
@@ -886,9 +903,7 @@ TEST_F(DiskCacheLimit, StoresStartACleanupAtMostOnceAnHour) {
     for (int i = 0; i < 256; ++i) detail::cache_store("", prefix + std::to_string(i), {'v'});
   };
   const fs::path aged = put("", "aged", 100000, 1000);
-  // That store may have been the process's first, which looks at the stamp: start afresh.
-  detail::wait_for_cache_cleanup();
-  fs::remove(dir_ / ".last-cleanup");
+  ASSERT_FALSE(fs::exists(dir_ / ".last-cleanup"));  // no limit: no store looked at the stamp
   ::setenv("TACK_CACHE_LIMIT", "64K", 1);
   const std::uint64_t before = detail::cache_cleanups_started();
   store_many("a");

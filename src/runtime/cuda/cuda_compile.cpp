@@ -136,7 +136,7 @@ std::string compile_ptx(const std::string& source, const std::string& kernel_nam
                     std::to_string(api->minor) + '\0';
   for (const auto& o : options) key += o + '\0';
   key += source;
-  if (auto cached = cache_load("cuda", key)) {
+  if (auto cached = cache_load(kCudaFolder, key)) {
     if (from_disk) *from_disk = true;
     return std::string(cached->begin(), cached->end());
   }
@@ -170,7 +170,7 @@ std::string compile_ptx(const std::string& source, const std::string& kernel_nam
   std::string ptx(size, '\0');
   api->GetPTX(prog, ptx.data());
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-  cache_store("cuda", key, std::vector<char>(ptx.begin(), ptx.end()));
+  cache_store(kCudaFolder, key, std::vector<char>(ptx.begin(), ptx.end()));
   return ptx;
 }
 

@@ -268,7 +268,7 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
   bool from_disk = false;
   cl_int err = CL_SUCCESS;
   {
-    if (const auto binary = cache_load("opencl", key_text)) {
+    if (const auto binary = cache_load(kOpenClFolder, key_text)) {
       const auto* bytes = reinterpret_cast<const unsigned char*>(binary->data());
       const std::size_t size = binary->size();
       cl_int status = CL_SUCCESS;
@@ -301,7 +301,7 @@ std::shared_ptr<OpenClKernel> OpenClBackend::build_program(const std::string& so
     if (!driver_caches_programs(info_)) {
       const std::string binary = program_binary(*api_, program);
       if (!binary.empty()) {
-        cache_store("opencl", key_text, std::vector<char>(binary.begin(), binary.end()));
+        cache_store(kOpenClFolder, key_text, std::vector<char>(binary.begin(), binary.end()));
       }
     }
   }
