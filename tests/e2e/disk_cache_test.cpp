@@ -931,5 +931,32 @@ TEST_F(DiskCacheLimit, StoresStartACleanupAtMostOnceAnHour) {
   EXPECT_FALSE(fs::exists(aged_again));
 }
 
+TEST_F(DiskCacheLimit, AForkedChildCleansOnItsOwn) {
+  auto store_many = [](const std::string& prefix) {
+    for (int i = 0; i < 256; ++i) detail::cache_store("", prefix + std::to_string(i), {'v'});
+  };
+  ::setenv("TACK_CACHE_LIMIT", "64K", 1);
+  store_many("parent");  // the parent's cleaner now exists and has had a thread
+  detail::wait_for_cache_cleanup();
+  // (Aged after this store: the 257th of the process, it looks at the stamp too.)
+  const fs::path aged = put("", "aged in the child", 100000, 1000);
+  age(dir_ / ".last-cleanup");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // The child's own cleanup starts, runs and is waited for: the aged entry goes.
+    const std::uint64_t before = detail::cache_cleanups_started();
+    store_many("child");
+    const bool started = detail::cache_cleanups_started() == before + 1;
+    detail::wait_for_cache_cleanup();
+    ::_exit(started && !fs::exists(aged) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child did not clean the cache on its own";
+  EXPECT_FALSE(fs::exists(aged));
+}
+
 }  // namespace
 }  // namespace tack
