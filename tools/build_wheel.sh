@@ -30,14 +30,10 @@ while (($#)); do
   esac
 done
 if ((${#pythons[@]} == 0)); then
+  source "$root/tools/find_python.sh"
   for v in 3.10 3.11 3.12 3.13; do
-    for candidate in "python$v" "$HOME"/.pyenv/versions/"$v".*/bin/"python$v"; do
-      # Run, not only found: pyenv's shims are on PATH for versions that are not selected.
-      if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c "" >/dev/null 2>&1; then
-        pythons+=("$("$candidate" -c 'import sys; print(sys.executable)')")
-        break
-      fi
-    done
+    found="$(find_python "$v")"
+    if [ -n "$found" ]; then pythons+=("$found"); fi
   done
 fi
 if ((${#pythons[@]} == 0)); then

@@ -11,15 +11,10 @@ if [ -z "$nanobind" ] || [ -z "$python" ]; then
   echo "check_floor: pyproject.toml names no nanobind or Python floor" >&2
   exit 1
 fi
-# That Python on PATH or under pyenv (run, not only found: pyenv's shims are on PATH for versions
-# that are not selected), else the dev interpreter.
-interpreter="$root/.venv/bin/python"
-for candidate in "python$python" "$HOME"/.pyenv/versions/"$python".*/bin/"python$python"; do
-  if "$candidate" -c "" >/dev/null 2>&1; then
-    interpreter="$candidate"
-    break
-  fi
-done
+# That Python on PATH or under pyenv, else the dev interpreter.
+source "$root/tools/find_python.sh"
+interpreter="$(find_python "$python")"
+[ -n "$interpreter" ] || interpreter="$root/.venv/bin/python"
 venv="$root/build/floor-venv"
 rm -rf "$venv" "$root/build/floor"
 "$interpreter" -m venv "$venv"

@@ -11,7 +11,7 @@
 # Then:
 #  * every ELF file in the wheel needs only glibc, libstdc++/libgcc_s, zlib, libtack and what the
 #    wheel bundles in tack.libs/ (never libLLVM); `auditwheel show` finds a manylinux tag for it
-#    and no library it would still have to bundle; the wheel is at most 40 MB;
+#    of glibc 2.35 or older and no library it would still have to bundle; at most 40 MB;
 #  * in a mount namespace (unshare -m; -rm, a user namespace, when not root) where LLVM 19 and
 #    14 (/usr/lib/llvm-19, /usr/lib/llvm-14, and their libLLVM files), every header (/usr/include,
 #    the interpreter's) and the CUDA toolkit are hidden and GCC's compilers proper (cc1, cc1plus)
@@ -152,8 +152,12 @@ done < <(find "$work/unpacked" -type f -name '*.so*')
 tag="$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 show="$("$root/build/wheel/venv-$tag/bin/auditwheel" show "$wheel" 2>&1 | tr -s ' \n' ' ')" ||
   fail "auditwheel show failed: $show"
-grep -q 'is consistent with the following platform tag' <<<"$show" ||
-  fail "auditwheel finds no manylinux tag: $show"
+glibc="$(grep -o 'consistent with the following platform tag: "manylinux_2_[0-9]*' <<<"$show" |
+  grep -o '[0-9]*$' || true)"
+[ -n "$glibc" ] || fail "auditwheel finds no manylinux tag: $show"
+# The glibc floor docs/design/wheel.md promises (src/portable/glibc_floor.cpp keeps LLVM's
+# arc4random, glibc 2.36, out of it).
+((glibc <= 35)) || fail "the wheel needs glibc 2.$glibc; it should run on 2.35 (Ubuntu 22.04): $show"
 ! grep -q 'external shared libraries are required' <<<"$show" ||
   fail "auditwheel lists libraries the wheel needs but does not bundle: $show"
 size_mb="$(du -m "$wheel" | cut -f1)"

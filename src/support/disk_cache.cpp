@@ -357,7 +357,7 @@ class Cleaner {
 
 // After a store: every kStoresPerCheck-th store of the process (the first included) looks at the
 // directory's stamp, and past the hour claims it (so that the processes storing meanwhile do not
-// scan too) and starts a cleanup. `top` opens the cache directory (only on those stores).
+// scan too) and starts a cleanup. `open_top` opens the cache directory (only on those stores).
 std::atomic<unsigned> stores_made{0};
 template <class OpenTop>
 void after_store(OpenTop&& open_top) {
