@@ -25,7 +25,7 @@ class Fnv1a {
   std::uint64_t value() const { return h_; }
 
  private:
-  std::uint64_t h_ = 1469598103934665603ull;
+  std::uint64_t h_ = 14695981039346656037ull;  // 0xcbf29ce484222325
 };
 
 inline std::uint64_t fnv1a(std::string_view s) {

@@ -146,7 +146,7 @@ def test_damaged_records_and_missing_images_cost_a_lowering(tmp_path):
         key_len = struct.unpack_from("<Q", data, 9)[0]
         head = 9 + 16 + key_len
         content = data[head:head + (len(data) - head) // 2]
-        h = 1469598103934665603  # support/hash.hpp's offset basis
+        h = 0xcbf29ce484222325  # FNV-1a's offset basis (support/hash.hpp)
         for b in content:
             h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
         p.write_bytes(data[:9] + struct.pack("<QQ", key_len, h) + data[25:head] + content)
