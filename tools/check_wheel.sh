@@ -20,7 +20,9 @@
 #    with pip, binaries only (it fetches NumPy, as a user's would); `ldd` resolves every
 #    library of the installed package without libLLVM; tack compiles and runs a kernel on the CPU
 #    and on every OpenCL device (PoCL), tack.sum, tack.sort and the README's Python snippet agree
-#    with NumPy; `python -m tack --check` passes.
+#    with NumPy; `python -m tack --check` passes; with CUDA, no NVRTC is found until the
+#    toolkit's (staged before it was hidden) is put where pip's nvidia-cuda-nvrtc puts it, which
+#    then compiles a kernel to PTX.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$root/build/wheel-check"
@@ -72,6 +74,20 @@ if [ "${1:-}" = "--inside" ]; then
     if grep -q 'not found' <<<"$resolved"; then fail "ldd $elf: $(grep 'not found' <<<"$resolved")"; fi
     if grep -qi 'libLLVM' <<<"$resolved"; then fail "ldd $elf names libLLVM"; fi
   done < <(find "$package" "$package/../tack.libs" -name '*.so*' -type f 2>/dev/null)
+  # NVRTC from pip (nvidia-cuda-nvrtc's layout), staged from the toolkit before it was hidden:
+  # first none is found, then the one in the environment's site-packages is (its builtins
+  # library found beside it: pip's has no RUNPATH, and the toolkit's folder is hidden).
+  if [ -d "$work/nvrtc" ] && "$venv/bin/python" -c 'import sys; from tack import _tack; sys.exit(not _tack._about()["cuda"])'; then
+    ! "$venv/bin/python" -c 'import sys; from tack import _tack; sys.exit(not _tack._nvrtc()["version"])' ||
+      fail "an NVRTC is found with the CUDA toolkit hidden"
+    site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
+    case "$(ls "$work/nvrtc" | sed -n 's/^libnvrtc\.so\.\([0-9]*\).*/\1/p')" in
+      13) folder="$site/nvidia/cu13/lib" ;;
+      *) folder="$site/nvidia/cuda_nvrtc/lib" ;;
+    esac
+    mkdir -p "$folder" && cp "$work"/nvrtc/* "$folder/"
+    export CHECK_PIP_NVRTC="$site/nvidia/"
+  fi
   mkdir -p "$work/run" && cd "$work/run"
   export TACK_CACHE_DIR="$work/cache"  # a fresh cache: every kernel below is compiled here
   rm -rf "$TACK_CACHE_DIR"
@@ -103,6 +119,14 @@ for device in devices:
     ordered = tack.sort(tack.array(keys, device=device))
     assert np.array_equal(ordered.numpy(), np.sort(keys)), device
     print(f"  {device}: a kernel, tack.sum and tack.sort agree with NumPy")
+
+import os
+if os.environ.get("CHECK_PIP_NVRTC"):
+    nvrtc = _tack._nvrtc()
+    assert nvrtc["path"].startswith(os.environ["CHECK_PIP_NVRTC"]), nvrtc
+    ptx = tack.inspect(axpy, np.float32(2.5), x, out, mode="ptx", device="cuda")
+    assert ".entry" in ptx, ptx[:400]
+    print(f"  NVRTC {nvrtc['version']} from pip's folder ({nvrtc['path']}) compiled the kernel")
 
 EOF
   "$venv/bin/python" "$work/run/smoke.py"
@@ -165,6 +189,18 @@ size_mb="$(du -m "$wheel" | cut -f1)"
 echo "check_wheel: $(basename "$wheel"), $size_mb MB, $count shared libraries," \
   "bundled: ${bundled//$'\n'/ }"
 echo "check_wheel: $(grep -o 'consistent with the following platform tag: "[^"]*"' <<<"$show")"
+
+# NVRTC to install inside as pip's nvidia-cuda-nvrtc would (the toolkit is hidden there), when
+# the toolkit has one: the library and its builtins.
+nvrtc="$(ls /usr/local/cuda/lib64/libnvrtc.so.* 2>/dev/null | grep -E 'libnvrtc\.so\.[0-9]+$' |
+  sort -V | tail -1 || true)"
+if [ -n "$nvrtc" ]; then
+  major="${nvrtc##*.so.}"
+  mkdir -p "$work/nvrtc"
+  cp -L "$nvrtc" "$work/nvrtc/"
+  builtins="$(ls "$(dirname "$nvrtc")"/libnvrtc-builtins.so."$major".* | grep -E '\.so\.[0-9]+\.[0-9]+$' | head -1)"
+  cp -L "$builtins" "$work/nvrtc/"
+fi
 
 # The install and the runs, with LLVM, headers and compilers hidden.
 # Root makes a mount namespace; anyone else a user namespace with one (where the kernel allows).

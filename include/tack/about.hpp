@@ -29,4 +29,14 @@ struct About {
 // Asks the host for the CPU's name (LLVM's detection): about a millisecond the first time.
 About about();
 
+// The NVRTC that compiles kernels for CUDA (docs/devices.md says where it is looked for:
+// TACK_NVRTC_LIBRARY, pip's nvidia-cuda-nvrtc beside Tack, the system's). This call loads it
+// when nothing has yet -- a library of about 100 MB, which about() leaves alone.
+struct NvrtcFound {
+  std::string version;  // "13.0"; empty when none loads
+  std::string path;     // the file it was loaded from
+  std::string why;      // why none loads ("built without CUDA's headers" in such a build)
+};
+NvrtcFound find_nvrtc();
+
 }  // namespace tack

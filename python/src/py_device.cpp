@@ -61,6 +61,22 @@ void init_device(nb::module_& m) {
         return d;
       },
       "this build of Tack and what it finds here, as a dict (tack::about; python -m tack)");
+  m.def(
+      "_nvrtc",
+      [] {
+        NvrtcFound f;
+        {
+          GilRelease release;  // loading NVRTC: tens of milliseconds
+          f = find_nvrtc();
+        }
+        nb::dict d;
+        d["version"] = f.version;
+        d["path"] = f.path;
+        d["why"] = f.why;
+        return d;
+      },
+      "the NVRTC CUDA kernels compile with: {'version', 'path', 'why'} (tack::find_nvrtc; loads "
+      "it)");
   m.def("_cpu_kernel_fill_count", &detail::cpu_kernel_fill_count,
         "how many CPU fills ran as a fill kernel through the dispatch (for tests)");
   m.def(

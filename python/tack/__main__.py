@@ -87,7 +87,12 @@ def describe():
                 if a["numa"] else "no libnuma"),
                f"Python {sys.version_info.major}.{sys.version_info.minor} module",
            ]),
-           "devices:"]
+           ]
+    if a["cuda"]:
+        nvrtc = _tack._nvrtc()
+        out.append(f"  NVRTC {nvrtc['version']} ({nvrtc['path']}; TACK_NVRTC_LIBRARY)"
+                   if nvrtc["version"] else f"  NVRTC: none, {nvrtc['why']}")
+    out.append("devices:")
     devices = tack.devices()
     default = tack.default_device()
     for kind in a["device_kinds"]:

@@ -7,6 +7,11 @@
 #include "support/disk_cache.hpp"
 #include "targets/target.hpp"
 
+#ifdef TACK_HAVE_CUDA
+#include "runtime/cuda/cuda_api.hpp"
+#include "runtime/cuda/cuda_compile.hpp"
+#endif
+
 namespace tack {
 
 About about() {
@@ -28,6 +33,19 @@ About about() {
   a.cache_limit = detail::cache_limit_bytes();
   for (const auto& [kind, target] : detail::registered_targets()) a.device_kinds.push_back(kind);
   return a;
+}
+
+NvrtcFound find_nvrtc() {
+  NvrtcFound found;
+#ifdef TACK_HAVE_CUDA
+  if (auto api = detail::NvrtcApi::instance(&found.why)) {
+    found.version = std::to_string(api->major) + "." + std::to_string(api->minor);
+    found.path = detail::nvrtc_library_path();
+  }
+#else
+  found.why = "built without CUDA's headers";
+#endif
+  return found;
 }
 
 }  // namespace tack

@@ -6,8 +6,13 @@
 // tools/check_cuda_gpu.sh runs the per-device suites with CUDA as the device.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/on_device.hpp"
@@ -149,6 +154,64 @@ TEST(CudaDriver, ALibraryThatIsNotTheDriverIsRefused) {
   EXPECT_TRUE(contains(why, "no CUDA driver could be loaded")) << why;
   EXPECT_EQ(detail::NvrtcApi::load("libm.so.6", &why), nullptr);
   EXPECT_TRUE(contains(why, "lacks nvrtc")) << why;
+}
+
+// pip's NVRTC wheels (docs/devices.md): the folders nvidia-cuda-nvrtc 13, -cu12 and -cu11 put
+// the library in, searched in the site-packages that holds Tack (two folders above libtack).
+TEST(NvrtcSearch, PipsFoldersNewestFirst) {
+  const std::string site = "/env/lib/python3.12/site-packages";
+  EXPECT_EQ(detail::pip_nvrtc_candidates(site),
+            (std::vector<std::string>{site + "/nvidia/cu13/lib/libnvrtc.so.13",
+                                      site + "/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+                                      site + "/nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2"}));
+  EXPECT_TRUE(detail::pip_nvrtc_candidates("").empty());
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&detail::folder_above_libtack), &info), 0);
+  const std::filesystem::path file = std::filesystem::canonical(info.dli_fname);
+  EXPECT_EQ(std::filesystem::canonical(detail::folder_above_libtack()),
+            file.parent_path().parent_path());
+}
+
+// NVRTC opens its builtins library by name at its first compile; pip's nvidia-cuda-nvrtc 13 has
+// no RUNPATH to find it beside itself, so the loader loads it from the library's own folder
+// first. A copy of the toolkit's NVRTC in a folder of its own loads with that folder's builtins
+// (copies: other files than any the process has loaded, so the loader cannot reuse those).
+TEST(NvrtcSearch, ItsBuiltinsLoadFromTheLibrarysOwnFolder) {
+  namespace fs = std::filesystem;
+  fs::path library;
+  for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12"}) {
+    if (fs::exists(fs::path("/usr/local/cuda/lib64") / name))
+      library = fs::canonical(fs::path("/usr/local/cuda/lib64") / name);
+  }
+  if (library.empty()) GTEST_SKIP() << "no CUDA toolkit NVRTC in /usr/local/cuda/lib64";
+  const fs::path folder = fs::path(testing::TempDir()) / "tack-pip-nvrtc/nvidia/cu13/lib";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  fs::copy_file(library, folder / "libnvrtc.so", fs::copy_options::overwrite_existing);
+  std::string builtins;
+  for (const auto& e : fs::directory_iterator(library.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("libnvrtc-builtins.so.", 0) == 0 && !e.is_symlink()) {
+      fs::copy_file(e.path(), folder / name, fs::copy_options::overwrite_existing);
+    }
+  }
+  std::string why;
+  const auto api = detail::NvrtcApi::load((folder / "libnvrtc.so").string(), &why);
+  ASSERT_NE(api, nullptr) << why;
+  const std::string expected = (folder / ("libnvrtc-builtins.so." + std::to_string(api->major) +
+                                          "." + std::to_string(api->minor)))
+                                   .string();
+  bool loaded = false;
+  std::pair<const std::string*, bool*> wanted{&expected, &loaded};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto* p = static_cast<std::pair<const std::string*, bool*>*>(data);
+        if (info->dlpi_name != nullptr && *p->first == info->dlpi_name) *p->second = true;
+        return 0;
+      },
+      &wanted);
+  EXPECT_TRUE(loaded) << expected << " was not loaded";
+  fs::remove_all(folder.parent_path().parent_path().parent_path());  // 110 MB; mapped, still
 }
 
 }  // namespace

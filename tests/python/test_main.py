@@ -87,3 +87,20 @@ def test_check_reports_a_failing_device_and_fails(monkeypatch, capsys):
     assert tack_main.main(["--check"]) == 1
     out = capsys.readouterr().out
     assert "cpu        FAILED: RuntimeError: the driver fell over" in out
+
+
+def test_the_report_names_the_nvrtc_it_found_or_why_none():
+    # NVRTC compiles kernels for CUDA (docs/devices.md says where it is looked for): the report
+    # names its version and file, or why none loads; a build without CUDA has no such line.
+    if not tack._tack._about()["cuda"]:
+        assert "NVRTC" not in run().stdout
+        return
+    found = tack._tack._nvrtc()
+    out = run().stdout
+    if found["version"]:
+        assert f"  NVRTC {found['version']} ({found['path']}; TACK_NVRTC_LIBRARY)\n" in out
+        assert os.path.isfile(found["path"])
+    else:
+        assert f"  NVRTC: none, {found['why']}\n" in out
+    out = run(env={"TACK_NVRTC_LIBRARY": "/nonexistent/libnvrtc.so.12"}).stdout
+    assert "  NVRTC: none, the NVRTC named (/nonexistent/libnvrtc.so.12) could not be loaded" in out

@@ -2,6 +2,7 @@
 #include "runtime/cuda/cuda_api.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -92,16 +93,57 @@ std::string cu_error_string(const CudaApi* api, CUresult code) {
          ")";
 }
 
+std::vector<std::string> pip_nvrtc_candidates(const std::string& site_packages) {
+  if (site_packages.empty()) return {};
+  const std::string nvidia = site_packages + "/nvidia/";
+  return {nvidia + "cu13/lib/libnvrtc.so.13",           // nvidia-cuda-nvrtc 13
+          nvidia + "cuda_nvrtc/lib/libnvrtc.so.12",     // nvidia-cuda-nvrtc-cu12
+          nvidia + "cuda_nvrtc/lib/libnvrtc.so.11.2"};  // nvidia-cuda-nvrtc-cu11
+}
+
+std::string folder_above_libtack() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&folder_above_libtack), &info) == 0 ||
+      info.dli_fname == nullptr || info.dli_fname[0] != '/') {
+    return "";
+  }
+  std::string path = info.dli_fname;
+  for (int up = 0; up < 2; ++up) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return "";
+    path.resize(slash);
+  }
+  return path;
+}
+
 std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::string* why) {
+  // pip's NVRTC first: a user who installed nvidia-cuda-nvrtc into Tack's environment chose it
+  // (and it may be older than a system toolkit too new for the driver). The loader cannot find
+  // it by name: site-packages is on no library path.
+  const std::string site = folder_above_libtack();
   std::vector<std::string> defaults;
+  for (const std::string& c : pip_nvrtc_candidates(site)) {
+    if (access(c.c_str(), F_OK) == 0) defaults.push_back(c);  // an absent wheel is not a reason
+  }
   for (const char* dir : {"", "/usr/local/cuda/lib64/"}) {
     for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"})
       defaults.push_back(std::string(dir) + name);
   }
   std::string tried;
-  void* handle = open_first(candidates_for(library, "TACK_NVRTC_LIBRARY", defaults), &tried);
+  const std::vector<std::string> candidates =
+      candidates_for(library, "TACK_NVRTC_LIBRARY", defaults);
+  void* handle = open_first(candidates, &tried);
+  if (handle == nullptr && candidates != defaults) {
+    if (why) *why = "the NVRTC named (" + candidates.front() + ") could not be loaded: " + tried;
+    return nullptr;
+  }
   if (handle == nullptr) {
-    if (why) *why = "NVRTC (libnvrtc.so) could not be loaded; install the CUDA toolkit's NVRTC";
+    if (why) {
+      *why =
+          "no NVRTC could be loaded (libnvrtc.so.13, .12 or .11.2 on the loader's path or in "
+          "/usr/local/cuda/lib64, nor pip's nvidia-cuda-nvrtc in " +
+          (site.empty() ? std::string("Tack's site-packages") : site) + ")";
+    }
     return nullptr;
   }
   auto api = std::make_shared<NvrtcApi>();
@@ -121,6 +163,20 @@ std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::
   TACK_NVRTC_OPTIONAL_FUNCTIONS(TACK_NVRTC_RESOLVE_OPTIONAL)
 #undef TACK_NVRTC_RESOLVE_OPTIONAL
   api->Version(&api->major, &api->minor);
+  // NVRTC opens libnvrtc-builtins.so.<major>.<minor> by name at its first compile. Beside a
+  // toolkit the loader finds it; in pip's folder only the library's own RUNPATH would, and
+  // nvidia-cuda-nvrtc 13's has none. Loaded here from the library's folder first, the name
+  // matches the loaded one (never unloaded: NVRTC is immortal too).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(api->Version), &info) != 0 && info.dli_fname != nullptr) {
+    std::string builtins = info.dli_fname;
+    if (const std::size_t slash = builtins.rfind('/'); slash != std::string::npos) {
+      builtins.resize(slash + 1);
+      builtins +=
+          "libnvrtc-builtins.so." + std::to_string(api->major) + "." + std::to_string(api->minor);
+      if (access(builtins.c_str(), F_OK) == 0) dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
+  }
   return api;
 }
 

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tack::detail {
 
@@ -108,10 +109,20 @@ struct NvrtcApi {
 #undef TACK_NVRTC_MEMBER
   int major = 0, minor = 0;  // nvrtcVersion
 
-  // Loads `library` (default: TACK_NVRTC_LIBRARY, else libnvrtc.so.13, .12, .11.2, libnvrtc.so,
-  // and the same names under /usr/local/cuda/lib64). nullptr when none loads.
+  // Loads `library` (default: TACK_NVRTC_LIBRARY, else pip's nvidia-cuda-nvrtc in Tack's own
+  // site-packages -- pip_nvrtc_candidates(folder_above_libtack()) --, else libnvrtc.so.13, .12,
+  // .11.2, libnvrtc.so, and the same names under /usr/local/cuda/lib64). nullptr when none
+  // loads. NVRTC's builtins library beside the one loaded is loaded first (pip's has no RUNPATH).
   static std::shared_ptr<const NvrtcApi> load(const std::string& library, std::string* why);
   static std::shared_ptr<const NvrtcApi> instance(std::string* why = nullptr);
 };
+
+// Where pip's NVRTC wheels put the library in `site_packages`, newest first:
+// nvidia-cuda-nvrtc 13 (nvidia/cu13/lib), nvidia-cuda-nvrtc-cu12 and -cu11 (nvidia/cuda_nvrtc/lib).
+// None for an empty folder.
+std::vector<std::string> pip_nvrtc_candidates(const std::string& site_packages);
+// The folder two above libtack's file: site-packages when pip installed Tack (its libtack is
+// tack/libtack.so.0 there); "" when the loader cannot say.
+std::string folder_above_libtack();
 
 }  // namespace tack::detail
