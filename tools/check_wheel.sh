@@ -74,24 +74,27 @@ if [ "${1:-}" = "--inside" ]; then
     if grep -q 'not found' <<<"$resolved"; then fail "ldd $elf: $(grep 'not found' <<<"$resolved")"; fi
     if grep -qi 'libLLVM' <<<"$resolved"; then fail "ldd $elf names libLLVM"; fi
   done < <(find "$package" "$package/../tack.libs" -name '*.so*' -type f 2>/dev/null)
+  unset TACK_NVRTC_LIBRARY TACK_CUDA_LIBRARY  # the search itself is checked below
   # NVRTC from pip (nvidia-cuda-nvrtc's layout), staged from the toolkit before it was hidden:
   # first none is found, then the one in the environment's site-packages is (its builtins
   # library found beside it: pip's has no RUNPATH, and the toolkit's folder is hidden).
   if [ -d "$work/nvrtc" ] && "$venv/bin/python" -c 'import sys; from tack import _tack; sys.exit(not _tack._about()["cuda"])'; then
-    ! "$venv/bin/python" -c 'import sys; from tack import _tack; sys.exit(not _tack._nvrtc()["version"])' ||
-      fail "an NVRTC is found with the CUDA toolkit hidden"
+    "$venv/bin/python" -c 'from tack import _tack; v = _tack._nvrtc(); assert not v["version"], v' ||
+      fail "an NVRTC is found with the CUDA toolkit hidden (or the search failed): see above"
     site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
-    case "$(ls "$work/nvrtc" | sed -n 's/^libnvrtc\.so\.\([0-9]*\).*/\1/p')" in
-      13) folder="$site/nvidia/cu13/lib" ;;
-      *) folder="$site/nvidia/cuda_nvrtc/lib" ;;
+    major="$(cat "$work/nvrtc/major")"
+    case "$major" in
+      13) folder="$site/nvidia/cu13/lib" ;;  # nvidia-cuda-nvrtc 13
+      12) folder="$site/nvidia/cuda_nvrtc/lib" ;;  # nvidia-cuda-nvrtc-cu12
+      *) fail "no pip layout known for libnvrtc.so.$major" ;;
     esac
-    mkdir -p "$folder" && cp "$work"/nvrtc/* "$folder/"
+    mkdir -p "$folder" && mv "$work"/nvrtc/libnvrtc* "$folder/"
     export CHECK_PIP_NVRTC="$site/nvidia/"
   fi
   mkdir -p "$work/run" && cd "$work/run"
   export TACK_CACHE_DIR="$work/cache"  # a fresh cache: every kernel below is compiled here
   rm -rf "$TACK_CACHE_DIR"
-  unset PYTHONPATH TACK_CUDA_CHECK TACK_CUDA_LIBRARY
+  unset PYTHONPATH TACK_CUDA_CHECK
   # A file, as a user's kernels are (tack reads a kernel's source through inspect).
   cat >"$work/run/smoke.py" <<'EOF'
 import numpy as np
@@ -191,15 +194,19 @@ echo "check_wheel: $(basename "$wheel"), $size_mb MB, $count shared libraries," 
 echo "check_wheel: $(grep -o 'consistent with the following platform tag: "[^"]*"' <<<"$show")"
 
 # NVRTC to install inside as pip's nvidia-cuda-nvrtc would (the toolkit is hidden there), when
-# the toolkit has one: the library and its builtins.
+# the toolkit has one: the library and its builtins (CUDA 12's builtins name is a link).
 nvrtc="$(ls /usr/local/cuda/lib64/libnvrtc.so.* 2>/dev/null | grep -E 'libnvrtc\.so\.[0-9]+$' |
   sort -V | tail -1 || true)"
 if [ -n "$nvrtc" ]; then
   major="${nvrtc##*.so.}"
+  builtins="$( (ls "$(dirname "$nvrtc")"/libnvrtc-builtins.so."$major".* 2>/dev/null || true) |
+    grep -E '\.so\.[0-9]+\.[0-9]+$' | head -1 || true)"
+  [ -n "$builtins" ] || fail "no libnvrtc-builtins.so.$major.<minor> beside $nvrtc"
   mkdir -p "$work/nvrtc"
-  cp -L "$nvrtc" "$work/nvrtc/"
-  builtins="$(ls "$(dirname "$nvrtc")"/libnvrtc-builtins.so."$major".* | grep -E '\.so\.[0-9]+\.[0-9]+$' | head -1)"
-  cp -L "$builtins" "$work/nvrtc/"
+  cp -L "$nvrtc" "$builtins" "$work/nvrtc/"
+  echo "$major" >"$work/nvrtc/major"
+else
+  echo "check_wheel: no NVRTC in /usr/local/cuda/lib64: NVRTC from pip is not checked"
 fi
 
 # The install and the runs, with LLVM, headers and compilers hidden.

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -157,7 +158,8 @@ TEST(CudaDriver, ALibraryThatIsNotTheDriverIsRefused) {
 }
 
 // pip's NVRTC wheels (docs/devices.md): the folders nvidia-cuda-nvrtc 13, -cu12 and -cu11 put
-// the library in, searched in the site-packages that holds Tack (two folders above libtack).
+// the library in, searched in the site-packages that holds Tack -- only when its libtack is
+// the one pip installs, <site-packages>/tack/libtack.so.0.
 TEST(NvrtcSearch, PipsFoldersNewestFirst) {
   const std::string site = "/env/lib/python3.12/site-packages";
   EXPECT_EQ(detail::pip_nvrtc_candidates(site),
@@ -165,11 +167,22 @@ TEST(NvrtcSearch, PipsFoldersNewestFirst) {
                                       site + "/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
                                       site + "/nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2"}));
   EXPECT_TRUE(detail::pip_nvrtc_candidates("").empty());
-  Dl_info info{};
-  ASSERT_NE(dladdr(reinterpret_cast<void*>(&detail::folder_above_libtack), &info), 0);
-  const std::filesystem::path file = std::filesystem::canonical(info.dli_fname);
-  EXPECT_EQ(std::filesystem::canonical(detail::folder_above_libtack()),
-            file.parent_path().parent_path());
+  EXPECT_EQ(detail::site_packages_of(site + "/tack/libtack.so.0"), site);
+  EXPECT_EQ(detail::site_packages_of("/usr/lib/x86_64-linux-gnu/libtack.so.0"), "");
+  EXPECT_EQ(detail::site_packages_of("/tack/libtack.so.0"), "");
+  EXPECT_EQ(detail::site_packages_of("env/site-packages/tack/libtack.so.0"), "");
+  EXPECT_EQ(detail::site_packages_of(""), "");
+}
+
+// The libtack this test runs, as the loader names it: a loaded libtack.so of the build tree,
+// which is no site-packages.
+TEST(NvrtcSearch, LibtackIsTheLoadedLibrary) {
+  const std::filesystem::path path = detail::libtack_path();
+  EXPECT_EQ(path.filename().string().rfind("libtack.so", 0), 0u) << path;
+  void* self = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(self, nullptr) << path << " is not loaded";
+  if (self != nullptr) dlclose(self);
+  EXPECT_EQ(detail::site_packages_of(path.string()), "") << path;
 }
 
 // NVRTC opens its builtins library by name at its first compile; pip's nvidia-cuda-nvrtc 13 has
@@ -180,20 +193,32 @@ TEST(NvrtcSearch, ItsBuiltinsLoadFromTheLibrarysOwnFolder) {
   namespace fs = std::filesystem;
   fs::path library;
   for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12"}) {
-    if (fs::exists(fs::path("/usr/local/cuda/lib64") / name))
+    if (fs::exists(fs::path("/usr/local/cuda/lib64") / name)) {
       library = fs::canonical(fs::path("/usr/local/cuda/lib64") / name);
+      break;
+    }
   }
   if (library.empty()) GTEST_SKIP() << "no CUDA toolkit NVRTC in /usr/local/cuda/lib64";
-  const fs::path folder = fs::path(testing::TempDir()) / "tack-pip-nvrtc/nvidia/cu13/lib";
-  fs::remove_all(folder);
+  // A folder of this run's own (the dev and sanitizer suites may run at once).
+  std::string made = testing::TempDir() + "tack-pip-nvrtc-XXXXXX";
+  ASSERT_NE(mkdtemp(made.data()), nullptr);
+  struct Remove {
+    fs::path path;
+    ~Remove() { fs::remove_all(path); }  // about 110 MB; mapped still, which unlink allows
+  } remove{made};
+  const fs::path folder = fs::path(made) / "nvidia/cu13/lib";
   fs::create_directories(folder);
-  fs::copy_file(library, folder / "libnvrtc.so", fs::copy_options::overwrite_existing);
-  std::string builtins;
+  fs::copy_file(library, folder / "libnvrtc.so");
+  // Every libnvrtc-builtins.so.<major>.<minor>, links followed (CUDA 12's is a link to
+  // .<major>.<minor>.<patch>).
   for (const auto& e : fs::directory_iterator(library.parent_path())) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("libnvrtc-builtins.so.", 0) == 0 && !e.is_symlink()) {
-      fs::copy_file(e.path(), folder / name, fs::copy_options::overwrite_existing);
-    }
+    const std::string prefix = "libnvrtc-builtins.so.";
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string version = name.substr(prefix.size());
+    const std::size_t dot = version.find('.');
+    if (dot == std::string::npos || version.find('.', dot + 1) != std::string::npos) continue;
+    fs::copy_file(fs::canonical(e.path()), folder / name);
   }
   std::string why;
   const auto api = detail::NvrtcApi::load((folder / "libnvrtc.so").string(), &why);
@@ -201,6 +226,7 @@ TEST(NvrtcSearch, ItsBuiltinsLoadFromTheLibrarysOwnFolder) {
   const std::string expected = (folder / ("libnvrtc-builtins.so." + std::to_string(api->major) +
                                           "." + std::to_string(api->minor)))
                                    .string();
+  ASSERT_TRUE(fs::exists(expected)) << "the toolkit has no " << expected;
   bool loaded = false;
   std::pair<const std::string*, bool*> wanted{&expected, &loaded};
   dl_iterate_phdr(
@@ -211,7 +237,6 @@ TEST(NvrtcSearch, ItsBuiltinsLoadFromTheLibrarysOwnFolder) {
       },
       &wanted);
   EXPECT_TRUE(loaded) << expected << " was not loaded";
-  fs::remove_all(folder.parent_path().parent_path().parent_path());  // 110 MB; mapped, still
 }
 
 }  // namespace

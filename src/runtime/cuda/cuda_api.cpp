@@ -2,6 +2,7 @@
 #include "runtime/cuda/cuda_api.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -101,30 +102,40 @@ std::vector<std::string> pip_nvrtc_candidates(const std::string& site_packages) 
           nvidia + "cuda_nvrtc/lib/libnvrtc.so.11.2"};  // nvidia-cuda-nvrtc-cu11
 }
 
-std::string folder_above_libtack() {
+std::string site_packages_of(const std::string& libtack) {
+  const std::size_t slash = libtack.rfind('/');
+  if (libtack.empty() || libtack[0] != '/' || slash == std::string::npos) return "";
+  const std::string folder = libtack.substr(0, slash);  // ".../site-packages/tack"
+  const std::size_t above = folder.rfind('/');
+  if (above == std::string::npos || above == 0 || folder.substr(above + 1) != "tack") return "";
+  return folder.substr(0, above);
+}
+
+std::string libtack_path() {
+  // The object that holds this function (libtack links with -Bsymbolic-functions, so its address
+  // is libtack's own); none when it is the program itself (a static link), whose name the
+  // loader does not know.
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&folder_above_libtack), &info) == 0 ||
-      info.dli_fname == nullptr || info.dli_fname[0] != '/') {
+  link_map* map = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&libtack_path), &info, reinterpret_cast<void**>(&map),
+              RTLD_DL_LINKMAP) == 0 ||
+      map == nullptr || map->l_name == nullptr || map->l_name[0] == '\0') {
     return "";
   }
-  std::string path = info.dli_fname;
-  for (int up = 0; up < 2; ++up) {
-    const std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0) return "";
-    path.resize(slash);
-  }
-  return path;
+  return map->l_name;
 }
 
 std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::string* why) {
-  // pip's NVRTC first: a user who installed nvidia-cuda-nvrtc into Tack's environment chose it
-  // (and it may be older than a system toolkit too new for the driver). The loader cannot find
-  // it by name: site-packages is on no library path.
-  const std::string site = folder_above_libtack();
+  // pip's NVRTC first: the one Tack's environment installed (by hand, or for PyTorch or CuPy,
+  // whose kernels then compile with the same), whose PTX the environment's driver was chosen
+  // for; a system toolkit may be newer than the driver. The loader cannot find it by name:
+  // site-packages is on no library path.
+  const std::string site = site_packages_of(libtack_path());
   std::vector<std::string> defaults;
   for (const std::string& c : pip_nvrtc_candidates(site)) {
     if (access(c.c_str(), F_OK) == 0) defaults.push_back(c);  // an absent wheel is not a reason
   }
+  const std::size_t pip_count = defaults.size();
   for (const char* dir : {"", "/usr/local/cuda/lib64/"}) {
     for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"})
       defaults.push_back(std::string(dir) + name);
@@ -140,9 +151,18 @@ std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::
   if (handle == nullptr) {
     if (why) {
       *why =
-          "no NVRTC could be loaded (libnvrtc.so.13, .12 or .11.2 on the loader's path or in "
-          "/usr/local/cuda/lib64, nor pip's nvidia-cuda-nvrtc in " +
-          (site.empty() ? std::string("Tack's site-packages") : site) + ")";
+          "no NVRTC could be loaded (libnvrtc.so.13, .12, .11.2 or libnvrtc.so on the loader's "
+          "path or in /usr/local/cuda/lib64; " +
+          (site.empty() ? std::string("pip's nvidia-cuda-nvrtc not looked for: Tack is not "
+                                      "installed in a site-packages")
+                        : "pip's nvidia-cuda-nvrtc in " + site) +
+          ")";
+      if (pip_count > 0) {  // there, yet not loaded: the loader's reasons
+        std::string pip_tried;
+        open_first(std::vector<std::string>(defaults.begin(), defaults.begin() + pip_count),
+                   &pip_tried);
+        *why += ": " + pip_tried;
+      }
     }
     return nullptr;
   }
@@ -174,7 +194,10 @@ std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::
       builtins.resize(slash + 1);
       builtins +=
           "libnvrtc-builtins.so." + std::to_string(api->major) + "." + std::to_string(api->minor);
-      if (access(builtins.c_str(), F_OK) == 0) dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (access(builtins.c_str(), F_OK) == 0 &&
+          dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+        dlerror();  // NVRTC's compile will say what is wrong; no error left for another caller
+      }
     }
   }
   return api;

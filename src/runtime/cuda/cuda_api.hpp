@@ -110,9 +110,10 @@ struct NvrtcApi {
   int major = 0, minor = 0;  // nvrtcVersion
 
   // Loads `library` (default: TACK_NVRTC_LIBRARY, else pip's nvidia-cuda-nvrtc in Tack's own
-  // site-packages -- pip_nvrtc_candidates(folder_above_libtack()) --, else libnvrtc.so.13, .12,
-  // .11.2, libnvrtc.so, and the same names under /usr/local/cuda/lib64). nullptr when none
-  // loads. NVRTC's builtins library beside the one loaded is loaded first (pip's has no RUNPATH).
+  // site-packages -- pip_nvrtc_candidates(site_packages_of(libtack_path())) --, else
+  // libnvrtc.so.13, .12, .11.2, libnvrtc.so, and the same names under /usr/local/cuda/lib64).
+  // nullptr when none loads. NVRTC's builtins library beside the one loaded is loaded first (pip's
+  // has no RUNPATH).
   static std::shared_ptr<const NvrtcApi> load(const std::string& library, std::string* why);
   static std::shared_ptr<const NvrtcApi> instance(std::string* why = nullptr);
 };
@@ -121,8 +122,10 @@ struct NvrtcApi {
 // nvidia-cuda-nvrtc 13 (nvidia/cu13/lib), nvidia-cuda-nvrtc-cu12 and -cu11 (nvidia/cuda_nvrtc/lib).
 // None for an empty folder.
 std::vector<std::string> pip_nvrtc_candidates(const std::string& site_packages);
-// The folder two above libtack's file: site-packages when pip installed Tack (its libtack is
-// tack/libtack.so.0 there); "" when the loader cannot say.
-std::string folder_above_libtack();
+// The site-packages of a libtack that pip installed (".../site-packages/tack/libtack.so.0" ->
+// ".../site-packages"); "" for a libtack anywhere else, or no path.
+std::string site_packages_of(const std::string& libtack);
+// The file libtack was loaded from; "" when Tack is linked into the program itself.
+std::string libtack_path();
 
 }  // namespace tack::detail
