@@ -3,10 +3,14 @@
 #include "dataset/marching.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "algorithms/kernel_text.hpp"
 #include "dataset/cells.hpp"
+#include "runtime/backend.hpp"
 #include "runtime/parallel.hpp"
 #include "tack/algorithms.hpp"
 #include "tack/error.hpp"
@@ -303,13 +307,42 @@ def ds_contour_points({G}, ends, frac, out):
 // The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
 // (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
 constexpr std::int64_t kLongestBucket = 2048;
+// The cells a work item walks on a device that does not coalesce (a CPU's OpenCL).
+constexpr std::int64_t kDeviceChunk = 64;
+
+// TACK_DEVICE_CELL_CHUNK: the cells a work item walks on every device but the CPU (1 to 2^20),
+// read once; 0 when unset. A bad value is ignored with one warning.
+std::int64_t device_chunk_from_environment() {
+  static const std::int64_t chunk = [] {
+    const char* text = std::getenv("TACK_DEVICE_CELL_CHUNK");
+    if (text == nullptr || *text == '\0') return std::int64_t{0};
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(text, &end, 10);
+    if (errno == 0 && end != text && *end == '\0' && n >= 1 && n <= (1 << 20))
+      return static_cast<std::int64_t>(n);
+    std::fprintf(stderr,
+                 "tack: warning: TACK_DEVICE_CELL_CHUNK='%s' is not a number of cells from 1 to "
+                 "1048576; the dataset filters keep their own choice (1 on GPUs, 64 on an "
+                 "OpenCL CPU device).\n",
+                 text);
+    return std::int64_t{0};
+  }();
+  return chunk;
+}
 
 }  // namespace
 
 std::int64_t cell_chunk(const Device& device, std::int64_t n_cells) {
-  if (device.kind() != "cpu") return 1;
-  const std::int64_t per = 64 * tack::detail::num_threads();
-  return std::max<std::int64_t>(512, (n_cells + per - 1) / per);
+  if (device.kind() == "cpu") {
+    const std::int64_t per = 64 * tack::detail::num_threads();
+    return std::max<std::int64_t>(512, (n_cells + per - 1) / per);
+  }
+  if (const std::int64_t chosen = device_chunk_from_environment(); chosen > 0) return chosen;
+  // A GPU: neighbouring work items take neighbouring cells (coalesced reads). A device that
+  // runs each work item as a loop on a CPU core (PoCL) gains from a run of cells per item:
+  // one 64-bit word of a chunk's flags (measured: docs/performance.md).
+  return device.backend()->capabilities().coalescing ? 1 : kDeviceChunk;
 }
 
 Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,

@@ -63,7 +63,8 @@ void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
 DType interpolated_dtype(const Array& a);
 
 // The cells a kernel walks in order per work item: on the CPU a few dozen chunks per thread
-// (at least 512 cells each), on devices one cell each.
+// (at least 512 cells each); on GPUs one cell each; on an OpenCL CPU device (PoCL) 64; on
+// either TACK_DEVICE_CELL_CHUNK where it is set.
 std::int64_t cell_chunk(const Device& device, std::int64_t n_cells);
 
 // A slice: the contour at 0 of `field` (an implicit function's values), the field itself left
