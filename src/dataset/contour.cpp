@@ -224,7 +224,8 @@ def ds_contour_keep(conn, w, keep):
 // each; the text is made per type, so the loops over corners and vertices have known lengths): a
 // byte per point (1 at or above the value, 2 NaN), then each cell's case from its points' bytes
 // (four bytes read per tetrahedron instead of four f64), its points at conn[c * {N} + k]. The
-// cells go in chunks (on the CPU a few dozen per thread, on devices one cell each): count keeps
+// cells go in chunks (marching.hpp's cell_chunk: on the CPU a few dozen per thread, on GPUs one
+// cell each, 64 on an OpenCL CPU device): count keeps
 // a bit per cell (it makes items) and a total per chunk, so only the chunks' totals are scanned;
 // write visits each chunk's cells with items (the set bits) from the chunk's first item.
 const char* const kContourBytes = R"(

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 
 #include "algorithms/kernel_text.hpp"
@@ -307,42 +308,44 @@ def ds_contour_points({G}, ends, frac, out):
 // The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
 // (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
 constexpr std::int64_t kLongestBucket = 2048;
-// The cells a work item walks on a device that does not coalesce (a CPU's OpenCL).
-constexpr std::int64_t kDeviceChunk = 64;
+}  // namespace
 
-// TACK_DEVICE_CELL_CHUNK: the cells a work item walks on every device but the CPU (1 to 2^20),
-// read once; 0 when unset. A bad value is ignored with one warning.
-std::int64_t device_chunk_from_environment() {
-  static const std::int64_t chunk = [] {
-    const char* text = std::getenv("TACK_DEVICE_CELL_CHUNK");
-    if (text == nullptr || *text == '\0') return std::int64_t{0};
+std::int64_t device_cell_chunk(bool coalescing, const char* setting, bool* bad) {
+  if (bad) *bad = false;
+  if (setting != nullptr && *setting != '\0') {
     char* end = nullptr;
     errno = 0;
-    const long long n = std::strtoll(text, &end, 10);
-    if (errno == 0 && end != text && *end == '\0' && n >= 1 && n <= (1 << 20))
+    const long long n = std::strtoll(setting, &end, 10);
+    if (errno == 0 && end != setting && *end == '\0' && n >= 1 && n <= kLongestDeviceChunk)
       return static_cast<std::int64_t>(n);
-    std::fprintf(stderr,
-                 "tack: warning: TACK_DEVICE_CELL_CHUNK='%s' is not a number of cells from 1 to "
-                 "1048576; the dataset filters keep their own choice (1 on GPUs, 64 on an "
-                 "OpenCL CPU device).\n",
-                 text);
-    return std::int64_t{0};
-  }();
-  return chunk;
+    if (bad) *bad = true;
+  }
+  // A GPU: neighbouring work items take neighbouring cells (coalesced reads). A device that
+  // runs each work item as a loop on a CPU core (PoCL) gains from a run of cells per item:
+  // one 64-bit word of a chunk's flags (measured: docs/performance.md).
+  return coalescing ? 1 : 64;
 }
-
-}  // namespace
 
 std::int64_t cell_chunk(const Device& device, std::int64_t n_cells) {
   if (device.kind() == "cpu") {
     const std::int64_t per = 64 * tack::detail::num_threads();
     return std::max<std::int64_t>(512, (n_cells + per - 1) / per);
   }
-  if (const std::int64_t chosen = device_chunk_from_environment(); chosen > 0) return chosen;
-  // A GPU: neighbouring work items take neighbouring cells (coalesced reads). A device that
-  // runs each work item as a loop on a CPU core (PoCL) gains from a run of cells per item:
-  // one 64-bit word of a chunk's flags (measured: docs/performance.md).
-  return device.backend()->capabilities().coalescing ? 1 : kDeviceChunk;
+  const char* setting = std::getenv("TACK_DEVICE_CELL_CHUNK");
+  bool bad = false;
+  const std::int64_t chunk =
+      device_cell_chunk(device.backend()->capabilities().coalescing, setting, &bad);
+  if (bad) {
+    static std::once_flag warned;
+    std::call_once(warned, [setting] {
+      std::fprintf(stderr,
+                   "tack: warning: TACK_DEVICE_CELL_CHUNK='%s' is not a number of cells from 1 "
+                   "to 1048576; the dataset filters keep their own choice (1 on devices whose "
+                   "work items coalesce, GPUs; 64 on others, OpenCL CPU devices).\n",
+                   setting);
+    });
+  }
+  return chunk;
 }
 
 Crossings merge_crossings(const Array& s, const Array& values, const Array& lows,

@@ -63,9 +63,15 @@ void interpolate_crossings(const Array& ends, const Array& frac, const Array& a,
 DType interpolated_dtype(const Array& a);
 
 // The cells a kernel walks in order per work item: on the CPU a few dozen chunks per thread
-// (at least 512 cells each); on GPUs one cell each; on an OpenCL CPU device (PoCL) 64; on
-// either TACK_DEVICE_CELL_CHUNK where it is set.
+// (at least 512 cells each); elsewhere device_cell_chunk of the device's coalescing and
+// TACK_DEVICE_CELL_CHUNK (read at each call; a bad value warns once).
 std::int64_t cell_chunk(const Device& device, std::int64_t n_cells);
+// The chunk on a device other than the CPU: `setting` (TACK_DEVICE_CELL_CHUNK's text; nullptr or
+// empty when unset) where it is a number of cells from 1 to kLongestDeviceChunk; else 1 where
+// work items coalesce (GPUs), 64 where they do not (an OpenCL CPU device such as PoCL). `bad`,
+// when given, says whether a setting was given and refused.
+constexpr std::int64_t kLongestDeviceChunk = std::int64_t{1} << 20;
+std::int64_t device_cell_chunk(bool coalescing, const char* setting, bool* bad = nullptr);
 
 // A slice: the contour at 0 of `field` (an implicit function's values), the field itself left
 // out of the output. With `plane` (an image, every dims > 1; no normals) there is no field:
