@@ -308,6 +308,7 @@ def ds_contour_points({G}, ends, frac, out):
 // The longest bucket of crossings round one point the CPU's merge sorts by insertion; past it
 // (a fan of hundreds of cells round a point) the radix sort of tack::unique merges instead.
 constexpr std::int64_t kLongestBucket = 2048;
+
 }  // namespace
 
 std::int64_t device_cell_chunk(bool coalescing, const char* setting, bool* bad) {

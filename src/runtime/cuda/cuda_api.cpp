@@ -183,13 +183,15 @@ std::shared_ptr<const NvrtcApi> NvrtcApi::load(const std::string& library, std::
   TACK_NVRTC_OPTIONAL_FUNCTIONS(TACK_NVRTC_RESOLVE_OPTIONAL)
 #undef TACK_NVRTC_RESOLVE_OPTIONAL
   api->Version(&api->major, &api->minor);
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(api->Version), &info) != 0 && info.dli_fname != nullptr)
+    api->path = info.dli_fname;
   // NVRTC opens libnvrtc-builtins.so.<major>.<minor> by name at its first compile. Beside a
   // toolkit the loader finds it; in pip's folder only the library's own RUNPATH would, and
   // nvidia-cuda-nvrtc 13's has none. Loaded here from the library's folder first, the name
   // matches the loaded one (never unloaded: NVRTC is immortal too).
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(api->Version), &info) != 0 && info.dli_fname != nullptr) {
-    std::string builtins = info.dli_fname;
+  if (!api->path.empty()) {
+    std::string builtins = api->path;
     if (const std::size_t slash = builtins.rfind('/'); slash != std::string::npos) {
       builtins.resize(slash + 1);
       builtins +=

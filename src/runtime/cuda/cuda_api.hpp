@@ -108,6 +108,7 @@ struct NvrtcApi {
   TACK_NVRTC_OPTIONAL_FUNCTIONS(TACK_NVRTC_MEMBER)
 #undef TACK_NVRTC_MEMBER
   int major = 0, minor = 0;  // nvrtcVersion
+  std::string path;          // the file the loader loaded ("" when it cannot say)
 
   // Loads `library` (default: TACK_NVRTC_LIBRARY, else pip's nvidia-cuda-nvrtc in Tack's own
   // site-packages -- pip_nvrtc_candidates(site_packages_of(libtack_path())) --, else

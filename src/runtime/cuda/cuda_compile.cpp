@@ -1,8 +1,6 @@
 // NVRTC compiles, their disk cache and their errors.
 #include "runtime/cuda/cuda_compile.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -111,12 +109,7 @@ bool nvrtc_available(std::string* why) {
 
 std::string nvrtc_library_path() {
   auto api = NvrtcApi::instance();
-  Dl_info info{};
-  if (!api || dladdr(reinterpret_cast<void*>(api->Version), &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return "";
-  }
-  return info.dli_fname;
+  return api ? api->path : "";
 }
 
 std::string compile_ptx(const std::string& source, const std::string& kernel_name,
